@@ -1,0 +1,89 @@
+"""The command vocabulary shared by every game (DESIGN 6).
+
+A command is what a seat asks for; ``decide`` turns it into events or refuses it. Each
+``type`` tag has one shape across all games, so clients see a single tagged union; a game
+refuses the commands it does not use with ``not-allowed-now``.
+
+Where a command picks a set of cards, ``legal_actions`` offers one entry whose card field
+is a :class:`CardChoice` instead of a list (DESIGN 6).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Union
+
+import msgspec
+
+from domain.cards import Card, Suit
+
+Amount = Annotated[int, msgspec.Meta(ge=0, le=1000, description="Points bid.")]
+CardList = Annotated[list[Card], msgspec.Meta(max_length=20)]
+
+
+class Command(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
+    """Base of every command; the ``type`` tag names it."""
+
+
+class Pass(Command, frozen=True, tag="pass"):
+    """Pass in the auction; a pass is final for the deal where the rules say so."""
+
+
+class Bid(Command, frozen=True, tag="bid"):
+    """Bid ``amount`` points, higher than the current high bid."""
+
+    amount: Amount
+
+
+class Hold(Command, frozen=True, tag="hold"):
+    """Dealer only: take the current high bid at the same amount."""
+
+
+class NameTrump(Command, frozen=True, tag="name_trump"):
+    """The auction winner names the trump suit."""
+
+    suit: Suit
+
+
+class Exchange(Command, frozen=True, tag="exchange"):
+    """Discard these cards face down and draw as many from the stock."""
+
+    discard: CardList
+
+
+class Play(Command, frozen=True, tag="play"):
+    """Play one card to the current trick."""
+
+    card: Card
+
+
+# typing.Union, not `|`: Litestar's OpenAPI registry needs a named generic alias.
+PlayerCommand = Union[Pass, Bid, Hold, NameTrump, Exchange, Play]  # noqa: UP007
+
+
+class CardChoice(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Any pick of ``min`` to ``max`` cards from ``from`` is legal."""
+
+    from_: list[Card] = msgspec.field(name="from")
+    min: int
+    max: int
+
+
+class ExchangeChoice(msgspec.Struct, frozen=True, tag_field="type", tag="exchange"):
+    """A legal exchange: discard any ``min``..``max`` of the offered cards."""
+
+    discard: CardChoice
+
+
+LegalAction = Union[Pass, Bid, Hold, NameTrump, ExchangeChoice, Play]  # noqa: UP007
+
+
+class SupplyDeck(msgspec.Struct, frozen=True):
+    """System only: the deck for the chance step the game is waiting for.
+
+    Not part of the API: the service draws the seed (or takes an operator's deck) and
+    passes the ordered deck together with its public commitment.
+    """
+
+    deck: tuple[str, ...]
+    commitment: str
+    shuffle: int

@@ -1,0 +1,65 @@
+"""Typed rule errors with stable codes.
+
+``decide`` raises :class:`RuleError` for every command the rules refuse. The code is part
+of the API contract (it becomes the problem ``code`` and ``type``), so codes are only ever
+added, never renamed. Each carries a one-line meaning that the API documents.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+
+class RuleCode(StrEnum):
+    NOT_YOUR_TURN = "not-your-turn"
+    NOT_ALLOWED_NOW = "not-allowed-now"
+    NOT_A_PLAYER = "not-a-player"
+    GAME_OVER = "game-over"
+    BID_TOO_LOW = "bid-too-low"
+    BID_NOT_ALLOWED = "bid-not-allowed"
+    CANNOT_HOLD = "cannot-hold"
+    CARD_NOT_HELD = "card-not-held"
+    MUST_FOLLOW_SUIT = "must-follow-suit"
+    MUST_PLAY_TRUMP = "must-play-trump"
+    MUST_HEAD_TRICK = "must-head-trick"
+    INVALID_DISCARD = "invalid-discard"
+    INVALID_MELD = "invalid-meld"
+    INVALID_OPTIONS = "invalid-options"
+    INVALID_DECK = "invalid-deck"
+    SEAT_TAKEN = "seat-taken"
+    NO_SUCH_SEAT = "no-such-seat"
+
+
+MEANINGS: dict[RuleCode, str] = {
+    RuleCode.NOT_YOUR_TURN: "Another seat is to act; this seat must wait its turn.",
+    RuleCode.NOT_ALLOWED_NOW: "That kind of command is not part of the game at this point.",
+    RuleCode.NOT_A_PLAYER: "This seat takes no part in the current deal (it sits out).",
+    RuleCode.GAME_OVER: "The game has ended; no further commands are accepted.",
+    RuleCode.BID_TOO_LOW: "A bid must be higher than the current high bid (or its minimum).",
+    RuleCode.BID_NOT_ALLOWED: "The amount is not a bid this game or this seat may make.",
+    RuleCode.CANNOT_HOLD: "Only the dealer may hold, and only a bid made by another seat.",
+    RuleCode.CARD_NOT_HELD: "The seat does not hold that card (or holds fewer copies).",
+    RuleCode.MUST_FOLLOW_SUIT: "The seat can follow the suit led and must do so.",
+    RuleCode.MUST_PLAY_TRUMP: "The rules require a trump from this seat on this trick.",
+    RuleCode.MUST_HEAD_TRICK: "The seat must beat the highest card of the trick if it can.",
+    RuleCode.INVALID_DISCARD: "The cards chosen to discard, bury or set aside are not allowed.",
+    RuleCode.INVALID_MELD: "The meld claim is not a set of melds the seat's cards make.",
+    RuleCode.INVALID_OPTIONS: "An option is unknown or has a value the game does not accept.",
+    RuleCode.INVALID_DECK: "A supplied deck is not exactly the game's pack.",
+    RuleCode.SEAT_TAKEN: "Somebody already sits in that seat.",
+    RuleCode.NO_SUCH_SEAT: "The table has no seat with that number.",
+}
+
+
+class RuleError(Exception):
+    """A command the rules refuse. ``context`` carries the input and the position."""
+
+    def __init__(self, code: RuleCode, message: str, **context: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.context = context
+
+    def __repr__(self) -> str:
+        return f"RuleError({self.code.value!r}, {self.message!r})"

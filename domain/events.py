@@ -1,0 +1,177 @@
+"""Events shared by the table and by every game.
+
+THIS IS THE STORAGE FORMAT — version with care. Events are stored as their ``type`` tag
+and their fields; a field may be added only with a default, never retyped or removed. A
+breaking change is a new tag. Each tag has one shape across all games, so exports and the
+event feed are one tagged union (a test checks that no two games disagree on a tag).
+
+Fields that can hold hidden cards are optional: ``redact`` (per game) replaces what an
+audience may not see with ``None`` and leaves everything else as stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import msgspec
+
+from domain.cards import Card
+
+
+class Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields=True):
+    """Base of every event; the ``type`` tag names the fact, in the past tense."""
+
+
+# --- the table --------------------------------------------------------------------------
+
+
+class TableCreated(Event, frozen=True, tag="table_created"):
+    table: str
+    game: str
+    seats: int
+    options: dict[str, Any]
+    rules_version: str
+    first_dealer: int | None = None
+    tournament: str | None = None
+    supplied_decks: int = 0
+    # Operator-supplied deck orders are future deals: only the operator ever sees them.
+    decks: list[list[Card]] | None = None
+
+
+class SeatTaken(Event, frozen=True, tag="seat_taken"):
+    seat: int
+    name: str
+
+
+class SeedRevealed(Event, frozen=True, tag="seed_revealed"):
+    """A shuffle's secret, appended once the cards it produced are out of play.
+
+    ``seed`` is the hex seed behind the shuffle's commitment, or ``None`` when the deck
+    was supplied by the operator (its commitment is to the deck itself) or redacted.
+    """
+
+    shuffle: int
+    supplied: bool = False
+    seed: str | None = None
+
+
+# --- dealing ----------------------------------------------------------------------------
+
+
+class ChanceEvent(Event, frozen=True):
+    """The answer to a chance step: a fresh deck, numbered ``shuffle`` within the table.
+
+    ``commitment`` is ``sha256(seed)`` (or of the supplied deck); the seed follows in a
+    ``seed_revealed`` event once the cards are out of play (DESIGN 5).
+    """
+
+    shuffle: int
+    commitment: str
+
+    kind: ClassVar[str] = "deal"
+
+
+class DealerDrawn(ChanceEvent, frozen=True, tag="dealer_drawn"):
+    """One card face up to each seat still drawing; ``dealer`` is None on a tie."""
+
+    cards: list[Card | None]
+    dealer: int | None
+
+    kind: ClassVar[str] = "draw"
+
+
+class CardsDealt(ChanceEvent, frozen=True, tag="cards_dealt"):
+    """A deal: every seat's hand (hidden but for the audience's own) and the rest."""
+
+    deal: int
+    dealer: int
+    hands: list[list[Card] | None]
+    rest: list[Card] | None = None
+
+
+class DealThrownIn(Event, frozen=True, tag="deal_thrown_in"):
+    deal: int
+
+
+# --- the auction ------------------------------------------------------------------------
+
+
+class BidMade(Event, frozen=True, tag="bid_made"):
+    seat: int
+    amount: int
+
+
+class Passed(Event, frozen=True, tag="passed"):
+    seat: int
+
+
+class Held(Event, frozen=True, tag="held"):
+    """The dealer took the current high bid at the same amount."""
+
+    seat: int
+    amount: int
+
+
+class AuctionWon(Event, frozen=True, tag="auction_won"):
+    seat: int
+    amount: int
+
+
+class TrumpNamed(Event, frozen=True, tag="trump_named"):
+    seat: int
+    suit: str
+
+
+class CardsExchanged(Event, frozen=True, tag="cards_exchanged"):
+    """The count is public; the cards only to the seat that exchanged."""
+
+    seat: int
+    count: int
+    discard: list[Card] | None = None
+    drawn: list[Card] | None = None
+
+
+# --- play -------------------------------------------------------------------------------
+
+
+class CardPlayed(Event, frozen=True, tag="card_played"):
+    seat: int
+    card: Card
+
+
+class TrickWon(Event, frozen=True, tag="trick_won"):
+    seat: int
+    trick: int
+    cards: list[Card]
+
+
+# --- scoring ----------------------------------------------------------------------------
+
+
+class Contract(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    seat: int
+    amount: int
+    made: bool
+
+
+class ScoreItem(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One line of a deal's score: ``unit`` is a side or a seat, as the game scores."""
+
+    unit: int
+    label: str
+    points: int
+
+
+class HandScored(Event, frozen=True, tag="hand_scored"):
+    """A deal's result: itemised points, the change per unit and the running scores."""
+
+    deal: int
+    items: list[ScoreItem]
+    changes: list[int]
+    scores: list[int]
+    contract: Contract | None = None
+
+
+class GameWon(Event, frozen=True, tag="game_won"):
+    winners: list[int]
+    scores: list[int]

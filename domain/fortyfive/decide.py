@@ -1,0 +1,209 @@
+"""Deciding Auction Forty-Five commands: one small function per phase (RULES 1)."""
+
+from __future__ import annotations
+
+from domain.cards import holds_all
+from domain.commands import Bid, Exchange, Hold, NameTrump, Pass, Play, PlayerCommand, SupplyDeck
+from domain.errors import RuleCode, RuleError
+from domain.events import (
+    AuctionWon,
+    BidMade,
+    CardPlayed,
+    CardsDealt,
+    CardsExchanged,
+    DealerDrawn,
+    DealThrownIn,
+    Event,
+    Held,
+    Passed,
+    TrickWon,
+    TrumpNamed,
+)
+from domain.fortyfive import rules
+from domain.fortyfive.evolve import evolve, tied_high_drawers
+from domain.fortyfive.scoring import score_deal
+from domain.fortyfive.state import SEATS, Phase, State, side_of
+from domain.protocol import SYSTEM, Actor
+from domain.tricks import clockwise_from, left_of, trick_winner
+
+
+def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
+    if isinstance(command, SupplyDeck):
+        if actor != SYSTEM:
+            raise RuleError(RuleCode.NOT_ALLOWED_NOW, "only the service supplies decks")
+        return _supply(state, command)
+    if state.phase is Phase.FINISHED:
+        raise RuleError(RuleCode.GAME_OVER, "the game is over")
+    if state.turn is None:
+        raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no seat acts during the {state.phase} phase")
+    if actor != state.turn:
+        raise RuleError(RuleCode.NOT_YOUR_TURN, f"seat {state.turn} is to act", to_act=[state.turn])
+    seat = state.turn
+    match state.phase, command:
+        case Phase.AUCTION, Pass():
+            return _pass(state, seat)
+        case Phase.AUCTION, Bid(amount=amount):
+            return _bid(state, seat, amount)
+        case Phase.AUCTION, Hold():
+            return _hold(state, seat)
+        case Phase.TRUMP, NameTrump(suit=suit):
+            return [TrumpNamed(seat=seat, suit=suit)]
+        case Phase.EXCHANGE, Exchange(discard=discard):
+            return _exchange(state, seat, discard)
+        case Phase.PLAY, Play(card=card):
+            return _play(state, seat, card)
+    raise RuleError(
+        RuleCode.NOT_ALLOWED_NOW,
+        f"a {command.__struct_config__.tag} command is not allowed in the {state.phase} phase",
+        phase=str(state.phase),
+    )
+
+
+# --- chance -----------------------------------------------------------------------------
+
+
+def _supply(state: State, command: SupplyDeck) -> list[Event]:
+    if state.phase is Phase.DRAW:
+        return [_draw(state, command)]
+    if state.phase is Phase.DEAL:
+        return [_deal(state, command)]
+    raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")
+
+
+def _draw(state: State, command: SupplyDeck) -> DealerDrawn:
+    """One card to each seat still drawing; the highest rank deals (RULES 0.4)."""
+    cards: list[str | None] = [None] * SEATS
+    for seat, card in zip(state.drawing, command.deck, strict=False):
+        cards[seat] = card
+    high = tied_high_drawers(cards)
+    dealer = high[0] if len(high) == 1 else None
+    return DealerDrawn(
+        shuffle=command.shuffle, commitment=command.commitment, cards=cards, dealer=dealer
+    )
+
+
+def _deal(state: State, command: SupplyDeck) -> CardsDealt:
+    """3 then 2 to each seat from the dealer's left; the rest is the stock (RULES 1.2)."""
+    assert state.dealer is not None
+    order = clockwise_from(left_of(state.dealer, SEATS), SEATS)
+    hands: list[list[str]] = [[] for _ in range(SEATS)]
+    deck = iter(command.deck)
+    for packet in (3, 2):
+        for seat in order:
+            hands[seat].extend(next(deck) for _ in range(packet))
+    return CardsDealt(
+        deal=state.deal + 1,
+        dealer=state.dealer,
+        shuffle=command.shuffle,
+        commitment=command.commitment,
+        hands=list(hands),
+        rest=list(deck),
+    )
+
+
+# --- the auction (RULES 1.4) ------------------------------------------------------------
+
+
+def minimum_bid(state: State, seat: int) -> int:
+    """A partnership at 100 or more may not bid or hold below 20."""
+    return 20 if state.scores[side_of(seat)] >= 100 else 5
+
+
+def can_hold(state: State, seat: int) -> bool:
+    return (
+        seat == state.dealer
+        and state.high_bidder is not None
+        and state.high_bidder != seat
+        and state.high_bid >= minimum_bid(state, seat)
+    )
+
+
+def _after_call(state: State, events: list[Event]) -> list[Event]:
+    """Close the auction once one bidder is left, or throw the deal in if none is."""
+    for event in events:
+        state = evolve(state, event)
+    remaining = [s for s in range(SEATS) if s not in state.passed]
+    if not remaining:
+        return [*events, DealThrownIn(deal=state.deal)]
+    if remaining == [state.high_bidder]:
+        return [*events, AuctionWon(seat=remaining[0], amount=state.high_bid)]
+    return events
+
+
+def _pass(state: State, seat: int) -> list[Event]:
+    return _after_call(state, [Passed(seat=seat)])
+
+
+def _bid(state: State, seat: int, amount: int) -> list[Event]:
+    if amount not in rules.BIDS:
+        raise RuleError(RuleCode.BID_NOT_ALLOWED, "bids are 5, 10, 15, 20, 25 or 30", amount=amount)
+    if amount <= state.high_bid:
+        raise RuleError(
+            RuleCode.BID_TOO_LOW, f"the high bid is {state.high_bid}", high_bid=state.high_bid
+        )
+    if amount < minimum_bid(state, seat):
+        raise RuleError(
+            RuleCode.BID_TOO_LOW, "a side with 100 or more may not bid below 20", amount=amount
+        )
+    return _after_call(state, [BidMade(seat=seat, amount=amount)])
+
+
+def _hold(state: State, seat: int) -> list[Event]:
+    if not can_hold(state, seat):
+        raise RuleError(
+            RuleCode.CANNOT_HOLD,
+            "only the dealer holds, only another seat's bid, and not below his minimum",
+            high_bid=state.high_bid,
+        )
+    return _after_call(state, [Held(seat=seat, amount=state.high_bid)])
+
+
+# --- the exchange (RULES 1.5) -----------------------------------------------------------
+
+
+def _exchange(state: State, seat: int, discard: list[str]) -> list[Event]:
+    hand = state.hands[seat]
+    if len(discard) > rules.MAX_DISCARD:
+        raise RuleError(RuleCode.INVALID_DISCARD, "discard at most 5 cards", count=len(discard))
+    if len(set(discard)) != len(discard) or not holds_all(hand, discard):
+        raise RuleError(RuleCode.INVALID_DISCARD, "discard only cards you hold, each once")
+    drawn = list(state.stock[: len(discard)])
+    return [CardsExchanged(seat=seat, count=len(discard), discard=list(discard), drawn=drawn)]
+
+
+# --- play (RULES 1.6) -------------------------------------------------------------------
+
+
+def check_play(state: State, seat: int, card: str) -> None:
+    hand = state.hands[seat]
+    if card not in hand:
+        raise RuleError(RuleCode.CARD_NOT_HELD, f"seat {seat} does not hold {card}", card=card)
+    assert state.trump is not None
+    lead = state.trick[0].card if state.trick else None
+    if card in rules.legal_plays(hand, lead, state.trump):
+        return
+    assert lead is not None
+    if rules.is_trump(lead, state.trump):
+        raise RuleError(
+            RuleCode.MUST_PLAY_TRUMP, "you hold a trump that may not be withheld", card=card
+        )
+    raise RuleError(RuleCode.MUST_FOLLOW_SUIT, "follow suit or play a trump", card=card)
+
+
+def _play(state: State, seat: int, card: str) -> list[Event]:
+    check_play(state, seat, card)
+    events: list[Event] = [CardPlayed(seat=seat, card=card)]
+    state = evolve(state, events[0])
+    if len(state.trick) < SEATS:
+        return events
+    assert state.trump is not None
+    trump = state.trump
+    led = rules.led_suit(state.trick[0].card, trump)
+    plays = [(p.seat, p.card) for p in state.trick]
+    winner = trick_winner(plays, lambda c: rules.power_in_trick(c, trump, led))
+    won = TrickWon(seat=winner, trick=len(state.tricks) + 1, cards=[c for _, c in plays])
+    events.append(won)
+    state = evolve(state, won)
+    if len(state.tricks) == rules.TRICKS:
+        events.extend(score_deal(state))
+    return events

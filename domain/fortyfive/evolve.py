@@ -1,0 +1,143 @@
+"""Folding Auction Forty-Five events into state. Never validates: events are facts."""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from domain.cards import RANKS, rank, remove_cards
+from domain.events import (
+    AuctionWon,
+    BidMade,
+    CardPlayed,
+    CardsDealt,
+    CardsExchanged,
+    DealerDrawn,
+    DealThrownIn,
+    Event,
+    GameWon,
+    HandScored,
+    Held,
+    Passed,
+    TrickWon,
+    TrumpNamed,
+)
+from domain.fortyfive.state import SEATS, Call, CompletedTrick, Phase, PlayedCard, State
+from domain.tricks import left_of
+
+
+def next_bidder(passed: tuple[int, ...], after: int) -> int | None:
+    """The next seat clockwise of ``after`` that has not passed."""
+    for step in range(1, SEATS + 1):
+        seat = left_of(after, SEATS, step)
+        if seat not in passed:
+            return seat
+    return None
+
+
+def tied_high_drawers(cards: list[str | None]) -> tuple[int, ...]:
+    """Seats whose drawn card has the highest rank (A high, RULES 0.4)."""
+    ranks = {seat: RANKS.index(rank(c)) for seat, c in enumerate(cards) if c is not None}
+    top = max(ranks.values())
+    return tuple(seat for seat, r in ranks.items() if r == top)
+
+
+def evolve(state: State, event: Event) -> State:
+    match event:
+        case DealerDrawn(dealer=None, cards=cards):
+            return replace(state, drawing=tied_high_drawers(cards))
+        case DealerDrawn(dealer=dealer):
+            return replace(state, phase=Phase.DEAL, dealer=dealer, drawing=())
+        case CardsDealt():
+            return _dealt(state, event)
+        case BidMade(seat=seat, amount=amount):
+            calls = (*state.calls, Call(seat, "bid", amount))
+            return replace(
+                state,
+                calls=calls,
+                high_bid=amount,
+                high_bidder=seat,
+                turn=next_bidder(state.passed, seat),
+            )
+        case Held(seat=seat, amount=amount):
+            calls = (*state.calls, Call(seat, "hold", amount))
+            return replace(
+                state, calls=calls, high_bidder=seat, turn=next_bidder(state.passed, seat)
+            )
+        case Passed(seat=seat):
+            passed = (*state.passed, seat)
+            calls = (*state.calls, Call(seat, "pass"))
+            return replace(state, calls=calls, passed=passed, turn=next_bidder(passed, seat))
+        case AuctionWon(seat=seat):
+            return replace(state, phase=Phase.TRUMP, turn=seat)
+        case DealThrownIn():
+            return _between_deals(state)
+        case TrumpNamed(suit=suit):
+            assert state.dealer is not None
+            return replace(
+                state, phase=Phase.EXCHANGE, trump=suit, turn=left_of(state.dealer, SEATS)
+            )
+        case CardsExchanged():
+            return _exchanged(state, event)
+        case CardPlayed(seat=seat, card=card):
+            hands = list(state.hands)
+            hands[seat] = remove_cards(hands[seat], [card])
+            return replace(
+                state,
+                hands=tuple(hands),
+                trick=(*state.trick, PlayedCard(seat, card)),
+                turn=left_of(seat, SEATS),
+            )
+        case TrickWon(seat=winner):
+            done = CompletedTrick(leader=state.trick[0].seat, winner=winner, cards=state.trick)
+            return replace(state, trick=(), tricks=(*state.tricks, done), turn=winner)
+        case HandScored(scores=scores):
+            return replace(_between_deals(state), scores=(scores[0], scores[1]))
+        case GameWon(winners=winners):
+            return replace(state, phase=Phase.FINISHED, winners=tuple(winners), turn=None)
+    return state
+
+
+def _dealt(state: State, event: CardsDealt) -> State:
+    hands = tuple(tuple(h or ()) for h in event.hands)
+    return replace(
+        state,
+        phase=Phase.AUCTION,
+        deal=event.deal,
+        dealer=event.dealer,
+        hands=hands,
+        stock=tuple(event.rest or ()),
+        discarded=(),
+        turn=left_of(event.dealer, SEATS),
+        calls=(),
+        passed=(),
+        high_bid=0,
+        high_bidder=None,
+        trump=None,
+        exchanged=(None,) * SEATS,
+        trick=(),
+        tricks=(),
+    )
+
+
+def _between_deals(state: State) -> State:
+    assert state.dealer is not None
+    return replace(state, phase=Phase.DEAL, dealer=left_of(state.dealer, SEATS), turn=None)
+
+
+def _exchanged(state: State, event: CardsExchanged) -> State:
+    seat = event.seat
+    hands = list(state.hands)
+    discard = tuple(event.discard or ())
+    hands[seat] = remove_cards(hands[seat], discard) + tuple(event.drawn or ())
+    exchanged = list(state.exchanged)
+    exchanged[seat] = event.count
+    done = seat == state.dealer
+    return replace(
+        state,
+        hands=tuple(hands),
+        stock=state.stock[event.count :],
+        discarded=state.discarded + discard,
+        exchanged=tuple(exchanged),
+        phase=Phase.PLAY if done else Phase.EXCHANGE,
+        turn=state.leader if done else left_of(seat, SEATS),
+    )

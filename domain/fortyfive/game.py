@@ -1,0 +1,195 @@
+"""Auction Forty-Five behind the game protocol: legal actions, views and redaction."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import msgspec
+from msgspec.structs import replace
+
+from domain.cards import standard_pack
+from domain.commands import (
+    Bid,
+    CardChoice,
+    ExchangeChoice,
+    Hold,
+    LegalAction,
+    NameTrump,
+    Pass,
+    Play,
+    PlayerCommand,
+    SupplyDeck,
+)
+from domain.events import (
+    AuctionWon,
+    BidMade,
+    CardPlayed,
+    CardsDealt,
+    CardsExchanged,
+    DealerDrawn,
+    DealThrownIn,
+    Event,
+    GameWon,
+    HandScored,
+    Held,
+    Passed,
+    TrickWon,
+    TrumpNamed,
+)
+from domain.fortyfive import rules
+from domain.fortyfive.decide import can_hold, decide, minimum_bid
+from domain.fortyfive.evolve import evolve
+from domain.fortyfive.state import SEATS, SIDES, Call, Options, Phase, PlayedCard, State, side_of
+from domain.protocol import Actor, Audience, Chance, View, ViewHeader
+
+_ACTING_PHASES = (Phase.AUCTION, Phase.TRUMP, Phase.EXCHANGE, Phase.PLAY)
+
+
+class TrickView(msgspec.Struct, frozen=True):
+    leader: int
+    winner: int | None
+    cards: list[PlayedCard]
+
+
+class FortyFiveView(View, frozen=True, kw_only=True, tag="forty-five"):
+    """Scores and tricks are per side: side 0 is seats 0 and 2, side 1 seats 1 and 3."""
+
+    sides: list[list[int]]
+    hand_sizes: list[int]
+    auction: list[Call]
+    high_bid: int | None
+    high_bidder: int | None
+    trump: str | None
+    exchanged: list[int | None]
+    stock: int
+    trick: TrickView | None
+    last_trick: TrickView | None
+    tricks_won: list[int]
+    winners: list[int]
+
+
+class FortyFive:
+    id: ClassVar[str] = "forty-five"
+    min_seats: ClassVar[int] = SEATS
+    max_seats: ClassVar[int] = SEATS
+    pack: ClassVar[tuple[str, ...]] = standard_pack()
+    options_type: ClassVar[type[msgspec.Struct]] = Options
+    state_type: ClassVar[type[Any]] = State
+    view_type: ClassVar[type[View]] = FortyFiveView
+    event_types: ClassVar[tuple[type[Event], ...]] = (
+        DealerDrawn,
+        CardsDealt,
+        BidMade,
+        Passed,
+        Held,
+        AuctionWon,
+        DealThrownIn,
+        TrumpNamed,
+        CardsExchanged,
+        CardPlayed,
+        TrickWon,
+        HandScored,
+        GameWon,
+    )
+
+    def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
+        if first_dealer is None:
+            return State(phase=Phase.DRAW, drawing=tuple(range(SEATS)))
+        return State(phase=Phase.DEAL, dealer=first_dealer)
+
+    def chance(self, state: State) -> Chance | None:
+        if state.phase is Phase.DRAW:
+            return Chance(kind="draw", pack=self.pack)
+        if state.phase is Phase.DEAL:
+            return Chance(kind="deal", pack=self.pack)
+        return None
+
+    def decide(
+        self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
+    ) -> list[Event]:
+        return decide(state, command, actor)
+
+    def evolve(self, state: State, event: Event) -> State:
+        return evolve(state, event)
+
+    def to_act(self, state: State) -> list[int]:
+        if state.phase in _ACTING_PHASES and state.turn is not None:
+            return [state.turn]
+        return []
+
+    def finished(self, state: State) -> bool:
+        return state.phase is Phase.FINISHED
+
+    def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
+        if seat not in self.to_act(state):
+            return []
+        match state.phase:
+            case Phase.AUCTION:
+                floor = max(state.high_bid + 1, minimum_bid(state, seat))
+                actions: list[LegalAction] = [Pass()]
+                actions.extend(Bid(amount=a) for a in rules.BIDS if a >= floor)
+                if can_hold(state, seat):
+                    actions.append(Hold())
+                return actions
+            case Phase.TRUMP:
+                return [NameTrump(suit=s) for s in "CDHS"]
+            case Phase.EXCHANGE:
+                hand = list(state.hands[seat])
+                choice = CardChoice(from_=hand, min=0, max=min(rules.MAX_DISCARD, len(hand)))
+                return [ExchangeChoice(discard=choice)]
+            case Phase.PLAY:
+                assert state.trump is not None
+                lead = state.trick[0].card if state.trick else None
+                return [
+                    Play(card=c) for c in rules.legal_plays(state.hands[seat], lead, state.trump)
+                ]
+        return []
+
+    def view(self, state: State, audience: Audience, header: ViewHeader) -> FortyFiveView:
+        seat = audience if isinstance(audience, int) else None
+        playing = header.status == "playing"
+        tricks_won = [0, 0]
+        for trick in state.tricks:
+            tricks_won[side_of(trick.winner)] += 1
+        last = state.tricks[-1] if state.tricks else None
+        return FortyFiveView(
+            **header.fields(),
+            phase=str(state.phase) if playing or state.phase is Phase.FINISHED else "waiting",
+            dealer=state.dealer,
+            to_act=self.to_act(state) if playing else [],
+            hand=list(state.hands[seat]) if seat is not None else None,
+            hands=[list(h) for h in state.hands] if audience == "operator" else None,
+            legal_actions=self.legal_actions(state, seat) if seat is not None and playing else [],
+            deal=state.deal,
+            scores=list(state.scores),
+            sides=[list(s) for s in SIDES],
+            hand_sizes=[len(h) for h in state.hands],
+            auction=list(state.calls),
+            high_bid=state.high_bid or None,
+            high_bidder=state.high_bidder,
+            trump=state.trump,
+            exchanged=list(state.exchanged),
+            stock=len(state.stock),
+            trick=TrickView(leader=state.leader, winner=None, cards=list(state.trick))
+            if state.phase is Phase.PLAY and state.leader is not None
+            else None,
+            last_trick=TrickView(leader=last.leader, winner=last.winner, cards=list(last.cards))
+            if last
+            else None,
+            tricks_won=tricks_won,
+            winners=list(state.winners),
+        )
+
+    def redact(self, event: Event, audience: Audience) -> Event:
+        if audience == "operator":
+            return event
+        match event:
+            case CardsDealt(hands=hands):
+                mine = [h if seat == audience else None for seat, h in enumerate(hands)]
+                return replace(event, hands=mine, rest=None)
+            case CardsExchanged(seat=seat) if seat != audience:
+                return replace(event, discard=None, drawn=None)
+        return event
+
+
+FORTY_FIVE = FortyFive()

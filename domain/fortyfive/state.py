@@ -1,0 +1,80 @@
+"""The state of an Auction Forty-Five table, folded from its events."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+import msgspec
+
+
+class Phase(StrEnum):
+    DRAW = "draw"  # waiting for the dealer draw (RULES 0.4)
+    DEAL = "deal"  # waiting for a shuffled deck
+    AUCTION = "auction"
+    TRUMP = "trump"
+    EXCHANGE = "exchange"
+    PLAY = "play"
+    FINISHED = "finished"
+
+
+class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Auction Forty-Five has no table options: Barker's rules are fixed (RULES 1)."""
+
+
+class Call(msgspec.Struct, frozen=True):
+    seat: int
+    call: Literal["bid", "pass", "hold"]
+    amount: int | None = None
+
+
+class PlayedCard(msgspec.Struct, frozen=True):
+    seat: int
+    card: str
+
+
+class CompletedTrick(msgspec.Struct, frozen=True):
+    leader: int
+    winner: int
+    cards: tuple[PlayedCard, ...]
+
+
+SEATS = 4
+SIDES = ((0, 2), (1, 3))
+
+
+def side_of(seat: int) -> int:
+    """Partnerships are {0, 2} and {1, 3} (RULES 1.1)."""
+    return seat % 2
+
+
+class State(msgspec.Struct, frozen=True, kw_only=True):
+    phase: Phase
+    dealer: int | None = None
+    drawing: tuple[int, ...] = ()
+    deal: int = 0
+    hands: tuple[tuple[str, ...], ...] = ((), (), (), ())
+    stock: tuple[str, ...] = ()
+    turn: int | None = None
+    calls: tuple[Call, ...] = ()
+    passed: tuple[int, ...] = ()
+    high_bid: int = 0
+    high_bidder: int | None = None
+    trump: str | None = None
+    exchanged: tuple[int | None, ...] = (None, None, None, None)
+    trick: tuple[PlayedCard, ...] = ()
+    tricks: tuple[CompletedTrick, ...] = ()
+    scores: tuple[int, int] = (0, 0)
+    winners: tuple[int, ...] = ()
+    discarded: tuple[str, ...] = ()
+
+    @property
+    def leader(self) -> int | None:
+        """Who leads (or led) the current trick."""
+        if self.trick:
+            return self.trick[0].seat
+        if self.tricks:
+            return self.tricks[-1].winner
+        if self.high_bidder is None:
+            return None
+        return (self.high_bidder + 1) % SEATS

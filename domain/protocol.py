@@ -1,0 +1,112 @@
+"""The one protocol every game implements (DESIGN 3).
+
+A game is a decider: ``decide`` validates a command against the state and returns events
+(or raises :class:`~domain.errors.RuleError`); ``evolve`` folds one event into the state
+and never validates; ``legal_actions`` lists exactly what ``decide`` accepts; ``view`` is
+the only way state leaves the domain. Chance steps (the dealer draw, each deal) are
+explicit: ``chance`` says which pack the game is waiting for and the service answers with
+a :class:`~domain.commands.SupplyDeck`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
+
+import msgspec
+
+from domain.cards import Card
+from domain.commands import LegalAction, PlayerCommand, SupplyDeck
+from domain.events import Event
+
+Audience = int | Literal["spectator", "operator"]
+"""Who looks: a seat number, any spectator, or the operator (who sees everything)."""
+
+Actor = int | Literal["system"]
+"""Who acts: a seat, or the service supplying a chance step."""
+
+SYSTEM: Literal["system"] = "system"
+
+
+class Chance(msgspec.Struct, frozen=True):
+    """The game waits for a shuffled ``pack``: a dealer ``draw`` or the next ``deal``."""
+
+    kind: Literal["draw", "deal"]
+    pack: tuple[str, ...]
+
+
+class SeatInfo(msgspec.Struct, frozen=True):
+    seat: int
+    name: str | None
+
+
+class View(msgspec.Struct, frozen=True, kw_only=True, tag_field="game"):
+    """What one audience may see of a table. Each game adds its own fields."""
+
+    id: str
+    version: int
+    status: Literal["waiting", "playing", "finished"]
+    phase: str
+    seats: list[SeatInfo]
+    you: int | None
+    dealer: int | None
+    to_act: list[int]
+    hand: list[Card] | None
+    hands: list[list[Card]] | None
+    legal_actions: list[LegalAction]
+    deal: int
+    scores: list[int]
+
+
+class ViewHeader(msgspec.Struct, frozen=True, kw_only=True):
+    """The table-level part of every view, filled in by :mod:`domain.table`."""
+
+    id: str
+    version: int
+    status: Literal["waiting", "playing", "finished"]
+    seats: list[SeatInfo]
+    you: int | None
+
+    def fields(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.__struct_fields__}
+
+
+S = TypeVar("S")
+
+
+class Game(Protocol[S]):
+    """A game's rules. Implementations are stateless; all state lives in ``S``."""
+
+    id: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    pack: ClassVar[tuple[str, ...]]
+    options_type: ClassVar[type[msgspec.Struct]]
+    state_type: ClassVar[type[Any]]
+    event_types: ClassVar[tuple[type[Event], ...]]
+    view_type: ClassVar[type[View]]
+
+    def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> S: ...
+
+    def chance(self, state: S) -> Chance | None: ...
+
+    def decide(self, state: S, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
+        """Validate ``command`` from ``actor``; the events it causes, or a RuleError."""
+        ...
+
+    def evolve(self, state: S, event: Event) -> S:
+        """Fold one event. Total: events are facts and are never refused."""
+        ...
+
+    def to_act(self, state: S) -> list[int]: ...
+
+    def legal_actions(self, state: S, seat: int) -> list[LegalAction]:
+        """Exactly the commands ``decide`` accepts from ``seat`` now."""
+        ...
+
+    def finished(self, state: S) -> bool: ...
+
+    def view(self, state: S, audience: Audience, header: ViewHeader) -> View: ...
+
+    def redact(self, event: Event, audience: Audience) -> Event:
+        """``event`` as ``audience`` may see it: hidden cards become ``None``."""
+        ...

@@ -1,0 +1,16 @@
+"""Every game the service hosts, found by its id (DESIGN 6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.fortyfive import FORTY_FIVE
+from domain.protocol import Game
+
+GAMES: dict[str, Game[Any]] = {
+    FORTY_FIVE.id: FORTY_FIVE,
+}
+
+
+def find_game(game_id: str) -> Game[Any] | None:
+    return GAMES.get(game_id)

@@ -1,0 +1,236 @@
+"""The table: seats, chance bookkeeping and one game, as a single aggregate.
+
+A table's stream opens with ``table_created``; seats are taken with ``seat_taken``; once
+every seat is taken the game asks for chance steps (the dealer draw, each deal), which
+the service answers with decks. Every shuffle's seed is revealed in ``seed_revealed``
+once its cards are out of play — that is, when the game next needs a deck or ends.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Literal, TypeVar
+
+import msgspec
+from msgspec.structs import replace
+
+from domain import RULES_ENGINE_VERSION
+from domain.cards import same_cards
+from domain.commands import LegalAction, PlayerCommand, SupplyDeck
+from domain.errors import RuleCode, RuleError
+from domain.events import ChanceEvent, Event, SeatTaken, SeedRevealed, TableCreated
+from domain.protocol import SYSTEM, Actor, Audience, Chance, Game, SeatInfo, View, ViewHeader
+from domain.registry import GAMES
+
+S = TypeVar("S")
+Status = Literal["waiting", "playing", "finished"]
+TABLE_EVENTS: tuple[type[Event], ...] = (TableCreated, SeatTaken, SeedRevealed)
+
+
+class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
+    id: str
+    game: str
+    version: int
+    names: tuple[str | None, ...]
+    options: dict[str, Any]
+    rules_version: str
+    tournament: str | None = None
+    decks: tuple[tuple[str, ...], ...] = ()
+    shuffles: int = 0
+    deals: int = 0
+    unrevealed: tuple[int, ...] = ()
+    state: S
+
+    @property
+    def rules(self) -> Game[S]:
+        return GAMES[self.game]
+
+    @property
+    def status(self) -> Status:
+        if any(name is None for name in self.names):
+            return "waiting"
+        return "finished" if self.rules.finished(self.state) else "playing"
+
+
+def create(
+    table_id: str,
+    game_id: str,
+    seats: int,
+    options: dict[str, Any],
+    *,
+    first_dealer: int | None = None,
+    decks: list[list[str]] | None = None,
+    tournament: str | None = None,
+) -> TableCreated:
+    """Validate a new table's settings; the ``table_created`` event that opens it."""
+    game = GAMES.get(game_id)
+    if game is None:
+        raise RuleError(RuleCode.INVALID_OPTIONS, f"unknown game {game_id!r}", game=game_id)
+    if not game.min_seats <= seats <= game.max_seats:
+        raise RuleError(
+            RuleCode.INVALID_OPTIONS,
+            f"{game_id} seats {game.min_seats} to {game.max_seats} players, not {seats}",
+            seats=seats,
+        )
+    normalised = parse_options(game, options)
+    if first_dealer is not None and not 0 <= first_dealer < seats:
+        raise RuleError(
+            RuleCode.INVALID_OPTIONS,
+            f"first_dealer must be a seat below {seats}",
+            seat=first_dealer,
+        )
+    for index, deck in enumerate(decks or ()):
+        if not same_cards(deck, game.pack):
+            raise RuleError(
+                RuleCode.INVALID_DECK,
+                f"deals[{index}] is not exactly the {game_id} pack",
+                deal=index,
+            )
+    return TableCreated(
+        table=table_id,
+        game=game_id,
+        seats=seats,
+        options=msgspec.to_builtins(normalised),
+        rules_version=RULES_ENGINE_VERSION,
+        first_dealer=first_dealer,
+        tournament=tournament,
+        supplied_decks=len(decks or ()),
+        decks=[list(d) for d in decks] if decks else None,
+    )
+
+
+def parse_options(game: Game[Any], options: dict[str, Any]) -> msgspec.Struct:
+    try:
+        return msgspec.convert(options, type=game.options_type)
+    except msgspec.ValidationError as exc:
+        raise RuleError(RuleCode.INVALID_OPTIONS, f"options: {exc}", options=options) from exc
+
+
+def start(event: TableCreated) -> Table[Any]:
+    game = GAMES[event.game]
+    options = parse_options(game, event.options)
+    return Table(
+        id=event.table,
+        game=event.game,
+        version=1,
+        names=(None,) * event.seats,
+        options=event.options,
+        rules_version=event.rules_version,
+        tournament=event.tournament,
+        decks=tuple(tuple(d) for d in event.decks or ()),
+        state=game.initial_state(event.seats, options, event.first_dealer),
+    )
+
+
+def evolve(table: Table[S], event: Event) -> Table[S]:
+    table = replace(table, version=table.version + 1)
+    match event:
+        case SeatTaken(seat=seat, name=name):
+            names = list(table.names)
+            names[seat] = name
+            return replace(table, names=tuple(names))
+        case SeedRevealed(shuffle=shuffle):
+            return replace(table, unrevealed=tuple(n for n in table.unrevealed if n != shuffle))
+        case ChanceEvent(shuffle=shuffle):
+            table = replace(
+                table,
+                shuffles=shuffle,
+                unrevealed=(*table.unrevealed, shuffle),
+                deals=table.deals + (event.kind == "deal"),
+            )
+    return replace(table, state=table.rules.evolve(table.state, event))
+
+
+def fold(events: list[Event]) -> Table[Any]:
+    """The table after ``events``, which must open with ``table_created``."""
+    first = events[0]
+    assert isinstance(first, TableCreated)
+    table = start(first)
+    for event in events[1:]:
+        table = evolve(table, event)
+    return table
+
+
+# --- commands ---------------------------------------------------------------------------
+
+
+def take_seat(table: Table[Any], seat: int, name: str) -> list[Event]:
+    if not 0 <= seat < len(table.names):
+        raise RuleError(RuleCode.NO_SUCH_SEAT, f"this table has seats 0 to {len(table.names) - 1}")
+    if table.names[seat] is not None:
+        raise RuleError(RuleCode.SEAT_TAKEN, f"seat {seat} is taken", seat=seat)
+    return [SeatTaken(seat=seat, name=name)]
+
+
+def decide(table: Table[Any], command: PlayerCommand, actor: int) -> list[Event]:
+    if table.status == "waiting":
+        raise RuleError(RuleCode.NOT_ALLOWED_NOW, "the table is waiting for players")
+    if table.status == "finished":
+        raise RuleError(RuleCode.GAME_OVER, "the game is over")
+    return table.rules.decide(table.state, command, actor)
+
+
+def pending_chance(table: Table[Any]) -> Chance | None:
+    """The deck the game waits for; none until every seat is taken."""
+    if table.status != "playing":
+        return None
+    return table.rules.chance(table.state)
+
+
+def supplied_deck(table: Table[Any], chance: Chance) -> tuple[str, ...] | None:
+    """The operator's deck for this deal, while the supplied list lasts (DESIGN 6)."""
+    if chance.kind == "deal" and table.deals < len(table.decks):
+        return table.decks[table.deals]
+    return None
+
+
+def supply(table: Table[Any], deck: tuple[str, ...], commitment: str) -> list[Event]:
+    command = SupplyDeck(deck=deck, commitment=commitment, shuffle=table.shuffles + 1)
+    return table.rules.decide(table.state, command, SYSTEM)
+
+
+def reveals_due(table: Table[Any]) -> tuple[int, ...]:
+    """Shuffles whose cards are out of play: the game wants a new deck, or it is over."""
+    if table.status == "finished" or pending_chance(table) is not None:
+        return table.unrevealed
+    return ()
+
+
+# --- what leaves the domain -------------------------------------------------------------
+
+
+def legal_actions(table: Table[Any], seat: int) -> list[LegalAction]:
+    if table.status != "playing":
+        return []
+    return table.rules.legal_actions(table.state, seat)
+
+
+def to_act(table: Table[Any]) -> list[int]:
+    return table.rules.to_act(table.state) if table.status == "playing" else []
+
+
+def view(table: Table[Any], audience: Audience) -> View:
+    header = ViewHeader(
+        id=table.id,
+        version=table.version,
+        status=table.status,
+        seats=[SeatInfo(seat=i, name=n) for i, n in enumerate(table.names)],
+        you=audience if isinstance(audience, int) else None,
+    )
+    return table.rules.view(table.state, audience, header)
+
+
+def redact(game: Game[Any], event: Event, audience: Audience) -> Event:
+    """``event`` as ``audience`` may see it (RULES 0.6)."""
+    if audience == "operator":
+        return event
+    match event:
+        case TableCreated():
+            return replace(event, decks=None)
+        case SeedRevealed():
+            # A seed recomputes the whole deck, hidden cards included: operators only.
+            return replace(event, seed=None)
+    return game.redact(event, audience)
+
+
+def actor_of(actor: Actor) -> str:
+    return "system" if actor == SYSTEM else f"seat:{actor}"

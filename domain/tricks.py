@@ -1,0 +1,29 @@
+"""Small helpers shared by the trick-taking games: seats, turns and trick winners."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+
+def left_of(seat: int, seats: int, steps: int = 1) -> int:
+    """The seat ``steps`` places clockwise of ``seat`` (RULES 0.2)."""
+    return (seat + steps) % seats
+
+
+def clockwise_from(seat: int, seats: int) -> list[int]:
+    """Every seat once, starting with ``seat`` and going clockwise."""
+    return [(seat + i) % seats for i in range(seats)]
+
+
+def trick_winner(plays: Sequence[tuple[int, str]], power: Callable[[str], int]) -> int:
+    """The seat whose card has the greatest ``power``; the first played wins a tie.
+
+    ``power`` ranks a card within this trick (trumps above the suit led, every other
+    card at or below zero), so RULES 0.7 and the games' variations are one call.
+    """
+    best_seat, best_power = plays[0][0], power(plays[0][1])
+    for seat, card in plays[1:]:
+        p = power(card)
+        if p > best_power:
+            best_seat, best_power = seat, p
+    return best_seat

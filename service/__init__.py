@@ -1,0 +1,1 @@
+"""Cardroom's service: the HTTP API, the event store, auth, settings and the CLI."""

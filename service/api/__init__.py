@@ -1,0 +1,1 @@
+"""The HTTP API (DESIGN 6): one controller per resource, thin handlers."""

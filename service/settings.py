@@ -1,0 +1,35 @@
+"""Settings from the environment (DESIGN 9). Nothing else reads ``os.environ``."""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+import msgspec
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    database_url: str | None
+    redis_url: str | None
+    operator_token: str
+    redis_prefix: str = "cardroom"
+    data_dir: str = ".cardroom"
+    pool_min: int = 2
+    pool_max: int = 10
+    log_level: str = "info"
+
+
+def from_env(environ: dict[str, str] | None = None) -> Settings:
+    env = os.environ if environ is None else environ
+    return Settings(
+        database_url=env.get("CARDROOM_DATABASE_URL") or None,
+        redis_url=env.get("CARDROOM_REDIS_URL") or None,
+        # Without a configured token the operator's powers go to a random one that
+        # `cardroom serve` prints once: never a guessable default.
+        operator_token=env.get("CARDROOM_OPERATOR_TOKEN") or secrets.token_urlsafe(24),
+        redis_prefix=env.get("CARDROOM_REDIS_PREFIX", "cardroom"),
+        data_dir=env.get("CARDROOM_DATA_DIR", ".cardroom"),
+        pool_min=int(env.get("CARDROOM_POOL_MIN", "2")),
+        pool_max=int(env.get("CARDROOM_POOL_MAX", "10")),
+        log_level=env.get("CARDROOM_LOG_LEVEL", "info"),
+    )

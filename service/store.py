@@ -1,0 +1,304 @@
+"""The event store on Postgres: one stream per table, appends with an expected version.
+
+Every append writes, in one transaction: the new events (hash-chained), the inline
+``tables`` snapshot, and whatever must never be lost apart from them (new shuffle seeds,
+a seat's token digest, the idempotency record). A stale expected version collides on the
+events' primary key and the whole transaction writes nothing.
+
+Why consumers read in ``(tx, position)`` order below the snapshot's ``xmin``: identity
+values are handed out when a row is inserted, but rows become visible when their
+transaction commits, and commits do not happen in insert order. A consumer that reads
+"everything after position P" can see position P+2 (committed) before P+1 (still in
+flight) and then move its checkpoint past P+1 for ever. Each event therefore records the
+id of the transaction that wrote it (``pg_current_xact_id()``), and a consumer reads only
+rows whose transaction id is below ``pg_snapshot_xmin(pg_current_snapshot())``: every
+transaction below that horizon has finished, so no row can later appear behind the
+consumer's checkpoint. Writers never wait on each other for this; the cost is that a
+long-running transaction holds consumers back until it ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+import psycopg
+from psycopg.rows import tuple_row
+from psycopg_pool import AsyncConnectionPool
+
+GENESIS = bytes(32)
+_json = msgspec.json.Encoder(order="sorted")
+
+
+class VersionConflict(Exception):
+    """The stream moved on since the snapshot was read: nothing was written."""
+
+
+class NewEvent(msgspec.Struct, frozen=True):
+    """One event to append: its data (with ``type``), who caused it, and the command."""
+
+    data: dict[str, Any]
+    actor: str
+    command: dict[str, Any] | None = None
+
+
+class StoredEvent(msgspec.Struct, frozen=True):
+    table_id: str
+    version: int
+    position: int
+    recorded_at: datetime
+    actor: str
+    data: msgspec.Raw
+    command: msgspec.Raw | None
+    hash: str
+
+
+class Snapshot(msgspec.Struct, frozen=True):
+    game: str
+    version: int
+    last_hash: bytes
+    state: bytes
+
+
+class IdempotencyRecord(msgspec.Struct, frozen=True):
+    """The first answer to a keyed request, returned again to every retry."""
+
+    actor: str
+    key: str
+    request_hash: bytes
+    status: int
+    body: bytes
+    etag: str
+
+
+class Commit(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything one command writes, applied atomically by :meth:`EventStore.commit`."""
+
+    table_id: str
+    expected_version: int
+    previous_hash: bytes
+    events: Sequence[NewEvent]
+    game: str
+    status: str
+    state: bytes
+    tournament: str | None = None
+    seeds: Sequence[tuple[int, bytes | None]] = ()
+    seat_token: tuple[bytes, int] | None = None
+    at: datetime
+    idempotency: IdempotencyRecord | None = None
+
+
+def canonical_bytes(
+    table_id: str,
+    version: int,
+    recorded_at: datetime,
+    event: NewEvent,
+) -> bytes:
+    """The bytes an event's chain hash covers: sorted-key JSON of everything recorded."""
+    return _json.encode(
+        {
+            "table": table_id,
+            "version": version,
+            "at": recorded_at,
+            "actor": event.actor,
+            "data": event.data,
+            "command": event.command,
+        }
+    )
+
+
+def chain(previous: bytes, canonical: bytes) -> bytes:
+    return hashlib.sha256(previous + canonical).digest()
+
+
+def now() -> datetime:
+    # Postgres keeps microseconds: the hash must cover exactly what is stored.
+    return datetime.now(UTC)
+
+
+_INSERT_EVENTS = (
+    "INSERT INTO events (table_id, version, type, data, actor, command, recorded_at, hash)"
+    " SELECT %(table)s, v, t, d::jsonb, a, c::jsonb, %(at)s, h"
+    " FROM unnest(%(versions)s::int[], %(types)s::text[], %(datas)s::text[],"
+    " %(actors)s::text[], %(commands)s::text[], %(hashes)s::bytea[]) AS x(v, t, d, a, c, h)"
+)
+_UPSERT_TABLE = (
+    "INSERT INTO tables (id, game, status, tournament, version, last_hash, state,"
+    " created_at, updated_at)"
+    " VALUES (%(table)s, %(game)s, %(status)s, %(tournament)s, %(version)s, %(hash)s,"
+    " %(state)s, %(at)s, %(at)s)"
+)
+_UPDATE_TABLE = (
+    "UPDATE tables SET status = %(status)s, version = %(version)s, last_hash = %(hash)s,"
+    " state = %(state)s, updated_at = %(at)s WHERE id = %(table)s AND version = %(expected)s"
+)
+
+
+class EventStore:
+    def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
+        self.pool = pool
+
+    async def load(self, table_id: str) -> Snapshot | None:
+        async with self.pool.connection() as conn:
+            cur = conn.cursor(row_factory=tuple_row)
+            await cur.execute(
+                "SELECT game, version, last_hash, state FROM tables WHERE id = %s",
+                (table_id,),
+            )
+            row = await cur.fetchone()
+        return None if row is None else Snapshot(row[0], row[1], bytes(row[2]), bytes(row[3]))
+
+    async def version(self, table_id: str) -> int | None:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute("SELECT version FROM tables WHERE id = %s", (table_id,))
+            row = await cur.fetchone()
+        return None if row is None else int(row[0])
+
+    async def commit(self, commit: Commit) -> datetime:
+        """Append ``commit.events`` after ``expected_version``; all or nothing.
+
+        Raises :class:`VersionConflict` when another append got there first.
+        """
+        at = commit.at
+        versions, hashes, datas, commands = [], [], [], []
+        previous = commit.previous_hash
+        for offset, event in enumerate(commit.events, start=1):
+            version = commit.expected_version + offset
+            previous = chain(previous, canonical_bytes(commit.table_id, version, at, event))
+            versions.append(version)
+            hashes.append(previous)
+            datas.append(_json.encode(event.data).decode())
+            commands.append(None if event.command is None else _json.encode(event.command).decode())
+        new_version = commit.expected_version + len(commit.events)
+        params = {
+            "table": commit.table_id,
+            "at": at,
+            "versions": versions,
+            "types": [e.data["type"] for e in commit.events],
+            "datas": datas,
+            "actors": [e.actor for e in commit.events],
+            "commands": commands,
+            "hashes": hashes,
+            "game": commit.game,
+            "status": commit.status,
+            "tournament": commit.tournament,
+            "version": new_version,
+            "expected": commit.expected_version,
+            "hash": previous,
+            "state": commit.state,
+        }
+        try:
+            async with self.pool.connection() as conn, conn.transaction():
+                if commit.expected_version == 0:
+                    await conn.execute(_UPSERT_TABLE, params)
+                else:
+                    await conn.execute(_UPDATE_TABLE, params)
+                await conn.execute(_INSERT_EVENTS, params)
+                await self._extras(conn, commit)
+        except psycopg.errors.UniqueViolation as exc:
+            raise VersionConflict(commit.table_id) from exc
+        return at
+
+    async def _extras(self, conn: psycopg.AsyncConnection[Any], commit: Commit) -> None:
+        if commit.seeds:
+            await conn.cursor().executemany(
+                "INSERT INTO shuffle_secrets (table_id, shuffle, seed) VALUES (%s, %s, %s)",
+                [(commit.table_id, n, seed) for n, seed in commit.seeds],
+            )
+        if commit.seat_token is not None:
+            digest, seat = commit.seat_token
+            await conn.execute(
+                "INSERT INTO seat_tokens (token_hash, table_id, seat) VALUES (%s, %s, %s)",
+                (digest, commit.table_id, seat),
+            )
+        if commit.idempotency is not None:
+            r = commit.idempotency
+            await conn.execute(
+                "INSERT INTO idempotency_keys"
+                " (table_id, actor, key, request_hash, status, body, etag)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (commit.table_id, r.actor, r.key, r.request_hash, r.status, r.body, r.etag),
+            )
+
+    async def seeds(self, table_id: str, shuffles: Sequence[int]) -> dict[int, bytes | None]:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT shuffle, seed FROM shuffle_secrets"
+                " WHERE table_id = %s AND shuffle = ANY(%s)",
+                (table_id, list(shuffles)),
+            )
+            return {n: None if seed is None else bytes(seed) for n, seed in await cur.fetchall()}
+
+    async def seat_for_token(self, digest: bytes) -> tuple[str, int] | None:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT table_id::text, seat FROM seat_tokens WHERE token_hash = %s", (digest,)
+            )
+            row = await cur.fetchone()
+        return None if row is None else (row[0], int(row[1]))
+
+    async def idempotent_answer(
+        self, table_id: str, actor: str, key: str
+    ) -> IdempotencyRecord | None:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT request_hash, status, body, etag FROM idempotency_keys"
+                " WHERE table_id = %s AND actor = %s AND key = %s",
+                (table_id, actor, key),
+            )
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        return IdempotencyRecord(actor, key, bytes(row[0]), int(row[1]), bytes(row[2]), row[3])
+
+    async def read_stream(
+        self, table_id: str, after: int = 0, limit: int = 1000
+    ) -> list[StoredEvent]:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT table_id::text, version, position, recorded_at, actor, data::text,"
+                " command::text, hash FROM events"
+                " WHERE table_id = %s AND version > %s ORDER BY version LIMIT %s",
+                (table_id, after, limit),
+            )
+            return [_stored(row) for row in await cur.fetchall()]
+
+    async def read_all(
+        self, after: tuple[int, int] = (0, 0), limit: int = 1000
+    ) -> list[tuple[int, StoredEvent]]:
+        """Events of every table in global order after checkpoint ``(tx, position)``.
+
+        Never returns a row that a transaction still in flight could precede (see the
+        module docstring); each row comes with its ``tx`` for the next checkpoint.
+        """
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT tx::text::bigint, table_id::text, version, position, recorded_at,"
+                " actor, data::text, command::text, hash FROM events"
+                " WHERE (tx, position) > (%s::text::xid8, %s)"
+                " AND tx < pg_snapshot_xmin(pg_current_snapshot())"
+                " ORDER BY tx, position LIMIT %s",
+                (str(after[0]), after[1], limit),
+            )
+            return [(int(row[0]), _stored(row[1:])) for row in await cur.fetchall()]
+
+
+def _stored(row: Sequence[Any]) -> StoredEvent:
+    return StoredEvent(
+        table_id=row[0],
+        version=row[1],
+        position=row[2],
+        recorded_at=row[3],
+        actor=row[4],
+        data=msgspec.Raw(row[5].encode()),
+        command=None if row[6] is None else msgspec.Raw(row[6].encode()),
+        hash=bytes(row[7]).hex(),
+    )
+
+
+def new_table_id() -> str:
+    return str(uuid.uuid4())

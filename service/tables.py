@@ -1,0 +1,272 @@
+"""The command side: load a table's snapshot, decide, settle chance steps, commit.
+
+Every write follows DESIGN 1: authenticate, load the inline snapshot (never replay the
+stream), ``decide``, then append the events, the new snapshot and the idempotency record
+in one transaction. Chance steps are settled here because only the service may draw
+randomness: when the game waits for a deck the service draws a seed (or takes the
+operator's deck), and once a shuffle's cards are out of play its seed is revealed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from domain import table as tables
+from domain.commands import PlayerCommand
+from domain.errors import RuleError
+from domain.events import Event, SeedRevealed, TableCreated
+from domain.protocol import SYSTEM, Audience, View
+from domain.shuffle import deck_commitment, seed_commitment, shuffle
+from domain.table import Table
+from service.codec import event_data, event_decoder, snapshot_decoder, snapshot_encoder
+from service.problems import ApiProblem
+from service.store import (
+    Commit,
+    EventStore,
+    IdempotencyRecord,
+    NewEvent,
+    StoredEvent,
+    VersionConflict,
+    now,
+)
+
+_sorted_json = msgspec.json.Encoder(order="sorted")
+RETRIES = 5
+
+
+class Settled(msgspec.Struct, kw_only=True):
+    """A decided command with its chance steps settled, ready to commit."""
+
+    table: Table[Any]
+    events: list[NewEvent]
+    visible: list[tuple[int, str, Event]]
+    seeds: list[tuple[int, bytes | None]]
+
+
+class Loaded(msgspec.Struct, frozen=True):
+    table: Table[Any]
+    last_hash: bytes
+
+
+def etag(version: int, audience: Audience) -> str:
+    """A strong entity tag per version and audience (DESIGN 6)."""
+    who = f"s{audience}" if isinstance(audience, int) else audience
+    return f'"{version}.{who}"'
+
+
+def request_digest(payload: Any) -> bytes:
+    return hashlib.sha256(_sorted_json.encode(payload)).digest()
+
+
+def token_digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+class TableService:
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    # --- reading ------------------------------------------------------------------------
+
+    async def load(self, table_id: str) -> Loaded:
+        snapshot = await self.store.load(table_id)
+        if snapshot is None:
+            raise ApiProblem("table-not-found", f"no table {table_id}")
+        table = snapshot_decoder(snapshot.game).decode(snapshot.state)
+        return Loaded(table, snapshot.last_hash)
+
+    async def view(self, table_id: str, audience: Audience) -> View:
+        return tables.view((await self.load(table_id)).table, audience)
+
+    async def events(
+        self, table_id: str, audience: Audience, after: int, limit: int
+    ) -> tuple[Table[Any], list[tuple[StoredEvent, Event]]]:
+        table = (await self.load(table_id)).table
+        stored = await self.store.read_stream(table_id, after, limit)
+        decode = event_decoder(table.game).decode
+        rules = table.rules
+        return table, [(s, tables.redact(rules, decode(s.data), audience)) for s in stored]
+
+    # --- writing ------------------------------------------------------------------------
+
+    async def create(self, created: Event, command: dict[str, Any], actor: str) -> Table[Any]:
+        assert isinstance(created, TableCreated)
+        table = tables.start(created)
+        await self._commit(
+            Loaded(table, b"\0" * 32),
+            Settled(
+                table=table,
+                events=[NewEvent(event_data(created), actor, command)],
+                visible=[],
+                seeds=[],
+            ),
+            expected=0,
+            at=now(),
+        )
+        return table
+
+    async def take_seat(self, table_id: str, seat: int, name: str) -> tuple[str, Table[Any]]:
+        """Seat ``name``; the new bearer token. The last seat taken starts the game."""
+        token = secrets.token_urlsafe(32)
+        for _ in range(RETRIES):
+            loaded = await self.load(table_id)
+            events = tables.take_seat(loaded.table, seat, name)
+            command = {"type": "take_seat", "seat": seat, "name": name}
+            settled = await self.settle(loaded.table, events, f"seat:{seat}", command)
+            try:
+                await self._commit(
+                    loaded, settled, at=now(), seat_token=(token_digest(token), seat)
+                )
+            except VersionConflict:
+                continue  # somebody else sat down first: decide again on the new state
+            return token, settled.table
+        raise ApiProblem("version-conflict", "the table kept changing; try again")
+
+    async def act(
+        self,
+        table_id: str,
+        seat: int,
+        command: PlayerCommand,
+        *,
+        if_match: list[str] | None,
+        idempotency_key: str | None,
+        render: Any,
+    ) -> tuple[int, bytes, str]:
+        """Decide and commit one seat command; ``(status, body, etag)`` of the answer.
+
+        ``render(settled_table, visible_events, at)`` builds the response body, which is
+        stored with the idempotency key so that a retry gets the very same answer.
+        """
+        actor = f"seat:{seat}"
+        payload = msgspec.to_builtins(command)
+        digest = request_digest(payload)
+        if idempotency_key is not None:
+            answer = await self._replay(table_id, actor, idempotency_key, digest)
+            if answer is not None:
+                return answer
+        for _ in range(RETRIES):
+            loaded = await self.load(table_id)
+            current = etag(loaded.table.version, seat)
+            if if_match is not None and "*" not in if_match and current not in if_match:
+                raise ApiProblem(
+                    "precondition-failed",
+                    f"the table is at version {loaded.table.version}",
+                    headers={"ETag": current},
+                    version=loaded.table.version,
+                )
+            events = tables.decide(loaded.table, command, seat)
+            settled = await self.settle(loaded.table, events, actor, payload)
+            at = now()
+            body: bytes = render(settled.table, settled.visible, at)
+            new_tag = etag(settled.table.version, seat)
+            idem = None
+            if idempotency_key is not None:
+                idem = IdempotencyRecord(actor, idempotency_key, digest, 200, body, new_tag)
+            try:
+                await self._commit(loaded, settled, at=at, idempotency=idem)
+            except VersionConflict:
+                if idempotency_key is not None:
+                    answer = await self._replay(table_id, actor, idempotency_key, digest)
+                    if answer is not None:
+                        return answer
+                if if_match is not None:
+                    raise ApiProblem(
+                        "version-conflict", "another command was recorded first"
+                    ) from None
+                continue
+            return 200, body, new_tag
+        raise ApiProblem("version-conflict", "the table kept changing; try again")
+
+    async def _replay(
+        self, table_id: str, actor: str, key: str, digest: bytes
+    ) -> tuple[int, bytes, str] | None:
+        answer = await self.store.idempotent_answer(table_id, actor, key)
+        if answer is None:
+            return None
+        if answer.request_hash != digest:
+            raise ApiProblem(
+                "idempotency-key-reused", "this Idempotency-Key came with another body"
+            )
+        return answer.status, answer.body, answer.etag
+
+    async def settle(
+        self, table: Table[Any], events: list[Event], actor: str, command: dict[str, Any]
+    ) -> Settled:
+        """Fold ``events``, then reveal spent seeds and deal until the game waits on a seat."""
+        settled = Settled(table=table, events=[], visible=[], seeds=[])
+        self._record(settled, events, actor, command)
+        while True:
+            due = tables.reveals_due(settled.table)
+            if due:
+                await self._reveal(settled, due)
+            chance = tables.pending_chance(settled.table)
+            if chance is None:
+                return settled
+            shuffle_no = settled.table.shuffles + 1
+            supplied = tables.supplied_deck(settled.table, chance)
+            seed: bytes | None = None
+            if supplied is not None:
+                deck, commitment = supplied, deck_commitment(supplied)
+            else:
+                seed = secrets.token_bytes(32)
+                deck, commitment = shuffle(chance.pack, seed), seed_commitment(seed)
+            settled.seeds.append((shuffle_no, seed))
+            dealt = tables.supply(settled.table, deck, commitment)
+            self._record(settled, dealt, SYSTEM, {"type": "supply_deck", "shuffle": shuffle_no})
+
+    async def _reveal(self, settled: Settled, due: tuple[int, ...]) -> None:
+        fresh = dict(settled.seeds)
+        stored = await self.store.seeds(settled.table.id, [n for n in due if n not in fresh])
+        for shuffle_no in due:
+            seed = fresh[shuffle_no] if shuffle_no in fresh else stored.get(shuffle_no)
+            revealed = SeedRevealed(
+                shuffle=shuffle_no, supplied=seed is None, seed=None if seed is None else seed.hex()
+            )
+            command = {"type": "reveal_seed", "shuffle": shuffle_no}
+            self._record(settled, [revealed], SYSTEM, command)
+
+    @staticmethod
+    def _record(settled: Settled, events: list[Event], actor: str, command: dict[str, Any]) -> None:
+        for index, event in enumerate(events):
+            settled.table = tables.evolve(settled.table, event)
+            settled.events.append(
+                NewEvent(event_data(event), actor, command if index == 0 else None)
+            )
+            settled.visible.append((settled.table.version, actor, event))
+
+    async def _commit(
+        self,
+        loaded: Loaded,
+        settled: Settled,
+        *,
+        at: datetime,
+        expected: int | None = None,
+        seat_token: tuple[bytes, int] | None = None,
+        idempotency: IdempotencyRecord | None = None,
+    ) -> None:
+        table = settled.table
+        await self.store.commit(
+            Commit(
+                table_id=table.id,
+                expected_version=loaded.table.version if expected is None else expected,
+                previous_hash=loaded.last_hash,
+                events=settled.events,
+                game=table.game,
+                status=table.status,
+                tournament=table.tournament,
+                state=snapshot_encoder.encode(table),
+                seeds=settled.seeds,
+                seat_token=seat_token,
+                idempotency=idempotency,
+                at=at,
+            )
+        )
+
+
+def rule_error_context(error: RuleError) -> dict[str, Any]:
+    return {k: v for k, v in error.context.items() if isinstance(v, str | int | list)}

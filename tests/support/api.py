@@ -1,0 +1,61 @@
+"""A small client-side helper for API tests: seat players and play from legal_actions."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from httpx import AsyncClient, Response
+
+from tests.conftest import OPERATOR_TOKEN
+from tests.support.playout import choose, pick_index
+
+OPERATOR = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def ok(response: Response, status: int = 200) -> Any:
+    assert response.status_code == status, f"{response.status_code}: {response.text}"
+    return response.json()
+
+
+async def new_table(
+    client: AsyncClient, game: str = "forty-five", seats: int = 4, **extra: Any
+) -> dict[str, Any]:
+    body = {"game": game, "seats": seats, **extra}
+    headers = OPERATOR if {"first_dealer", "deals"} & extra.keys() else {}
+    return ok(await client.post("/tables", json=body, headers=headers), 201)  # type: ignore[no-any-return]
+
+
+async def seat_all(client: AsyncClient, table_id: str, seats: int) -> list[str]:
+    tokens = []
+    for seat in range(seats):
+        granted = ok(
+            await client.post(f"/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"}), 201
+        )
+        tokens.append(granted["token"])
+    return tokens
+
+
+async def play_to_end(
+    client: AsyncClient, table_id: str, tokens: list[str], rng: random.Random, limit: int = 20_000
+) -> dict[str, Any]:
+    """The seat to act reads its view and sends a legal action, until the game ends."""
+    view = ok(await client.get(f"/tables/{table_id}"))
+    for _ in range(limit):
+        if view["status"] == "finished":
+            return view  # type: ignore[no-any-return]
+        seat = rng.choice(view["to_act"])
+        mine = ok(await client.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
+        actions = mine["legal_actions"]
+        command = choose(actions[pick_index(actions, rng)], rng)
+        answer = ok(
+            await client.post(
+                f"/tables/{table_id}/actions", json=command, headers=bearer(tokens[seat])
+            )
+        )
+        view = answer["table"]
+    raise AssertionError("the game did not end")

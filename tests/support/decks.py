@@ -1,0 +1,30 @@
+"""Building operator decks that deal chosen hands, for golden tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def stack_deck(
+    hands: dict[int, Sequence[str]], order: Sequence[int], pack: Sequence[str]
+) -> list[str]:
+    """A deck, top card first, whose dealing ``order`` (a seat per card) gives ``hands``.
+
+    Cards named in no hand fill the rest of the deck in pack order.
+    """
+    wanted = {seat: list(cards) for seat, cards in hands.items()}
+    used = [c for cards in hands.values() for c in cards]
+    spare = list(pack)
+    for card in used:
+        spare.remove(card)
+    deck = []
+    for seat in order:
+        deck.append(wanted[seat].pop(0) if wanted.get(seat) else spare.pop(0))
+    assert not any(wanted.values()), "the dealing order does not reach every chosen card"
+    return deck + spare
+
+
+def forty_five_order(dealer: int) -> list[int]:
+    """Seats in dealing order: 3 each then 2 each from the dealer's left (RULES 1.2)."""
+    seats = [(dealer + 1 + i) % 4 for i in range(4)]
+    return [s for s in seats for _ in range(3)] + [s for s in seats for _ in range(2)]

@@ -1,0 +1,119 @@
+"""Seeded random playouts through the table aggregate, choosing only legal actions.
+
+The service's chance loop is reproduced here with a seeded RNG, so a playout is pure and
+repeatable: a failing seed can be replayed exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import msgspec
+
+from domain import table as tables
+from domain.commands import LegalAction, PlayerCommand
+from domain.events import Event, SeedRevealed
+from domain.shuffle import deck_commitment, seed_commitment, shuffle
+from domain.table import Table
+
+COMMAND = msgspec.json.Decoder(PlayerCommand)
+
+
+def choose(action: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A ready command from a legal-action entry: card-set choices get a random pick."""
+    command = {}
+    for key, value in action.items():
+        if isinstance(value, dict) and {"from", "min", "max"} <= value.keys():
+            count = rng.randint(value["min"], value["max"])
+            value = rng.sample(value["from"], count)
+        command[key] = value
+    return command
+
+
+def to_command(action: LegalAction, rng: random.Random) -> PlayerCommand:
+    return COMMAND.decode(msgspec.json.encode(choose(msgspec.to_builtins(action), rng)))
+
+
+def pick_index(actions: list[dict[str, Any]], rng: random.Random, pass_rate: float = 0.5) -> int:
+    """Any legal action, but cautious in auctions so that random games reach their end."""
+    kinds = [a["type"] for a in actions]
+    if "pass" in kinds and len(actions) > 1 and rng.random() < pass_rate:
+        return kinds.index("pass")
+    bids = sorted((a["amount"], i) for i, a in enumerate(actions) if a["type"] == "bid")
+    if bids and rng.random() < 0.7:
+        return bids[0][1]
+    return rng.randrange(len(actions))
+
+
+class Playout:
+    """A table driven by a seeded RNG: its events, its state, and its shuffle seeds."""
+
+    def __init__(self, created: Event, seed: int, pass_rate: float = 0.5) -> None:
+        self.rng = random.Random(seed)
+        self.pass_rate = pass_rate
+        self.events: list[Event] = [created]
+        self.table: Table[Any] = tables.fold(self.events)
+        self.seeds: dict[int, bytes] = {}
+
+    def apply(self, events: list[Event]) -> None:
+        for event in events:
+            self.events.append(event)
+            self.table = tables.evolve(self.table, event)
+        self.settle()
+
+    def settle(self) -> None:
+        """Reveal what is out of play and answer chance steps, as the service does."""
+        while True:
+            for shuffle_no in tables.reveals_due(self.table):
+                seed = self.seeds.get(shuffle_no)
+                revealed = SeedRevealed(
+                    shuffle=shuffle_no, supplied=seed is None, seed=seed.hex() if seed else None
+                )
+                self._record(revealed)
+            chance = tables.pending_chance(self.table)
+            if chance is None:
+                return
+            supplied = tables.supplied_deck(self.table, chance)
+            if supplied is not None:
+                deck, commitment = supplied, deck_commitment(supplied)
+            else:
+                seed = self.rng.randbytes(32)
+                self.seeds[self.table.shuffles + 1] = seed
+                deck, commitment = shuffle(chance.pack, seed), seed_commitment(seed)
+            for event in tables.supply(self.table, deck, commitment):
+                self._record(event)
+
+    def _record(self, event: Event) -> None:
+        self.events.append(event)
+        self.table = tables.evolve(self.table, event)
+
+    def seat_everyone(self) -> None:
+        for seat in range(len(self.table.names)):
+            self.apply(tables.take_seat(self.table, seat, f"player {seat}"))
+
+    def act(self, seat: int, command: PlayerCommand) -> list[Event]:
+        events = tables.decide(self.table, command, seat)
+        self.apply(events)
+        return events
+
+    def steps(self, limit: int = 100_000) -> Iterator[tuple[int, PlayerCommand]]:
+        """Play random legal commands until the game ends, yielding each one played."""
+        for _ in range(limit):
+            if self.table.status != "playing":
+                return
+            seat = self.rng.choice(tables.to_act(self.table))
+            action = self.pick(tables.legal_actions(self.table, seat))
+            command = to_command(action, self.rng)
+            self.act(seat, command)
+            yield seat, command
+        raise AssertionError("the game did not end")
+
+    def pick(self, actions: list[LegalAction]) -> LegalAction:
+        return actions[pick_index(msgspec.to_builtins(actions), self.rng, self.pass_rate)]
+
+    def play_out(self, on_step: Callable[[Playout], None] | None = None) -> None:
+        for _ in self.steps():
+            if on_step is not None:
+                on_step(self)
