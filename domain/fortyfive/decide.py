@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from domain.cards import holds_all
 from domain.commands import Bid, Exchange, Hold, NameTrump, Pass, Play, PlayerCommand, SupplyDeck
+from domain.draw import best_drawers, draw_cards
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
@@ -20,7 +21,7 @@ from domain.events import (
     TrumpNamed,
 )
 from domain.fortyfive import rules
-from domain.fortyfive.evolve import evolve, tied_high_drawers
+from domain.fortyfive.evolve import DRAW_ORDER, evolve
 from domain.fortyfive.scoring import score_deal
 from domain.fortyfive.state import SEATS, Phase, State, side_of
 from domain.protocol import SYSTEM, Actor
@@ -72,10 +73,8 @@ def _supply(state: State, command: SupplyDeck) -> list[Event]:
 
 def _draw(state: State, command: SupplyDeck) -> DealerDrawn:
     """One card to each seat still drawing; the highest rank deals (RULES 0.4)."""
-    cards: list[str | None] = [None] * SEATS
-    for seat, card in zip(state.drawing, command.deck, strict=False):
-        cards[seat] = card
-    high = tied_high_drawers(cards)
+    cards = draw_cards(state.drawing, command.deck, SEATS)
+    high = best_drawers(cards, DRAW_ORDER)
     dealer = high[0] if len(high) == 1 else None
     return DealerDrawn(
         shuffle=command.shuffle, commitment=command.commitment, cards=cards, dealer=dealer

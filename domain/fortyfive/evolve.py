@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import RANKS, rank, remove_cards
+from domain.cards import remove_cards
+from domain.draw import best_drawers
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -34,17 +35,13 @@ def next_bidder(passed: tuple[int, ...], after: int) -> int | None:
     return None
 
 
-def tied_high_drawers(cards: list[str | None]) -> tuple[int, ...]:
-    """Seats whose drawn card has the highest rank (A high, RULES 0.4)."""
-    ranks = {seat: RANKS.index(rank(c)) for seat, c in enumerate(cards) if c is not None}
-    top = max(ranks.values())
-    return tuple(seat for seat, r in ranks.items() if r == top)
+DRAW_ORDER = "AKQJT98765432"  # highest rank deals, aces high (RULES 0.4)
 
 
 def evolve(state: State, event: Event) -> State:
     match event:
         case DealerDrawn(dealer=None, cards=cards):
-            return replace(state, drawing=tied_high_drawers(cards))
+            return replace(state, drawing=best_drawers(cards, DRAW_ORDER))
         case DealerDrawn(dealer=dealer):
             return replace(state, phase=Phase.DEAL, dealer=dealer, drawing=())
         case CardsDealt():

@@ -1,0 +1,26 @@
+"""The first-dealer draw (RULES 0.4): one card face up to each seat still drawing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from domain.cards import rank
+
+
+def draw_cards(drawing: Sequence[int], deck: Sequence[str], seats: int) -> list[str | None]:
+    """One card from the top of ``deck`` to each drawing seat, in seat order."""
+    cards: list[str | None] = [None] * seats
+    for seat, card in zip(drawing, deck, strict=False):
+        cards[seat] = card
+    return cards
+
+
+def best_drawers(cards: Sequence[str | None], order: str) -> tuple[int, ...]:
+    """Seats whose card comes first in ``order`` (ranks, best first); more than one is a tie.
+
+    Forty-Five, Pitch and Reserve Bridge pass ranks highest first (A high); the Pinochle
+    games lowest first (``9JQKTA``), since there the lowest card deals.
+    """
+    ranked = {seat: order.index(rank(c)) for seat, c in enumerate(cards) if c is not None}
+    best = min(ranked.values())
+    return tuple(seat for seat, r in ranked.items() if r == best)
