@@ -10,10 +10,9 @@ import pytest
 from domain import table as tables
 from domain.cards import standard_pack
 from domain.commands import Bid, Exchange, Hold, NameTrump, Pass, Play, PlayerCommand
-from domain.events import CardPlayed, CardsDealt, CardsExchanged, DealerDrawn, Event, HandScored
+from domain.events import HandScored
 from domain.fortyfive import FORTY_FIVE
 from domain.fortyfive.state import Phase, State
-from domain.protocol import Audience
 from tests.support.invariants import (
     assert_only_known,
     audiences,
@@ -22,6 +21,7 @@ from tests.support.invariants import (
     check_public_parts,
     check_replay,
 )
+from tests.support.knowledge import Knowledge
 from tests.support.playout import Playout
 
 GAMES = 300
@@ -48,29 +48,6 @@ def check_cards_accounted_for(state: State) -> None:
     cards += [*state.stock, *state.discarded, *(p.card for p in state.trick)]
     cards += [p.card for trick in state.tricks for p in trick.cards]
     assert Counter(cards) == Counter(PACK)
-
-
-class Knowledge:
-    """What each audience has legitimately seen of the current deal."""
-
-    def __init__(self, table_audiences: list[Audience]) -> None:
-        self.known: dict[Audience, Counter[str]] = {a: Counter() for a in table_audiences}
-
-    def learn(self, event: Event) -> Counter[str]:
-        """Update with ``event``; cards public for this event alone (the dealer draw)."""
-        for audience, known in self.known.items():
-            match event:
-                case CardsDealt(hands=hands):
-                    known.clear()
-                    if isinstance(audience, int):
-                        known.update(hands[audience] or [])
-                case CardsExchanged(seat=seat, drawn=drawn) if seat == audience:
-                    known.update(drawn or [])
-                case CardPlayed(card=card):
-                    known[card] += 1
-        if isinstance(event, DealerDrawn):
-            return Counter(c for c in event.cards if c)
-        return Counter()
 
 
 def test_three_hundred_random_games_hold_every_invariant() -> None:

@@ -1,0 +1,299 @@
+"""Bad input gets the right status and problem code, and appends nothing (DESIGN 6)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import psycopg
+import pytest
+from httpx import Response
+
+from domain.cards import standard_pack
+from tests.domain.test_forty_five_rules import EXAMPLE_HANDS
+from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
+from tests.support.decks import forty_five_order, stack_deck
+
+N, E, S, W = 0, 1, 2, 3
+
+
+class Table:
+    def __init__(self, client: Any, table_id: str, tokens: list[str]) -> None:
+        self.client = client
+        self.id = table_id
+        self.tokens = tokens
+
+    async def act(self, seat: int, command: dict[str, Any], **headers: str) -> Response:
+        return await self.client.post(  # type: ignore[no-any-return]
+            f"/tables/{self.id}/actions",
+            json=command,
+            headers={**bearer(self.tokens[seat]), **headers},
+        )
+
+    async def view(self, seat: int) -> dict[str, Any]:
+        return ok(await self.client.get(f"/tables/{self.id}", headers=bearer(self.tokens[seat])))  # type: ignore[no-any-return]
+
+    async def stored_events(self) -> int:
+        page = ok(await self.client.get(f"/tables/{self.id}/events?limit=1000", headers=OPERATOR))
+        return len(page["events"])
+
+
+@pytest.fixture
+async def table(client: Any) -> AsyncIterator[Table]:
+    """West deals the RULES 1.9 example hands; North to speak."""
+    deck = stack_deck(EXAMPLE_HANDS, forty_five_order(W), standard_pack())
+    created = await new_table(client, first_dealer=W, deals=[{"deck": deck}])
+    yield Table(client, created["id"], await seat_all(client, created["id"], 4))
+
+
+async def refused(
+    table: Table, attempt: Callable[[], Awaitable[Response]], status: int, code: str
+) -> Response:
+    """``attempt`` is refused with ``status``/``code`` and the stream does not move."""
+    before = await table.stored_events()
+    response = await attempt()
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    problem = response.json()
+    assert problem["code"] == code and problem["status"] == status
+    assert problem["type"].endswith("/" + code)
+    assert await table.stored_events() == before, "a refused request appended events"
+    return response
+
+
+async def to_play(table: Table) -> None:
+    """North bids 20, the others pass, spades trump, nobody exchanges: East leads."""
+    for seat, command in [
+        (N, {"type": "bid", "amount": 20}),
+        (E, {"type": "pass"}),
+        (S, {"type": "pass"}),
+        (W, {"type": "pass"}),
+        (N, {"type": "name_trump", "suit": "S"}),
+        *[(seat, {"type": "exchange", "discard": []}) for seat in (N, E, S, W)],
+    ]:
+        ok(await table.act(seat, command))
+
+
+async def test_out_of_turn_is_refused(table: Table) -> None:
+    await refused(table, lambda: table.act(E, {"type": "pass"}), 409, "not-your-turn")
+
+
+async def test_a_card_not_held_is_refused(table: Table) -> None:
+    await to_play(table)
+    await refused(table, lambda: table.act(E, {"type": "play", "card": "AH"}), 409, "card-not-held")
+
+
+async def test_a_renege_is_refused(table: Table) -> None:
+    """RULES 1.6: South holds clubs and must follow a club lead (or trump)."""
+    await to_play(table)
+    ok(await table.act(E, {"type": "play", "card": "2C"}))
+    await refused(
+        table, lambda: table.act(S, {"type": "play", "card": "KH"}), 409, "must-follow-suit"
+    )
+
+
+async def test_withholding_an_unprotected_trump_is_refused(table: Table) -> None:
+    """RULES 1.6: West's AS is not protected against the 7S lead."""
+    await to_play(table)
+    ok(await table.act(E, {"type": "play", "card": "7S"}))
+    ok(await table.act(S, {"type": "play", "card": "KH"}))  # 5S is protected: any card
+    await refused(
+        table, lambda: table.act(W, {"type": "play", "card": "2H"}), 409, "must-play-trump"
+    )
+
+
+async def test_a_command_of_another_phase_is_refused(table: Table) -> None:
+    await to_play(table)
+    await refused(
+        table, lambda: table.act(E, {"type": "bid", "amount": 25}), 409, "not-allowed-now"
+    )
+
+
+async def test_a_bid_that_is_too_low_is_refused(table: Table) -> None:
+    ok(await table.act(N, {"type": "bid", "amount": 15}))
+    await refused(table, lambda: table.act(E, {"type": "bid", "amount": 10}), 409, "bid-too-low")
+    await refused(
+        table, lambda: table.act(E, {"type": "bid", "amount": 17}), 409, "bid-not-allowed"
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param(b"{not json", id="not JSON"),
+        pytest.param(b'{"type": "shout"}', id="unknown command type"),
+        pytest.param(b'{"type": "bid"}', id="missing field"),
+        pytest.param(b'{"type": "bid", "amount": 10, "extra": 1}', id="unknown field"),
+        pytest.param(b'{"type": "bid", "amount": 1000000000000}', id="out of range"),
+        pytest.param(b'{"type": "play", "card": "1Z"}', id="not a card"),
+    ],
+)
+async def test_a_malformed_body_is_refused(table: Table, body: bytes) -> None:
+    async def post() -> Response:
+        return await table.client.post(  # type: ignore[no-any-return]
+            f"/tables/{table.id}/actions",
+            content=body,
+            headers={**bearer(table.tokens[N]), "content-type": "application/json"},
+        )
+
+    await refused(table, post, 400, "malformed-request")
+
+
+async def test_a_token_of_another_table_is_the_wrong_seat(client: Any, table: Table) -> None:
+    other = await new_table(client)
+    other_tokens = await seat_all(client, other["id"], 4)
+    stranger = Table(client, table.id, other_tokens)
+    await refused(table, lambda: stranger.act(N, {"type": "pass"}), 403, "wrong-seat")
+    response = await client.get(f"/tables/{table.id}", headers=bearer(other_tokens[N]))
+    assert response.status_code == 403
+
+
+async def test_the_operator_does_not_play(table: Table) -> None:
+    async def as_operator() -> Response:
+        return await table.client.post(  # type: ignore[no-any-return]
+            f"/tables/{table.id}/actions", json={"type": "pass"}, headers=OPERATOR
+        )
+
+    await refused(table, as_operator, 403, "wrong-seat")
+
+
+@pytest.mark.parametrize(
+    ("headers", "code"),
+    [
+        ({}, "unauthorized"),
+        (bearer("not-a-token"), "unauthorized"),
+        ({"Authorization": "Basic abc"}, "unauthorized"),
+    ],
+)
+async def test_acting_needs_a_valid_seat_token(
+    table: Table, headers: dict[str, str], code: str
+) -> None:
+    async def post() -> Response:
+        return await table.client.post(  # type: ignore[no-any-return]
+            f"/tables/{table.id}/actions", json={"type": "pass"}, headers=headers
+        )
+
+    await refused(table, post, 401, code)
+
+
+async def test_a_stale_if_match_is_refused_with_the_current_etag(table: Table) -> None:
+    first = ok(await table.client.get(f"/tables/{table.id}", headers=bearer(table.tokens[N])))
+    response = await table.client.get(f"/tables/{table.id}", headers=bearer(table.tokens[N]))
+    tag = response.headers["etag"]
+    ok(await table.act(N, {"type": "bid", "amount": 5}, **{"If-Match": tag}))
+    stale = await refused(
+        table,
+        lambda: table.act(E, {"type": "pass"}, **{"If-Match": tag}),
+        412,
+        "precondition-failed",
+    )
+    assert stale.headers["etag"] == f'"{first["version"] + 1}.s{E}"'
+
+
+async def test_idempotency_key_replays_the_first_answer_and_appends_nothing(
+    table: Table,
+) -> None:
+    key = {"Idempotency-Key": "bid-once"}
+    first = await table.act(N, {"type": "bid", "amount": 5}, **key)
+    assert first.status_code == 200
+    count = await table.stored_events()
+    again = await table.act(N, {"type": "bid", "amount": 5}, **key)
+    assert again.status_code == 200
+    assert again.content == first.content and again.headers["etag"] == first.headers["etag"]
+    assert await table.stored_events() == count
+
+
+async def test_idempotency_key_reused_with_another_body_is_refused(table: Table) -> None:
+    key = {"Idempotency-Key": "k-1"}
+    ok(await table.act(N, {"type": "bid", "amount": 5}, **key))
+    await refused(
+        table,
+        lambda: table.act(N, {"type": "bid", "amount": 10}, **key),
+        422,
+        "idempotency-key-reused",
+    )
+
+
+async def test_an_unknown_table_is_not_found(client: Any) -> None:
+    response = await client.get(f"/tables/{uuid.uuid4()}")
+    assert response.status_code == 404 and response.json()["code"] == "table-not-found"
+    response = await client.get("/tables/not-a-uuid")
+    assert response.status_code == 404 and response.json()["code"] == "not-found"
+    response = await client.post(f"/tables/{uuid.uuid4()}/seats/0", json={"name": "x"})
+    assert response.status_code == 404 and response.json()["code"] == "table-not-found"
+
+
+# --- creating tables and taking seats ---------------------------------------------------
+
+
+async def count_tables(database_url: str) -> int:
+    async with await psycopg.AsyncConnection.connect(database_url) as conn:
+        cur = await conn.execute("SELECT count(*) FROM tables")
+        row = await cur.fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "status", "code"),
+    [
+        ({"game": "chess", "seats": 4}, {}, 400, "malformed-request"),
+        ({"game": "forty-five", "seats": 3}, {}, 400, "invalid-options"),
+        ({"game": "forty-five", "seats": 4, "options": {"target": 60}}, {}, 400, "invalid-options"),
+        ({"game": "forty-five", "seats": 4, "first_dealer": 1}, {}, 403, "operator-only"),
+        ({"game": "forty-five", "seats": 4, "first_dealer": 9}, OPERATOR, 400, "malformed-request"),
+        ({"game": "forty-five", "seats": 4, "first_dealer": 5}, OPERATOR, 400, "invalid-options"),
+        (
+            {"game": "forty-five", "seats": 4, "deals": [{"deck": ["AS"] * 52}]},
+            OPERATOR,
+            400,
+            "invalid-deck",
+        ),
+        (
+            {"game": "forty-five", "seats": 4, "deals": [{"deck": list(standard_pack())[:51]}]},
+            OPERATOR,
+            400,
+            "invalid-deck",
+        ),
+    ],
+)
+async def test_bad_table_settings_create_nothing(
+    client: Any,
+    database_url: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    status: int,
+    code: str,
+) -> None:
+    before = await count_tables(database_url)
+    response = await client.post("/tables", json=body, headers=headers)
+    assert response.status_code == status, response.text
+    assert response.json()["code"] == code
+    assert await count_tables(database_url) == before
+
+
+async def test_a_taken_seat_and_a_missing_seat_are_refused(client: Any) -> None:
+    created = await new_table(client)
+    ok(await client.post(f"/tables/{created['id']}/seats/1", json={"name": "Ann"}), 201)
+    taken = await client.post(f"/tables/{created['id']}/seats/1", json={"name": "Bob"})
+    assert taken.status_code == 409 and taken.json()["code"] == "seat-taken"
+    missing = await client.post(f"/tables/{created['id']}/seats/5", json={"name": "Cy"})
+    assert missing.status_code == 404 and missing.json()["code"] == "no-such-seat"
+
+
+async def test_conditional_get_answers_304_while_current(table: Table) -> None:
+    seat_view = await table.client.get(f"/tables/{table.id}", headers=bearer(table.tokens[N]))
+    tag = seat_view.headers["etag"]
+    assert tag == f'"{seat_view.json()["version"]}.s{N}"'
+    again = await table.client.get(
+        f"/tables/{table.id}", headers={**bearer(table.tokens[N]), "If-None-Match": tag}
+    )
+    assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == tag
+    spectator = await table.client.get(f"/tables/{table.id}", headers={"If-None-Match": tag})
+    assert spectator.status_code == 200, "another audience's tag must not match"
+    ok(await table.act(N, {"type": "pass"}))
+    moved = await table.client.get(
+        f"/tables/{table.id}", headers={**bearer(table.tokens[N]), "If-None-Match": tag}
+    )
+    assert moved.status_code == 200

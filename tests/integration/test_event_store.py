@@ -1,0 +1,251 @@
+"""The event store against real Postgres (DESIGN 4)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+import psycopg
+import pytest
+from psycopg_pool import AsyncConnectionPool
+
+from service.store import (
+    GENESIS,
+    Commit,
+    EventStore,
+    IdempotencyRecord,
+    NewEvent,
+    VersionConflict,
+    canonical_bytes,
+    chain,
+    new_table_id,
+)
+
+
+@pytest.fixture(scope="module")
+async def pool(database_url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
+    async with AsyncConnectionPool(
+        database_url, min_size=2, max_size=12, kwargs={"autocommit": True}
+    ) as pool:
+        yield pool
+
+
+@pytest.fixture(scope="module")
+def store(pool: AsyncConnectionPool[Any]) -> EventStore:
+    return EventStore(pool)
+
+
+def events(*names: str) -> list[NewEvent]:
+    return [NewEvent({"type": name, "n": i}, "seat:0") for i, name in enumerate(names)]
+
+
+def commit(
+    table_id: str, expected: int, previous: bytes, new: list[NewEvent], **extra: Any
+) -> Commit:
+    return Commit(
+        table_id=table_id,
+        expected_version=expected,
+        previous_hash=previous,
+        events=new,
+        game="forty-five",
+        status="playing",
+        state=b"state-%d" % (expected + len(new)),
+        at=datetime.now(UTC),
+        **extra,
+    )
+
+
+async def open_table(store: EventStore) -> str:
+    table_id = new_table_id()
+    await store.commit(commit(table_id, 0, GENESIS, events("table_created")))
+    return table_id
+
+
+async def count_rows(pool: AsyncConnectionPool[Any], table: str, table_id: str) -> int:
+    async with pool.connection() as conn:
+        cur = await conn.execute(f"SELECT count(*) FROM {table} WHERE table_id = %s", (table_id,))
+        row = await cur.fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+async def test_appends_number_versions_from_one_without_gaps(store: EventStore) -> None:
+    table_id = await open_table(store)
+    snapshot = await store.load(table_id)
+    assert snapshot is not None
+    await store.commit(commit(table_id, 1, snapshot.last_hash, events("a", "b", "c")))
+    stored = await store.read_stream(table_id)
+    assert [e.version for e in stored] == [1, 2, 3, 4]
+    snapshot = await store.load(table_id)
+    assert snapshot is not None and snapshot.version == 4 and snapshot.state == b"state-4"
+
+
+async def test_stale_append_writes_nothing(
+    store: EventStore, pool: AsyncConnectionPool[Any]
+) -> None:
+    table_id = await open_table(store)
+    snapshot = await store.load(table_id)
+    assert snapshot is not None
+    await store.commit(commit(table_id, 1, snapshot.last_hash, events("first")))
+    stale = commit(
+        table_id,
+        1,
+        snapshot.last_hash,
+        events("second", "third"),
+        seeds=[(9, b"s" * 32)],
+        idempotency=IdempotencyRecord("seat:0", "k1", b"h", 200, b"{}", '"3.s0"'),
+    )
+    with pytest.raises(VersionConflict):
+        await store.commit(stale)
+    assert [e.version for e in await store.read_stream(table_id)] == [1, 2]
+    assert await count_rows(pool, "shuffle_secrets", table_id) == 0
+    assert await count_rows(pool, "idempotency_keys", table_id) == 0
+    after = await store.load(table_id)
+    assert after is not None and after.version == 2 and after.state == b"state-2"
+
+
+async def test_idempotency_record_commits_with_the_events(
+    store: EventStore, pool: AsyncConnectionPool[Any]
+) -> None:
+    table_id = await open_table(store)
+    snapshot = await store.load(table_id)
+    assert snapshot is not None
+    record = IdempotencyRecord("seat:1", "key", b"digest", 200, b'{"ok":1}', '"2.s1"')
+    await store.commit(commit(table_id, 1, snapshot.last_hash, events("x"), idempotency=record))
+    assert await store.idempotent_answer(table_id, "seat:1", "key") == record
+    assert await count_rows(pool, "idempotency_keys", table_id) == 1
+
+
+async def test_each_event_carries_a_sha256_chain_hash(store: EventStore) -> None:
+    table_id = await open_table(store)
+    snapshot = await store.load(table_id)
+    assert snapshot is not None
+    await store.commit(commit(table_id, 1, snapshot.last_hash, events("a", "b")))
+    previous = GENESIS
+    for stored in await store.read_stream(table_id):
+        data = msgspec.json.decode(stored.data)
+        command = msgspec.json.decode(stored.command) if stored.command else None
+        event = NewEvent(data, stored.actor, command)
+        previous = chain(
+            previous, canonical_bytes(table_id, stored.version, stored.recorded_at, event)
+        )
+        assert stored.hash == previous.hex()
+    final = await store.load(table_id)
+    assert final is not None and final.last_hash == previous
+
+
+async def test_events_are_append_only(store: EventStore, database_url: str) -> None:
+    table_id = await open_table(store)
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        for sql in (
+            "UPDATE events SET actor = 'x' WHERE table_id = %s",
+            "DELETE FROM events WHERE table_id = %s",
+        ):
+            with pytest.raises(psycopg.errors.RaiseException):
+                conn.execute(sql, (table_id,))
+    assert len(await store.read_stream(table_id)) == 1
+
+
+async def test_concurrent_appends_to_one_stream_have_exactly_one_winner(
+    store: EventStore,
+) -> None:
+    table_id = await open_table(store)
+    snapshot = await store.load(table_id)
+    assert snapshot is not None
+    attempts = [
+        store.commit(commit(table_id, 1, snapshot.last_hash, events(f"w{i}"))) for i in range(8)
+    ]
+    results = await asyncio.gather(*attempts, return_exceptions=True)
+    assert sum(r is None or isinstance(r, datetime) for r in results) == 1
+    assert sum(isinstance(r, VersionConflict) for r in results) == 7
+    assert [e.version for e in await store.read_stream(table_id)] == [1, 2]
+
+
+# --- the global order ------------------------------------------------------------------
+
+
+def _raw_insert(conn: psycopg.Connection[Any], table_id: str, version: int) -> None:
+    conn.execute(
+        "INSERT INTO events (table_id, version, type, data, actor, recorded_at, hash)"
+        " VALUES (%s, %s, 'x', '{}', 'test', now(), %s)",
+        (table_id, version, b"\0" * 32),
+    )
+
+
+async def _read_everything(store: EventStore, checkpoint: tuple[int, int]) -> list[Any]:
+    return await store.read_all(checkpoint, limit=10_000)
+
+
+async def test_consumer_does_not_pass_a_transaction_still_in_flight(
+    store: EventStore, database_url: str
+) -> None:
+    """A later position committed first stays invisible until the earlier one commits."""
+    start = await _read_everything(store, (0, 0))
+    checkpoint = (start[-1][0], start[-1][1].position) if start else (0, 0)
+    early, late = new_table_id(), new_table_id()
+    slow = psycopg.connect(database_url)
+    fast = psycopg.connect(database_url)
+    try:
+        _raw_insert(slow, early, 1)  # takes the lower position, does not commit yet
+        _raw_insert(fast, late, 1)
+        fast.commit()
+        seen = await _read_everything(store, checkpoint)
+        assert [e.table_id for _, e in seen] == [], "read past an uncommitted earlier event"
+        slow.commit()
+        seen = await _read_everything(store, checkpoint)
+        assert [e.table_id for _, e in seen] == [early, late]
+    finally:
+        slow.close()
+        fast.close()
+
+
+async def test_concurrent_writers_never_make_a_tailing_consumer_skip(
+    database_url: str, store: EventStore
+) -> None:
+    """Writers commit out of order on many tables while a consumer tails: none is skipped."""
+    start = await _read_everything(store, (0, 0))
+    checkpoint = (start[-1][0], start[-1][1].position) if start else (0, 0)
+    tables = [new_table_id() for _ in range(6)]
+    per_table = 25
+    done = asyncio.Event()
+
+    async def writer(table_id: str, seed: int) -> None:
+        rng = random.Random(seed)
+        async with await psycopg.AsyncConnection.connect(database_url) as conn:
+            for version in range(1, per_table + 1):
+                async with conn.transaction():
+                    await conn.execute(
+                        "INSERT INTO events (table_id, version, type, data, actor,"
+                        " recorded_at, hash) VALUES (%s, %s, 'x', '{}', 'w', now(), %s)",
+                        (table_id, version, b"\0" * 32),
+                    )
+                    # Hold the transaction open for a while: commits land out of order.
+                    await asyncio.sleep(rng.random() * 0.01)
+
+    seen: list[tuple[str, int]] = []
+
+    async def consumer() -> None:
+        nonlocal checkpoint
+        while True:
+            finished = done.is_set()
+            batch = await store.read_all(checkpoint, limit=50)
+            for tx, event in batch:
+                checkpoint = (tx, event.position)
+                if event.table_id in tables:
+                    seen.append((event.table_id, event.version))
+            if finished and len(batch) < 50:
+                return
+            await asyncio.sleep(0.001)
+
+    reader = asyncio.create_task(consumer())
+    await asyncio.gather(*(writer(t, i) for i, t in enumerate(tables)))
+    done.set()
+    await reader
+    assert sorted(seen) == sorted((t, v) for t in tables for v in range(1, per_table + 1))
+    for table_id in tables:
+        versions = [v for t, v in seen if t == table_id]
+        assert versions == sorted(versions), "a consumer saw a table's events out of order"
