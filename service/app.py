@@ -85,11 +85,32 @@ _HTTP_CODES = {
 }
 
 
+# Body validation names the offending field; table settings get their own codes.
+_FIELD_CODES = {
+    "options": "invalid-options",
+    "seats": "invalid-options",
+    "first_dealer": "invalid-options",
+    "deals": "invalid-deck",
+}
+
+
+def _validation_code(errors: list[dict[str, Any]]) -> str | None:
+    for error in errors:
+        key = str(error.get("key", ""))
+        message = str(error.get("message", ""))
+        for field, code in _FIELD_CODES.items():
+            if key.split(".")[0].split("[")[0] == field or f"`$.{field}" in message:
+                return code
+    return None
+
+
 def on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     errors = None
+    code = None
     if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
         errors = [e for e in exc.extra if isinstance(e, dict)]
-    code = _HTTP_CODES.get(exc.status_code)
+        code = _validation_code(errors)
+    code = code or _HTTP_CODES.get(exc.status_code)
     if code is None:
         code = "internal-error" if exc.status_code >= 500 else "malformed-request"
     detail = exc.detail if not isinstance(exc, NotFoundException) else "no such route"

@@ -85,6 +85,19 @@ def migrate_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def openapi_command(args: argparse.Namespace) -> int:
+    from service.openapi import render_spec
+
+    text = render_spec()
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text)
+        print(f"wrote {args.output}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="cardroom", description=__doc__)
     commands = root.add_subparsers(dest="command", required=True)
@@ -97,6 +110,10 @@ def parser() -> argparse.ArgumentParser:
 
     migrate_cmd = commands.add_parser("migrate", help="apply pending database migrations")
     migrate_cmd.set_defaults(run=migrate_command)
+
+    openapi_cmd = commands.add_parser("openapi", help="write the OpenAPI document")
+    openapi_cmd.add_argument("--output", default="api_spec/openapi.json", help="a path, or -")
+    openapi_cmd.set_defaults(run=openapi_command)
     return root
 
 

@@ -7,43 +7,93 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
 
-from domain.cards import Card
 from domain.commands import PlayerCommand
 from domain.events import Event
-from domain.protocol import View
+from domain.protocol import Game, View
 from domain.registry import GAMES
 from service.codec import event_classes
 
-# The unions grow with the registry; type checkers see their common base instead.
-if TYPE_CHECKING:
-    GameId = str
-    TableView = View
-    AnyEvent = Event
-else:
-    GameId = Literal[tuple(GAMES)]
-    TableView = Union[tuple(game.view_type for game in GAMES.values())]  # noqa: UP007
-    AnyEvent = Union[event_classes()]  # noqa: UP007
 Command = PlayerCommand
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"^\S(.*\S)?$")]
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=6)]
 
 
-class Deck(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A full pack, top card first, for one deal."""
-
-    deck: Annotated[list[Card], msgspec.Meta(min_length=1, max_length=60)]
+Tournament = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 
 
-class CreateTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A new table. ``first_dealer`` and ``deals`` are for the operator only."""
+def _title(game: Game[Any]) -> str:
+    return "".join(part.capitalize() for part in game.id.split("-"))
 
-    game: GameId
-    seats: Annotated[int, msgspec.Meta(ge=2, le=7)]
-    options: dict[str, Any] = msgspec.field(default_factory=dict)
-    tournament: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] | None = None
-    first_dealer: SeatNumber | None = None
-    deals: Annotated[list[Deck], msgspec.Meta(max_length=500)] | None = None
+
+def _deck_type(game: Game[Any]) -> type[msgspec.Struct]:
+    """A full pack of ``game``, top card first; any order of exactly its cards."""
+    pack = game.pack
+    unique = len(set(pack)) == len(pack)
+    card = Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(set(pack))})]
+    deck = Annotated[
+        list[card],
+        msgspec.Meta(
+            min_length=len(pack),
+            max_length=len(pack),
+            extra_json_schema={"uniqueItems": True} if unique else None,
+            description=f"The {len(pack)} cards of the {game.id} pack, top card first.",
+        ),
+    ]
+    return msgspec.defstruct(
+        f"{_title(game)}Deck",
+        [("deck", deck)],
+        frozen=True,
+        forbid_unknown_fields=True,
+        module=__name__,
+    )
+
+
+def _create_type(game: Game[Any]) -> type[msgspec.Struct]:
+    """The body that creates a ``game`` table: its seat range and its own options."""
+    seats = Annotated[int, msgspec.Meta(ge=game.min_seats, le=game.max_seats)]
+    dealer = Annotated[int, msgspec.Meta(ge=0, le=game.max_seats - 1)]
+    deck_type: Any = _deck_type(game)
+    deals = Annotated[list[deck_type], msgspec.Meta(max_length=500)]
+    return msgspec.defstruct(
+        f"Create{_title(game)}",
+        [
+            ("seats", seats),
+            ("options", game.options_type, msgspec.field(default_factory=game.options_type)),
+            ("tournament", Tournament | None, None),
+            ("first_dealer", dealer | None, None),
+            ("deals", deals | None, None),
+        ],
+        tag_field="game",
+        tag=game.id,
+        frozen=True,
+        forbid_unknown_fields=True,
+        module=__name__,
+    )
+
+
+CREATE_TYPES = {game_id: _create_type(game) for game_id, game in GAMES.items()}
+
+
+class CreateTableBase(msgspec.Struct, frozen=True):
+    """What every create body has; the per-game types add their seats and options."""
+
+    seats: int
+    options: msgspec.Struct
+    tournament: str | None
+    first_dealer: int | None
+    deals: list[Any] | None
+
+
+# The unions grow with the registry; type checkers see their common base instead.
+if TYPE_CHECKING:
+    CreateTable = CreateTableBase
+    TableView = View
+    AnyEvent = Event
+else:
+    CreateTable = Union[tuple(CREATE_TYPES.values())]  # noqa: UP007
+    TableView = Union[tuple(game.view_type for game in GAMES.values())]  # noqa: UP007
+    AnyEvent = Union[event_classes()]  # noqa: UP007
 
 
 class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

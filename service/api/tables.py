@@ -98,6 +98,12 @@ def _view_response(view: Any, audience: Audience, status: int = 200) -> Response
     return Response(_encoder.encode(view), status_code=status, media_type=_JSON, headers=headers)
 
 
+def game_of(body: CreateTable) -> str:
+    info = msgspec.inspect.type_info(type(body))
+    assert isinstance(info, msgspec.inspect.StructType)
+    return str(info.tag)
+
+
 class TableController(Controller):
     path = "/tables"
     tags = ["tables"]  # noqa: RUF012  (Litestar declares it as an instance attribute)
@@ -125,9 +131,9 @@ class TableController(Controller):
             raise ApiProblem("operator-only", "first_dealer and deals are for the operator")
         created = tables.create(
             new_table_id(),
-            data.game,
+            game_of(data),
             data.seats,
-            data.options,
+            msgspec.to_builtins(data.options),
             first_dealer=data.first_dealer,
             decks=[d.deck for d in data.deals] if data.deals else None,
             tournament=data.tournament,

@@ -242,7 +242,7 @@ async def count_tables(database_url: str) -> int:
         ({"game": "forty-five", "seats": 3}, {}, 400, "invalid-options"),
         ({"game": "forty-five", "seats": 4, "options": {"target": 60}}, {}, 400, "invalid-options"),
         ({"game": "forty-five", "seats": 4, "first_dealer": 1}, {}, 403, "operator-only"),
-        ({"game": "forty-five", "seats": 4, "first_dealer": 9}, OPERATOR, 400, "malformed-request"),
+        ({"game": "forty-five", "seats": 4, "first_dealer": 9}, OPERATOR, 400, "invalid-options"),
         ({"game": "forty-five", "seats": 4, "first_dealer": 5}, OPERATOR, 400, "invalid-options"),
         (
             {"game": "forty-five", "seats": 4, "deals": [{"deck": ["AS"] * 52}]},

@@ -1,0 +1,83 @@
+"""Real Postgres and Redis for the tests, made on first use and cleaned up at the end.
+
+The servers come from CARDROOM_TEST_DATABASE_URL / CARDROOM_TEST_REDIS_URL, else the
+local ones on 127.0.0.1; when those do not answer, embedded real servers are started
+(as `cardroom serve` does), so the suite runs on a bare machine too. Each session gets
+its own database, so parallel runs never meet.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+from functools import cache
+
+import psycopg
+
+from service.embedded import Embedded
+from service.migrate import migrate
+
+_embedded: Embedded | None = None
+_created: list[tuple[str, str]] = []  # (admin url, database name)
+
+
+def _answers(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def _embedded_servers() -> Embedded:
+    global _embedded
+    if _embedded is None:
+        _embedded = Embedded(os.environ.get("CARDROOM_TEST_DATA_DIR", ".cardroom/test"))
+    return _embedded
+
+
+@cache
+def admin_database_url() -> str:
+    configured = os.environ.get("CARDROOM_TEST_DATABASE_URL")
+    if configured:
+        return configured
+    if _answers("127.0.0.1", 5432):
+        return "postgresql://postgres@127.0.0.1:5432/postgres"
+    return _embedded_servers().start_postgres()
+
+
+@cache
+def redis_url() -> str:
+    configured = os.environ.get("CARDROOM_TEST_REDIS_URL")
+    if configured:
+        return configured
+    if _answers("127.0.0.1", 6379):
+        return "redis://127.0.0.1:6379/0"
+    return _embedded_servers().start_redis()
+
+
+def fresh_database(label: str = "") -> str:
+    """A new, migrated database; dropped by :func:`cleanup`."""
+    admin = admin_database_url()
+    name = f"cardroom_test_{label}{os.getpid()}_{secrets.token_hex(3)}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    _created.append((admin, name))
+    url = psycopg.conninfo.make_conninfo(admin, dbname=name)
+    migrate(url)
+    return url
+
+
+@cache
+def session_database_url() -> str:
+    return fresh_database()
+
+
+def cleanup() -> None:
+    for admin, name in _created:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    _created.clear()
+    if _embedded is not None:
+        _embedded.stop()
