@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast, get_type_hints
 
 import msgspec
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
@@ -95,12 +95,40 @@ class TaggedUnionSchemaPlugin(OpenAPISchemaPlugin):
         return Schema(one_of=[union, Schema(type=OpenAPIType.NULL)]) if nullable else union
 
 
+def _holds_struct(kind: msgspec.inspect.Type) -> bool:
+    if isinstance(kind, msgspec.inspect.StructType):
+        return True
+    if isinstance(kind, msgspec.inspect.UnionType):
+        return any(_holds_struct(t) for t in kind.types)
+    if isinstance(kind, msgspec.inspect.ListType | msgspec.inspect.TupleType):
+        items = getattr(kind, "item_type", None)
+        return items is not None and _holds_struct(items)
+    if isinstance(kind, msgspec.inspect.DictType):
+        return _holds_struct(kind.value_type)
+    return False
+
+
 class StrictStructSchemaPlugin(StructSchemaPlugin):
-    """Structs that refuse unknown fields say so: ``additionalProperties: false``."""
+    """Struct schemas as precise as msgspec validates them.
+
+    Litestar drops constraints nested inside lists (a card's pattern in a list of cards,
+    ``uniqueItems``, enums) and never says ``additionalProperties: false``. Fields made
+    only of plain values take msgspec's own JSON Schema instead; structs that refuse
+    unknown fields say so.
+    """
 
     def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema:
         schema = super().to_openapi_schema(field_definition, schema_creator)
-        info = msgspec.inspect.type_info(field_definition.type_)
-        if isinstance(info, msgspec.inspect.StructType) and info.forbid_unknown_fields:
+        struct = field_definition.type_
+        info = msgspec.inspect.type_info(struct)
+        if not isinstance(info, msgspec.inspect.StructType):
+            return schema
+        if info.forbid_unknown_fields:
             schema.additional_properties = False
+        hints = get_type_hints(struct, include_extras=True)
+        properties = schema.properties or {}
+        for field in info.fields:
+            if field.encode_name in properties and not _holds_struct(field.type):
+                # A plain JSON Schema dict serialises as it is.
+                properties[field.encode_name] = cast(Schema, msgspec.json.schema(hints[field.name]))
         return schema
