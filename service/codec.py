@@ -18,9 +18,6 @@ def snapshot_decoder(game_id: str) -> msgspec.msgpack.Decoder[Table[Any]]:
     return msgspec.msgpack.Decoder(Table[state_type])
 
 
-snapshot_encoder = msgspec.msgpack.Encoder()
-
-
 def event_classes(game_id: str | None = None) -> tuple[type[Event], ...]:
     """The table's events plus one game's (or every game's), each class once."""
     games = [GAMES[game_id]] if game_id else list(GAMES.values())

@@ -19,6 +19,19 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     log_level: str = "info"
 
 
+# Every variable the service reads; deploy/ and the README are checked against it.
+VARIABLES = (
+    "CARDROOM_DATABASE_URL",
+    "CARDROOM_REDIS_URL",
+    "CARDROOM_OPERATOR_TOKEN",
+    "CARDROOM_REDIS_PREFIX",
+    "CARDROOM_DATA_DIR",
+    "CARDROOM_POOL_MIN",
+    "CARDROOM_POOL_MAX",
+    "CARDROOM_LOG_LEVEL",
+)
+
+
 def from_env(environ: dict[str, str] | None = None) -> Settings:
     env = os.environ if environ is None else environ
     return Settings(

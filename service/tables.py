@@ -23,7 +23,8 @@ from domain.events import Event, SeedRevealed, TableCreated
 from domain.protocol import SYSTEM, Audience, View
 from domain.shuffle import deck_commitment, seed_commitment, shuffle
 from domain.table import Table
-from service.codec import event_data, event_decoder, snapshot_decoder, snapshot_encoder
+from projections.table_state import project
+from service.codec import event_data, event_decoder, snapshot_decoder
 from service.problems import ApiProblem
 from service.store import (
     Commit,
@@ -249,17 +250,17 @@ class TableService:
         seat_token: tuple[bytes, int] | None = None,
         idempotency: IdempotencyRecord | None = None,
     ) -> None:
-        table = settled.table
+        row = project(settled.table)
         await self.store.commit(
             Commit(
-                table_id=table.id,
+                table_id=settled.table.id,
                 expected_version=loaded.table.version if expected is None else expected,
                 previous_hash=loaded.last_hash,
                 events=settled.events,
-                game=table.game,
-                status=table.status,
-                tournament=table.tournament,
-                state=snapshot_encoder.encode(table),
+                game=row.game,
+                status=row.status,
+                tournament=row.tournament,
+                state=row.state,
                 seeds=settled.seeds,
                 seat_token=seat_token,
                 idempotency=idempotency,

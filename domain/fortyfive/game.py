@@ -39,7 +39,16 @@ from domain.events import (
 from domain.fortyfive import rules
 from domain.fortyfive.decide import can_hold, decide, minimum_bid
 from domain.fortyfive.evolve import evolve
-from domain.fortyfive.state import SEATS, SIDES, Call, Options, Phase, PlayedCard, State, side_of
+from domain.fortyfive.state import (
+    SEATS,
+    SIDES,
+    Call,
+    FortyFiveOptions,
+    Phase,
+    PlayedCard,
+    State,
+    side_of,
+)
 from domain.protocol import Actor, Audience, Chance, View, ViewHeader
 
 _ACTING_PHASES = (Phase.AUCTION, Phase.TRUMP, Phase.EXCHANGE, Phase.PLAY)
@@ -73,7 +82,7 @@ class FortyFive:
     min_seats: ClassVar[int] = SEATS
     max_seats: ClassVar[int] = SEATS
     pack: ClassVar[tuple[str, ...]] = standard_pack()
-    options_type: ClassVar[type[msgspec.Struct]] = Options
+    options_type: ClassVar[type[msgspec.Struct]] = FortyFiveOptions
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = FortyFiveView
     event_types: ClassVar[tuple[type[Event], ...]] = (

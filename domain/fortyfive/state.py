@@ -18,7 +18,7 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
-class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class FortyFiveOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Auction Forty-Five has no table options: Barker's rules are fixed (RULES 1)."""
 
 

@@ -11,8 +11,8 @@ import random
 
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.generation.modes import GenerationMode
 from litestar.testing import TestClient
+from schemathesis.generation.modes import GenerationMode
 
 from domain.registry import GAMES
 from service.app import create_app

@@ -1,0 +1,1 @@
+"""Read models: pure folds over events, and (later) the projection runner (DESIGN 8)."""

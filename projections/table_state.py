@@ -1,0 +1,34 @@
+"""The inline ``table_state`` projection: the row written in each command's transaction.
+
+The command handler loads this snapshot instead of replaying the stream; the listing
+columns (game, status, tournament) are what ``GET /tables`` filters on. Rebuilding it is
+a fold of the table's events (:func:`domain.table.fold`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.table import Table
+
+_encoder = msgspec.msgpack.Encoder()
+
+
+class TableRow(msgspec.Struct, frozen=True):
+    game: str
+    status: str
+    tournament: str | None
+    version: int
+    state: bytes
+
+
+def project(table: Table[Any]) -> TableRow:
+    return TableRow(
+        game=table.game,
+        status=table.status,
+        tournament=table.tournament,
+        version=table.version,
+        state=_encoder.encode(table),
+    )
