@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -33,14 +34,17 @@ from domain.errors import RuleError
 from service import metrics
 from service.api.auth import Authenticator, Caller
 from service.api.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
+from service.api.live import stream_table
 from service.api.ops import healthz, readyz
 from service.api.ops import metrics as metrics_endpoint
 from service.api.tables import TableController
 from service.migrate import migrate
 from service.problems import PROBLEM_JSON, ApiProblem, problem
+from service.relay import Relay
 from service.settings import Settings
 from service.store import EventStore
 from service.tables import TableService, rule_error_context
+from service.watch import TableWatcher
 
 API_VERSION = "1.0.0"
 log = logging.getLogger("cardroom")
@@ -185,6 +189,16 @@ def provide_redis(state: State) -> Redis:
     return redis
 
 
+def provide_watcher(state: State) -> TableWatcher:
+    watcher: TableWatcher = state.watcher
+    return watcher
+
+
+def provide_settings(state: State) -> Settings:
+    settings: Settings = state.settings
+    return settings
+
+
 def create_app(settings: Settings) -> Litestar:
     """The app for ``settings``; the database URL must be set (the CLI embeds one if not)."""
     assert settings.database_url, "the CLI starts an embedded Postgres when none is configured"
@@ -203,28 +217,44 @@ def create_app(settings: Settings) -> Litestar:
         await pool.open()
         redis = Redis.from_url(settings.redis_url or "redis://127.0.0.1:6379/0")
         store = EventStore(pool)
+        watcher = TableWatcher(database_url)
+        await watcher.start()
         app.state.update(
             pool=pool,
             redis=redis,
             store=store,
+            watcher=watcher,
+            settings=settings,
             service=TableService(store),
             auth=Authenticator(store, settings.operator_token),
         )
+        stop = asyncio.Event()
+        relay_task = None
+        if settings.relay:
+            relay = Relay(store, redis, settings.redis_prefix, database_url, watcher)
+            app.state.relay = relay
+            relay_task = asyncio.create_task(relay.run(stop), name="cardroom-relay")
         try:
             yield
         finally:
+            stop.set()
+            if relay_task is not None:
+                await relay_task
+            await watcher.stop()
             await redis.aclose()
             await pool.close()
 
     prometheus = PrometheusConfig(app_name="cardroom", prefix="cardroom", group_path=True)
     app = Litestar(
-        route_handlers=[TableController, healthz, readyz, metrics_endpoint],
+        route_handlers=[TableController, stream_table, healthz, readyz, metrics_endpoint],
         lifespan=[lifespan],
         dependencies={
             "caller": Provide(provide_caller),
             "service": Provide(provide_service, sync_to_thread=False),
             "pool": Provide(provide_pool, sync_to_thread=False),
             "redis": Provide(provide_redis, sync_to_thread=False),
+            "watcher": Provide(provide_watcher, sync_to_thread=False),
+            "settings": Provide(provide_settings, sync_to_thread=False),
         },
         exception_handlers={
             ApiProblem: on_api_problem,

@@ -85,6 +85,22 @@ def migrate_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def relay_command(args: argparse.Namespace) -> int:
+    """Run only the relay (one leads at a time; extra ones stand by)."""
+    import asyncio
+
+    from service.relay import run_standalone
+
+    settings = from_env()
+    if not settings.database_url or not settings.redis_url:
+        print("the relay needs CARDROOM_DATABASE_URL and CARDROOM_REDIS_URL", file=sys.stderr)
+        return 2
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_on_signal)
+    asyncio.run(run_standalone(settings))
+    return 0
+
+
 def openapi_command(args: argparse.Namespace) -> int:
     from service.openapi import render_spec
 
@@ -110,6 +126,9 @@ def parser() -> argparse.ArgumentParser:
 
     migrate_cmd = commands.add_parser("migrate", help="apply pending database migrations")
     migrate_cmd.set_defaults(run=migrate_command)
+
+    relay_cmd = commands.add_parser("relay", help="publish committed events to Redis")
+    relay_cmd.set_defaults(run=relay_command)
 
     openapi_cmd = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi_cmd.add_argument("--output", default="api_spec/openapi.json", help="a path, or -")

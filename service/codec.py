@@ -28,7 +28,8 @@ def event_classes(game_id: str | None = None) -> tuple[type[Event], ...]:
 
 
 @cache
-def event_decoder(game_id: str) -> msgspec.json.Decoder[Event]:
+def event_decoder(game_id: str | None = None) -> msgspec.json.Decoder[Event]:
+    """Events of one game's tables; with no game, of any table (tags are unique)."""
     union: Any = Union[event_classes(game_id)]  # noqa: UP007
     return msgspec.json.Decoder(union)
 

@@ -17,6 +17,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     pool_min: int = 2
     pool_max: int = 10
     log_level: str = "info"
+    relay: bool = True
 
 
 # Every variable the service reads; deploy/ and the README are checked against it.
@@ -29,6 +30,7 @@ VARIABLES = (
     "CARDROOM_POOL_MIN",
     "CARDROOM_POOL_MAX",
     "CARDROOM_LOG_LEVEL",
+    "CARDROOM_RELAY",
 )
 
 
@@ -45,4 +47,5 @@ def from_env(environ: dict[str, str] | None = None) -> Settings:
         pool_min=int(env.get("CARDROOM_POOL_MIN", "2")),
         pool_max=int(env.get("CARDROOM_POOL_MAX", "10")),
         log_level=env.get("CARDROOM_LOG_LEVEL", "info"),
+        relay=env.get("CARDROOM_RELAY", "1") not in ("0", "false", "no"),
     )

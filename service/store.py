@@ -31,6 +31,8 @@ from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
 GENESIS = bytes(32)
+CHANNEL = "cardroom_events"
+Checkpoint = tuple[int, int]  # (tx, position) of the last event a consumer processed
 _json = msgspec.json.Encoder(order="sorted")
 
 
@@ -199,6 +201,10 @@ class EventStore:
                     await conn.execute(_UPDATE_TABLE, params)
                 await conn.execute(_INSERT_EVENTS, params)
                 await self._extras(conn, commit)
+                # Delivered on commit only: wakes the relay and long-polls at once.
+                await conn.execute(
+                    "SELECT pg_notify(%s, %s)", (CHANNEL, f"{commit.table_id}:{new_version}")
+                )
         except psycopg.errors.UniqueViolation as exc:
             raise VersionConflict(commit.table_id) from exc
         return at
@@ -267,8 +273,37 @@ class EventStore:
             )
             return [_stored(row) for row in await cur.fetchall()]
 
+    async def checkpoint(self, name: str) -> Checkpoint:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT tx, position FROM consumer_checkpoints WHERE name = %s", (name,)
+            )
+            row = await cur.fetchone()
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
+
+    async def save_checkpoint(
+        self, name: str, checkpoint: Checkpoint, conn: psycopg.AsyncConnection[Any] | None = None
+    ) -> None:
+        sql = (
+            "INSERT INTO consumer_checkpoints (name, tx, position, updated_at)"
+            " VALUES (%s, %s, %s, now()) ON CONFLICT (name) DO UPDATE"
+            " SET tx = excluded.tx, position = excluded.position, updated_at = now()"
+        )
+        if conn is not None:
+            await conn.execute(sql, (name, *checkpoint))
+            return
+        async with self.pool.connection() as own:
+            await own.execute(sql, (name, *checkpoint))
+
+    async def games_of(self, table_ids: Sequence[str]) -> dict[str, str]:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT id::text, game FROM tables WHERE id = ANY(%s::uuid[])", (list(table_ids),)
+            )
+            return {row[0]: row[1] for row in await cur.fetchall()}
+
     async def read_all(
-        self, after: tuple[int, int] = (0, 0), limit: int = 1000
+        self, after: Checkpoint = (0, 0), limit: int = 1000
     ) -> list[tuple[int, StoredEvent]]:
         """Events of every table in global order after checkpoint ``(tx, position)``.
 

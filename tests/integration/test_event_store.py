@@ -24,6 +24,13 @@ from service.store import (
     chain,
     new_table_id,
 )
+from tests.support import services
+
+
+@pytest.fixture(scope="module")
+def database_url() -> str:
+    """Its own database: these tests write raw rows no relay or projection could read."""
+    return services.fresh_database("store_")
 
 
 @pytest.fixture(scope="module")

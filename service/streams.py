@@ -1,0 +1,36 @@
+"""The Redis Streams contract for third parties (documented in api_spec/asyncapi.yaml).
+
+- ``{prefix}:table:{table_id}`` — one entry per event of that table, with the entry id
+  ``{version}-0``, so a reader resumes from a version (``XREAD ... {version}-0``) and a
+  republished event is refused by Redis instead of duplicated. Trimmed to about
+  ``TABLE_STREAM_LENGTH`` entries.
+- ``{prefix}:events`` — every table's events in the store's global order, auto ids,
+  trimmed to about ``GLOBAL_STREAM_LENGTH``; delivery is at least once: dedupe by
+  (``table``, ``version``).
+
+Every entry has the fields ``table``, ``version``, ``position``, ``type`` and ``data``
+(the JSON event record as ``GET /tables/{id}/events`` shows it to a spectator). Only the
+public form of an event is ever published.
+"""
+
+from __future__ import annotations
+
+TABLE_STREAM_LENGTH = 1_000
+GLOBAL_STREAM_LENGTH = 100_000
+
+
+def table_stream(prefix: str, table_id: str) -> str:
+    return f"{prefix}:table:{table_id}"
+
+
+def global_stream(prefix: str) -> str:
+    return f"{prefix}:events"
+
+
+def entry_id(version: int) -> str:
+    return f"{version}-0"
+
+
+def version_of(entry: bytes | str) -> int:
+    text = entry.decode() if isinstance(entry, bytes) else entry
+    return int(text.split("-", 1)[0])

@@ -1,0 +1,268 @@
+"""The relay to Redis Streams and its faults, against real Postgres and Redis (DESIGN 7)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import msgspec
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+from redis.asyncio import Redis
+
+from service.app import create_app
+from service.relay import Relay
+from service.settings import Settings
+from service.store import EventStore
+from service.streams import global_stream, table_stream, version_of
+from tests.api.test_forty_five_api import operator_events
+from tests.conftest import make_settings
+from tests.support import services
+from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
+from tests.support.invariants import assert_only_known, cards_in
+from tests.support.knowledge import Knowledge
+from tests.support.playout import choose, pick_index
+from tests.support.redis_server import RedisServer
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def relay_settings(redis_server: RedisServer) -> Settings:
+    settings = make_settings(services.fresh_database("relay_"))
+    return msgspec.structs.replace(settings, redis_url=redis_server.url)
+
+
+@pytest.fixture(scope="module")
+async def relay_client(relay_settings: Settings) -> AsyncIterator[AsyncTestClient[Litestar]]:
+    async with AsyncTestClient(create_app(relay_settings)) as client:
+        yield client
+
+
+@pytest.fixture
+async def redis(redis_server: RedisServer) -> AsyncIterator[Redis]:
+    client = Redis.from_url(redis_server.url)
+    yield client
+    await client.aclose()
+
+
+async def play(client: Any, table_id: str, tokens: list[str], steps: int, seed: int) -> None:
+    """``steps`` random legal commands (fewer if the game ends)."""
+    rng = random.Random(seed)
+    view = ok(await client.get(f"/tables/{table_id}"))
+    for _ in range(steps):
+        if view["status"] == "finished":
+            return
+        seat = view["to_act"][0]
+        mine = ok(await client.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
+        actions = mine["legal_actions"]
+        command = choose(actions[pick_index(actions, rng)], rng)
+        answer = await client.post(
+            f"/tables/{table_id}/actions", json=command, headers=bearer(tokens[seat])
+        )
+        view = ok(answer)["table"]
+
+
+async def versions_of(client: Any, table_id: str) -> int:
+    return int(ok(await client.get(f"/tables/{table_id}", headers=OPERATOR))["version"])
+
+
+async def wait_until(check: Any, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not await check():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def table_stream_versions(redis: Redis, prefix: str, table_id: str) -> list[int]:
+    entries = await redis.xrange(table_stream(prefix, table_id))
+    return [version_of(entry) for entry, _ in entries]
+
+
+async def test_concurrent_writers_reach_the_global_stream_without_gaps_or_reordering(
+    relay_client: Any, relay_settings: Settings, redis: Redis
+) -> None:
+    tables = []
+    for _ in range(10):
+        created = await new_table(relay_client)
+        tables.append((created["id"], await seat_all(relay_client, created["id"], 4)))
+    await asyncio.gather(
+        *(play(relay_client, t, tokens, 40, seed) for seed, (t, tokens) in enumerate(tables))
+    )
+    expected = {t: await versions_of(relay_client, t) for t, _ in tables}
+    seen: dict[str, list[int]] = defaultdict(list)
+    last_id = "0-0"
+
+    async def consumed_everything() -> bool:
+        nonlocal last_id
+        found = await redis.xread({global_stream(relay_settings.redis_prefix): last_id}, count=500)
+        for _, entries in found:
+            for entry_id, fields in entries:
+                last_id = entry_id
+                seen[fields[b"table"].decode()].append(int(fields[b"version"]))
+        return all(len(set(seen[t])) >= v for t, v in expected.items())
+
+    await wait_until(consumed_everything)
+    for table_id, count in expected.items():
+        distinct = list(dict.fromkeys(seen[table_id]))  # duplicates allowed, in first order
+        assert distinct == list(range(1, count + 1)), f"gap or reordering in {table_id}"
+        per_table = await table_stream_versions(redis, relay_settings.redis_prefix, table_id)
+        assert per_table == list(range(1, count + 1))
+
+
+async def test_nothing_hidden_is_ever_published(
+    relay_client: Any, relay_settings: Settings, redis: Redis
+) -> None:
+    """Every card in every published entry was public at the version it was published."""
+    created = await new_table(relay_client)
+    tokens = await seat_all(relay_client, created["id"], 4)
+    await play(relay_client, created["id"], tokens, 400, seed=99)
+    count = await versions_of(relay_client, created["id"])
+    prefix = relay_settings.redis_prefix
+
+    async def published() -> bool:
+        return len(await table_stream_versions(redis, prefix, created["id"])) == count
+
+    await wait_until(published)
+    knowledge = Knowledge(["spectator"])
+    known_at = {}
+    for version, event in enumerate(await operator_events(relay_client, created["id"]), 1):
+        public_now = knowledge.learn(event)
+        known_at[version] = knowledge.known["spectator"] + public_now
+    everything = await redis.xrange(global_stream(prefix))
+    everything += await redis.xrange(table_stream(prefix, created["id"]))
+    checked = 0
+    for _, fields in everything:
+        if fields[b"table"].decode() != created["id"]:
+            continue
+        record = msgspec.json.decode(fields[b"data"])
+        assert_only_known(cards_in(record), known_at[record["version"]], f"published {record}")
+        if record["event"]["type"] == "seed_revealed":
+            assert record["event"]["seed"] is None
+        checked += 1
+    assert checked >= 2 * count
+
+
+async def test_commands_succeed_with_redis_down_and_the_relay_catches_up(
+    relay_client: Any, relay_settings: Settings, redis_server: RedisServer, redis: Redis
+) -> None:
+    created = await new_table(relay_client)
+    tokens = await seat_all(relay_client, created["id"], 4)
+    redis_server.stop()
+    try:
+        await play(relay_client, created["id"], tokens, 15, seed=3)
+    finally:
+        redis_server.start()  # an empty Redis: the relay republishes from its checkpoint
+    count = await versions_of(relay_client, created["id"])
+    assert count > 15
+    prefix = relay_settings.redis_prefix
+
+    async def caught_up() -> bool:
+        versions = await table_stream_versions(redis, prefix, created["id"])
+        return bool(versions) and versions[-1] == count
+
+    await wait_until(caught_up)
+    versions = await table_stream_versions(redis, prefix, created["id"])
+    assert versions == list(range(versions[0], count + 1)), "a gap after Redis came back"
+
+
+async def test_only_one_relay_leads_and_another_takes_over(redis_server: RedisServer) -> None:
+    """Leader election through a Postgres advisory lock (its own database: no app relay)."""
+    from psycopg_pool import AsyncConnectionPool
+
+    database_url = services.fresh_database("leader_")
+    async with AsyncConnectionPool(database_url, kwargs={"autocommit": True}) as pool:
+        client = Redis.from_url(redis_server.url)
+        relays = [Relay(EventStore(pool), client, "leader", database_url) for _ in range(3)]
+        stops = [asyncio.Event() for _ in relays]
+        tasks = [asyncio.create_task(r.run(s)) for r, s in zip(relays, stops, strict=True)]
+
+        def leaders() -> list[int]:
+            return [i for i, r in enumerate(relays) if r.leading.is_set()]
+
+        async def one_leads() -> bool:
+            return len(leaders()) == 1
+
+        await wait_until(one_leads, timeout=10)
+        await asyncio.sleep(0.5)
+        assert len(leaders()) == 1
+        first = leaders()[0]
+        stops[first].set()
+        await tasks[first]
+        await wait_until(one_leads, timeout=10)  # a standby takes over
+        assert leaders()[0] != first
+        for stop in stops:
+            stop.set()
+        await asyncio.gather(*tasks)
+        await client.aclose()
+
+
+async def test_a_killed_relay_republishes_from_its_checkpoint_without_gaps(
+    redis_server: RedisServer,
+) -> None:
+    """SIGKILL a standalone relay mid-backlog: after a restart every version is there."""
+    settings = msgspec.structs.replace(
+        make_settings(services.fresh_database("kill_")), redis_url=redis_server.url, relay=False
+    )
+    async with AsyncTestClient(create_app(settings)) as client:
+        tables = []
+        for _ in range(4):
+            created = await new_table(client)
+            tables.append((created["id"], await seat_all(client, created["id"], 4)))
+        await asyncio.gather(*(play(client, t, tok, 300, i) for i, (t, tok) in enumerate(tables)))
+        expected = {t: await versions_of(client, t) for t, _ in tables}
+    total = sum(expected.values())
+    env = {
+        **os.environ,
+        "CARDROOM_DATABASE_URL": settings.database_url or "",
+        "CARDROOM_REDIS_URL": redis_server.url,
+        "CARDROOM_REDIS_PREFIX": settings.redis_prefix,
+        "CARDROOM_OPERATOR_TOKEN": "x",
+    }
+    redis = Redis.from_url(redis_server.url)
+    stream = global_stream(settings.redis_prefix)
+    relay = subprocess.Popen([sys.executable, "-m", "service.cli", "relay"], env=env)
+    try:
+        while await redis.xlen(stream) < total // 4:  # part of the backlog is out
+            assert relay.poll() is None
+            await asyncio.sleep(0.005)
+        relay.send_signal(signal.SIGKILL)
+        relay.wait()
+        assert await redis.xlen(stream) < total, "killed too late to test a partial relay"
+        relay = subprocess.Popen([sys.executable, "-m", "service.cli", "relay"], env=env)
+
+        async def complete() -> bool:
+            for table_id, count in expected.items():
+                versions = await table_stream_versions(redis, settings.redis_prefix, table_id)
+                if len(versions) < count:
+                    return False
+            return True
+
+        await wait_until(complete, timeout=60)
+    finally:
+        relay.terminate()
+        relay.wait()
+    for table_id, count in expected.items():
+        assert await table_stream_versions(redis, settings.redis_prefix, table_id) == list(
+            range(1, count + 1)
+        )
+    everything = Counter(
+        (f[b"table"].decode(), int(f[b"version"])) for _, f in await redis.xrange(stream)
+    )
+    assert set(everything) == {(t, v) for t, c in expected.items() for v in range(1, c + 1)}
+    await redis.aclose()
