@@ -102,15 +102,17 @@ def relay_command(args: argparse.Namespace) -> int:
 
 
 def openapi_command(args: argparse.Namespace) -> int:
+    """Write the OpenAPI and AsyncAPI documents (or one of them to stdout)."""
+    from service.asyncapi import render as render_asyncapi
     from service.openapi import render_spec
 
-    text = render_spec()
     if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.output, "w", encoding="utf-8") as out:
+        sys.stdout.write(render_spec())
+        return 0
+    for path, text in ((args.output, render_spec()), (args.asyncapi, render_asyncapi())):
+        with open(path, "w", encoding="utf-8") as out:
             out.write(text)
-        print(f"wrote {args.output}")
+        print(f"wrote {path}")
     return 0
 
 
@@ -130,8 +132,9 @@ def parser() -> argparse.ArgumentParser:
     relay_cmd = commands.add_parser("relay", help="publish committed events to Redis")
     relay_cmd.set_defaults(run=relay_command)
 
-    openapi_cmd = commands.add_parser("openapi", help="write the OpenAPI document")
+    openapi_cmd = commands.add_parser("openapi", help="write the OpenAPI and AsyncAPI documents")
     openapi_cmd.add_argument("--output", default="api_spec/openapi.json", help="a path, or -")
+    openapi_cmd.add_argument("--asyncapi", default="api_spec/asyncapi.json")
     openapi_cmd.set_defaults(run=openapi_command)
     return root
 

@@ -24,6 +24,7 @@ from service.relay import Relay
 from service.settings import Settings
 from service.store import EventStore
 from service.streams import global_stream, table_stream, version_of
+from tests.api.test_asyncapi import entry_validator
 from tests.api.test_forty_five_api import operator_events
 from tests.conftest import make_settings
 from tests.support import services
@@ -125,7 +126,7 @@ async def test_concurrent_writers_reach_the_global_stream_without_gaps_or_reorde
         assert per_table == list(range(1, count + 1))
 
 
-async def test_nothing_hidden_is_ever_published(
+async def test_nothing_hidden_is_ever_published_and_entries_match_the_asyncapi(
     relay_client: Any, relay_settings: Settings, redis: Redis
 ) -> None:
     """Every card in every published entry was public at the version it was published."""
@@ -146,11 +147,14 @@ async def test_nothing_hidden_is_ever_published(
         known_at[version] = knowledge.known["spectator"] + public_now
     everything = await redis.xrange(global_stream(prefix))
     everything += await redis.xrange(table_stream(prefix, created["id"]))
+    entry_schema, record_schema = entry_validator()
     checked = 0
     for _, fields in everything:
         if fields[b"table"].decode() != created["id"]:
             continue
+        entry_schema.validate({k.decode(): v.decode() for k, v in fields.items()})
         record = msgspec.json.decode(fields[b"data"])
+        record_schema.validate(record)
         assert_only_known(cards_in(record), known_at[record["version"]], f"published {record}")
         if record["event"]["type"] == "seed_revealed":
             assert record["event"]["seed"] is None
