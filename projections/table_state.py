@@ -21,6 +21,7 @@ class TableRow(msgspec.Struct, frozen=True):
     status: str
     tournament: str | None
     version: int
+    players: list[str]
     state: bytes
 
 
@@ -30,5 +31,6 @@ def project(table: Table[Any]) -> TableRow:
         status=table.status,
         tournament=table.tournament,
         version=table.version,
+        players=[name for name in table.names if name is not None],
         state=_encoder.encode(table),
     )

@@ -38,8 +38,11 @@ from service.api.live import stream_table
 from service.api.ops import healthz, readyz
 from service.api.ops import metrics as metrics_endpoint
 from service.api.tables import TableController
+from service.api.tournaments import TournamentController
 from service.migrate import migrate
 from service.problems import PROBLEM_JSON, ApiProblem, problem
+from service.projector import Projector
+from service.read_side import ReadSide
 from service.relay import Relay
 from service.settings import Settings
 from service.store import EventStore
@@ -194,6 +197,11 @@ def provide_watcher(state: State) -> TableWatcher:
     return watcher
 
 
+def provide_read_side(state: State) -> ReadSide:
+    read_side: ReadSide = state.read_side
+    return read_side
+
+
 def provide_settings(state: State) -> Settings:
     settings: Settings = state.settings
     return settings
@@ -220,6 +228,7 @@ def create_app(settings: Settings) -> Litestar:
         watcher = TableWatcher(database_url)
         await watcher.start()
         app.state.update(
+            read_side=ReadSide(pool),
             pool=pool,
             redis=redis,
             store=store,
@@ -229,24 +238,34 @@ def create_app(settings: Settings) -> Litestar:
             auth=Authenticator(store, settings.operator_token),
         )
         stop = asyncio.Event()
-        relay_task = None
+        background = []
         if settings.relay:
             relay = Relay(store, redis, settings.redis_prefix, database_url, watcher)
-            app.state.relay = relay
-            relay_task = asyncio.create_task(relay.run(stop), name="cardroom-relay")
+            background.append(asyncio.create_task(relay.run(stop), name="cardroom-relay"))
+        if settings.projector:
+            projector = Projector(pool)
+            background.append(
+                asyncio.create_task(projector.run(stop, watcher), name="cardroom-projector")
+            )
         try:
             yield
         finally:
             stop.set()
-            if relay_task is not None:
-                await relay_task
+            await asyncio.gather(*background)
             await watcher.stop()
             await redis.aclose()
             await pool.close()
 
     prometheus = PrometheusConfig(app_name="cardroom", prefix="cardroom", group_path=True)
     app = Litestar(
-        route_handlers=[TableController, stream_table, healthz, readyz, metrics_endpoint],
+        route_handlers=[
+            TableController,
+            TournamentController,
+            stream_table,
+            healthz,
+            readyz,
+            metrics_endpoint,
+        ],
         lifespan=[lifespan],
         dependencies={
             "caller": Provide(provide_caller),
@@ -255,6 +274,7 @@ def create_app(settings: Settings) -> Litestar:
             "redis": Provide(provide_redis, sync_to_thread=False),
             "watcher": Provide(provide_watcher, sync_to_thread=False),
             "settings": Provide(provide_settings, sync_to_thread=False),
+            "read_side": Provide(provide_read_side, sync_to_thread=False),
         },
         exception_handlers={
             ApiProblem: on_api_problem,

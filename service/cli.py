@@ -9,6 +9,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from types import FrameType
+from typing import Any
 
 import msgspec
 
@@ -101,6 +102,71 @@ def relay_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _database_url() -> str:
+    settings = from_env()
+    if not settings.database_url:
+        raise SystemExit("CARDROOM_DATABASE_URL is not set")
+    return settings.database_url
+
+
+def project_command(args: argparse.Namespace) -> int:
+    """Run only the projector, keeping every async read model caught up."""
+    import asyncio
+
+    from psycopg_pool import AsyncConnectionPool
+
+    from service.projector import Projector
+
+    async def run() -> None:
+        async with AsyncConnectionPool(
+            _database_url(), min_size=1, max_size=2, kwargs={"autocommit": True}
+        ) as pool:
+            await Projector(pool).run(asyncio.Event())
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_on_signal)
+    asyncio.run(run())
+    return 0
+
+
+def rebuild_command(args: argparse.Namespace) -> int:
+    """Rebuild read models from position 0, with a progress bar; print events/second."""
+    import asyncio
+
+    from psycopg_pool import AsyncConnectionPool
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from service.projector import PROJECTIONS, Projector
+
+    names = [args.projection] if args.projection else list(PROJECTIONS)
+
+    async def run() -> None:
+        async with AsyncConnectionPool(
+            _database_url(), min_size=1, max_size=2, kwargs={"autocommit": True}
+        ) as pool:
+            projector = Projector(pool, batch=args.batch)
+            with Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+            ) as progress:
+                for name in names:
+                    task = progress.add_task(name, total=None)
+
+                    def advance(done: int, total: int, task: Any = task) -> None:
+                        progress.update(task, completed=done, total=total)
+
+                    events, seconds = await projector.rebuild(PROJECTIONS[name], advance)
+                    rate = events / seconds if seconds else 0.0
+                    progress.console.print(
+                        f"{name}: {events} events in {seconds:.2f}s ({rate:,.0f} events/s)"
+                    )
+
+    asyncio.run(run())
+    return 0
+
+
 def bench_command(args: argparse.Namespace) -> int:
     """Run a benchmark against a real server on a scratch database; print JSON."""
     import asyncio
@@ -163,6 +229,14 @@ def parser() -> argparse.ArgumentParser:
         "--redis-url", default=os.environ.get("CARDROOM_REDIS_URL", "redis://127.0.0.1:6379/0")
     )
     bench_cmd.set_defaults(run=bench_command)
+
+    project_cmd = commands.add_parser("project", help="keep the async read models caught up")
+    project_cmd.set_defaults(run=project_command)
+
+    rebuild_cmd = commands.add_parser("rebuild", help="rebuild read models from position 0")
+    rebuild_cmd.add_argument("projection", nargs="?", choices=["scoresheet", "standings"])
+    rebuild_cmd.add_argument("--batch", type=int, default=2000, help="events per transaction")
+    rebuild_cmd.set_defaults(run=rebuild_command)
 
     relay_cmd = commands.add_parser("relay", help="publish committed events to Redis")
     relay_cmd.set_defaults(run=relay_command)

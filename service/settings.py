@@ -18,6 +18,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     pool_max: int = 10
     log_level: str = "info"
     relay: bool = True
+    projector: bool = True
 
 
 # Every variable the service reads; deploy/ and the README are checked against it.
@@ -31,7 +32,12 @@ VARIABLES = (
     "CARDROOM_POOL_MAX",
     "CARDROOM_LOG_LEVEL",
     "CARDROOM_RELAY",
+    "CARDROOM_PROJECTOR",
 )
+
+
+def _flag(value: str) -> bool:
+    return value.strip().lower() not in ("0", "false", "no", "off")
 
 
 def from_env(environ: dict[str, str] | None = None) -> Settings:
@@ -47,5 +53,6 @@ def from_env(environ: dict[str, str] | None = None) -> Settings:
         pool_min=int(env.get("CARDROOM_POOL_MIN", "2")),
         pool_max=int(env.get("CARDROOM_POOL_MAX", "10")),
         log_level=env.get("CARDROOM_LOG_LEVEL", "info"),
-        relay=env.get("CARDROOM_RELAY", "1") not in ("0", "false", "no"),
+        relay=_flag(env.get("CARDROOM_RELAY", "1")),
+        projector=_flag(env.get("CARDROOM_PROJECTOR", "1")),
     )

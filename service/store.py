@@ -88,8 +88,9 @@ class Commit(msgspec.Struct, frozen=True, kw_only=True):
     status: str
     state: bytes
     tournament: str | None = None
+    players: Sequence[str] = ()
     seeds: Sequence[tuple[int, bytes | None]] = ()
-    seat_token: tuple[bytes, int] | None = None
+    seat_tokens: Sequence[tuple[bytes, int]] = ()
     at: datetime
     idempotency: IdempotencyRecord | None = None
 
@@ -128,15 +129,16 @@ _INSERT_EVENTS = (
     " FROM unnest(%(versions)s::int[], %(types)s::text[], %(datas)s::text[],"
     " %(actors)s::text[], %(commands)s::text[], %(hashes)s::bytea[]) AS x(v, t, d, a, c, h)"
 )
-_UPSERT_TABLE = (
-    "INSERT INTO tables (id, game, status, tournament, version, last_hash, state,"
+_INSERT_TABLE = (
+    "INSERT INTO tables (id, game, status, tournament, players, version, last_hash, state,"
     " created_at, updated_at)"
-    " VALUES (%(table)s, %(game)s, %(status)s, %(tournament)s, %(version)s, %(hash)s,"
-    " %(state)s, %(at)s, %(at)s)"
+    " VALUES (%(table)s, %(game)s, %(status)s, %(tournament)s, %(players)s, %(version)s,"
+    " %(hash)s, %(state)s, %(at)s, %(at)s)"
 )
 _UPDATE_TABLE = (
-    "UPDATE tables SET status = %(status)s, version = %(version)s, last_hash = %(hash)s,"
-    " state = %(state)s, updated_at = %(at)s WHERE id = %(table)s AND version = %(expected)s"
+    "UPDATE tables SET status = %(status)s, players = %(players)s, version = %(version)s,"
+    " last_hash = %(hash)s, state = %(state)s, updated_at = %(at)s"
+    " WHERE id = %(table)s AND version = %(expected)s"
 )
 
 
@@ -188,6 +190,7 @@ class EventStore:
             "game": commit.game,
             "status": commit.status,
             "tournament": commit.tournament,
+            "players": list(commit.players),
             "version": new_version,
             "expected": commit.expected_version,
             "hash": previous,
@@ -196,7 +199,7 @@ class EventStore:
         try:
             async with self.pool.connection() as conn, conn.transaction():
                 if commit.expected_version == 0:
-                    await conn.execute(_UPSERT_TABLE, params)
+                    await conn.execute(_INSERT_TABLE, params)
                 else:
                     await conn.execute(_UPDATE_TABLE, params)
                 await conn.execute(_INSERT_EVENTS, params)
@@ -215,11 +218,10 @@ class EventStore:
                 "INSERT INTO shuffle_secrets (table_id, shuffle, seed) VALUES (%s, %s, %s)",
                 [(commit.table_id, n, seed) for n, seed in commit.seeds],
             )
-        if commit.seat_token is not None:
-            digest, seat = commit.seat_token
-            await conn.execute(
+        if commit.seat_tokens:
+            await conn.cursor().executemany(
                 "INSERT INTO seat_tokens (token_hash, table_id, seat) VALUES (%s, %s, %s)",
-                (digest, commit.table_id, seat),
+                [(digest, commit.table_id, seat) for digest, seat in commit.seat_tokens],
             )
         if commit.idempotency is not None:
             r = commit.idempotency
@@ -273,12 +275,16 @@ class EventStore:
             )
             return [_stored(row) for row in await cur.fetchall()]
 
-    async def checkpoint(self, name: str) -> Checkpoint:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT tx, position FROM consumer_checkpoints WHERE name = %s", (name,)
-            )
-            row = await cur.fetchone()
+    async def checkpoint(
+        self, name: str, conn: psycopg.AsyncConnection[Any] | None = None
+    ) -> Checkpoint:
+        if conn is None:
+            async with self.pool.connection() as own:
+                return await self.checkpoint(name, own)
+        cur = await conn.execute(
+            "SELECT tx, position FROM consumer_checkpoints WHERE name = %s", (name,)
+        )
+        row = await cur.fetchone()
         return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
     async def save_checkpoint(
@@ -311,15 +317,22 @@ class EventStore:
         module docstring); each row comes with its ``tx`` for the next checkpoint.
         """
         async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT tx::text::bigint, table_id::text, version, position, recorded_at,"
-                " actor, data::text, command::text, hash FROM events"
-                " WHERE (tx, position) > (%s::text::xid8, %s)"
-                " AND tx < pg_snapshot_xmin(pg_current_snapshot())"
-                " ORDER BY tx, position LIMIT %s",
-                (str(after[0]), after[1], limit),
-            )
-            return [(int(row[0]), _stored(row[1:])) for row in await cur.fetchall()]
+            return await read_all_on(conn, after, limit)
+
+
+async def read_all_on(
+    conn: psycopg.AsyncConnection[Any], after: Checkpoint, limit: int
+) -> list[tuple[int, StoredEvent]]:
+    """:meth:`EventStore.read_all` on a given connection (inside its transaction)."""
+    cur = await conn.execute(
+        "SELECT tx::text::bigint, table_id::text, version, position, recorded_at,"
+        " actor, data::text, command::text, hash FROM events"
+        " WHERE (tx, position) > (%s::text::xid8, %s)"
+        " AND tx < pg_snapshot_xmin(pg_current_snapshot())"
+        " ORDER BY tx, position LIMIT %s",
+        (str(after[0]), after[1], limit),
+    )
+    return [(int(row[0]), _stored(row[1:])) for row in await cur.fetchall()]
 
 
 def _stored(row: Sequence[Any]) -> StoredEvent:

@@ -27,6 +27,7 @@ from projections.table_state import project
 from service.codec import event_data, event_decoder, snapshot_decoder
 from service.problems import ApiProblem
 from service.store import (
+    GENESIS,
     Commit,
     EventStore,
     IdempotencyRecord,
@@ -95,21 +96,38 @@ class TableService:
 
     # --- writing ------------------------------------------------------------------------
 
-    async def create(self, created: Event, command: dict[str, Any], actor: str) -> Table[Any]:
-        assert isinstance(created, TableCreated)
+    async def create(
+        self,
+        created: TableCreated,
+        command: dict[str, Any],
+        actor: str,
+        players: list[str] | None = None,
+    ) -> tuple[Table[Any], list[str]]:
+        """Open a table; with ``players``, seat them all in the same commit.
+
+        Returns the table and the seat tokens of ``players`` (in seat order).
+        """
         table = tables.start(created)
+        settled = Settled(
+            table=table,
+            events=[NewEvent(event_data(created), actor, command)],
+            visible=[(1, actor, created)],
+            seeds=[],
+        )
+        tokens = [secrets.token_urlsafe(32) for _ in players or ()]
+        for seat, name in enumerate(players or ()):
+            seated = tables.take_seat(settled.table, seat, name)
+            self._record(settled, seated, actor, {"type": "take_seat", "seat": seat, "name": name})
+        if players:
+            await self._settle_chance(settled)
         await self._commit(
-            Loaded(table, b"\0" * 32),
-            Settled(
-                table=table,
-                events=[NewEvent(event_data(created), actor, command)],
-                visible=[],
-                seeds=[],
-            ),
+            Loaded(table, GENESIS),
+            settled,
             expected=0,
             at=now(),
+            seat_tokens=[(token_digest(t), seat) for seat, t in enumerate(tokens)],
         )
-        return table
+        return settled.table, tokens
 
     async def take_seat(self, table_id: str, seat: int, name: str) -> tuple[str, Table[Any]]:
         """Seat ``name``; the new bearer token. The last seat taken starts the game."""
@@ -121,7 +139,7 @@ class TableService:
             settled = await self.settle(loaded.table, events, f"seat:{seat}", command)
             try:
                 await self._commit(
-                    loaded, settled, at=now(), seat_token=(token_digest(token), seat)
+                    loaded, settled, at=now(), seat_tokens=[(token_digest(token), seat)]
                 )
             except VersionConflict:
                 continue  # somebody else sat down first: decide again on the new state
@@ -201,13 +219,17 @@ class TableService:
         """Fold ``events``, then reveal spent seeds and deal until the game waits on a seat."""
         settled = Settled(table=table, events=[], visible=[], seeds=[])
         self._record(settled, events, actor, command)
+        await self._settle_chance(settled)
+        return settled
+
+    async def _settle_chance(self, settled: Settled) -> None:
         while True:
             due = tables.reveals_due(settled.table)
             if due:
                 await self._reveal(settled, due)
             chance = tables.pending_chance(settled.table)
             if chance is None:
-                return settled
+                return
             shuffle_no = settled.table.shuffles + 1
             supplied = tables.supplied_deck(settled.table, chance)
             seed: bytes | None = None
@@ -247,7 +269,7 @@ class TableService:
         *,
         at: datetime,
         expected: int | None = None,
-        seat_token: tuple[bytes, int] | None = None,
+        seat_tokens: list[tuple[bytes, int]] | None = None,
         idempotency: IdempotencyRecord | None = None,
     ) -> None:
         row = project(settled.table)
@@ -260,9 +282,10 @@ class TableService:
                 game=row.game,
                 status=row.status,
                 tournament=row.tournament,
+                players=row.players,
                 state=row.state,
                 seeds=settled.seeds,
-                seat_token=seat_token,
+                seat_tokens=seat_tokens or (),
                 idempotency=idempotency,
                 at=at,
             )

@@ -101,6 +101,10 @@ class FortyFive:
         GameWon,
     )
 
+    def units(self, seats: int) -> list[tuple[int, ...]]:
+        """Scores are per partnership (RULES 1.1)."""
+        return [tuple(side) for side in SIDES]
+
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         if first_dealer is None:
             return State(phase=Phase.DRAW, drawing=tuple(range(SEATS)))

@@ -11,7 +11,10 @@ from domain.commands import PlayerCommand
 from domain.events import Event
 from domain.protocol import Game, View
 from domain.registry import GAMES
+from projections.scoresheet import ScoreSheet
+from projections.standings import Standings
 from service.codec import event_classes
+from service.read_side import TableSummary
 
 Command = PlayerCommand
 
@@ -75,6 +78,77 @@ def _create_type(game: Game[Any]) -> type[msgspec.Struct]:
 CREATE_TYPES = {game_id: _create_type(game) for game_id, game in GAMES.items()}
 
 
+def _tournament_type(game: Game[Any]) -> type[msgspec.Struct]:
+    """The body that opens a ``game`` tournament: a name and the game's own options."""
+    return msgspec.defstruct(
+        f"CreateTournament{_title(game)}",
+        [
+            ("name", Annotated[str, msgspec.Meta(min_length=1, max_length=100)]),
+            ("options", game.options_type, msgspec.field(default_factory=game.options_type)),
+        ],
+        tag_field="game",
+        tag=game.id,
+        frozen=True,
+        forbid_unknown_fields=True,
+        module=__name__,
+    )
+
+
+TOURNAMENT_TYPES = {game_id: _tournament_type(game) for game_id, game in GAMES.items()}
+
+
+class CreateTournamentBase(msgspec.Struct, frozen=True):
+    name: str
+    options: msgspec.Struct
+
+
+class TournamentTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A tournament table with its players named, seat 0 first (operator only)."""
+
+    players: Annotated[list[Name], msgspec.Meta(min_length=2, max_length=7)]
+    first_dealer: Annotated[int, msgspec.Meta(ge=0, le=6)] | None = None
+    deals: Annotated[list[dict[str, list[str]]], msgspec.Meta(max_length=500)] | None = None
+
+
+class SeatToken(msgspec.Struct, frozen=True):
+    seat: int
+    name: str
+    token: str
+
+
+class TournamentTableCreated(msgspec.Struct, frozen=True):
+    """The new table (as the operator sees it) and each player's seat token."""
+
+    table: TableView
+    seats: list[SeatToken]
+
+
+class TablePage(msgspec.Struct, frozen=True):
+    """Tables, newest first; pass ``next`` as ``cursor`` for the following page."""
+
+    tables: list[TableSummary]
+    next: str | None
+
+
+class ScoreSheetPage(msgspec.Struct, frozen=True):
+    """The table's score sheet as of ``position`` in the store's global order.
+
+    ``sheet.version`` is the last table version folded in; ``table_version`` the table's
+    current version: when they differ the sheet is catching up.
+    """
+
+    position: int
+    table_version: int
+    sheet: ScoreSheet
+
+
+class StandingsPage(msgspec.Struct, frozen=True):
+    """Standings as of ``position`` in the store's global order."""
+
+    position: int
+    standings: Standings
+
+
 class CreateTableBase(msgspec.Struct, frozen=True):
     """What every create body has; the per-game types add their seats and options."""
 
@@ -88,10 +162,12 @@ class CreateTableBase(msgspec.Struct, frozen=True):
 # The unions grow with the registry; type checkers see their common base instead.
 if TYPE_CHECKING:
     CreateTable = CreateTableBase
+    CreateTournament = CreateTournamentBase
     TableView = View
     AnyEvent = Event
 else:
     CreateTable = Union[tuple(CREATE_TYPES.values())]  # noqa: UP007
+    CreateTournament = Union[tuple(TOURNAMENT_TYPES.values())]  # noqa: UP007
     TableView = Union[tuple(game.view_type for game in GAMES.values())]  # noqa: UP007
     AnyEvent = Union[event_classes()]  # noqa: UP007
 

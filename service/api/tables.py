@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 from uuid import UUID
 
 import msgspec
@@ -15,6 +16,7 @@ from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
 from domain import table as tables
 from domain.events import Event
 from domain.protocol import Audience
+from domain.registry import GAMES
 from domain.table import Table
 from service.api.auth import Caller
 from service.api.docs import errors
@@ -24,14 +26,18 @@ from service.api.schemas import (
     CreateTable,
     EventPage,
     EventRecord,
+    ScoreSheetPage,
     SeatGranted,
     SeatNumber,
+    TablePage,
     TableView,
     TakeSeat,
 )
 from service.problems import ApiProblem
+from service.read_side import ReadSide
 from service.store import new_table_id
-from service.tables import TableService, etag
+from service.tables import Loaded, TableService, etag
+from service.watch import TableWatcher
 
 IfNoneMatch = Annotated[
     str | None,
@@ -59,6 +65,23 @@ IdempotencyKey = Annotated[
 After = Annotated[
     int, QueryParameter(name="after", ge=0, le=2**31 - 1, description="Events after this version.")
 ]
+Wait = Annotated[
+    int | None,
+    QueryParameter(
+        name="wait",
+        ge=1,
+        le=60,
+        description=(
+            "With If-None-Match: hold the request until the table moves (answered within"
+            " about 50 ms of the new version) or this many seconds pass (then 304)."
+        ),
+    ),
+]
+if TYPE_CHECKING:
+    GameFilter = str
+else:
+    GameFilter = Literal[tuple(GAMES)]
+StatusFilter = Literal["waiting", "playing", "finished"]
 Limit = Annotated[
     int, QueryParameter(name="limit", ge=1, le=1000, description="At most this many.")
 ]
@@ -92,13 +115,41 @@ def _tags(header: str | None) -> list[str] | None:
     return [t.strip().removeprefix("W/") for t in header.split(",") if t.strip()]
 
 
+def _cache(audience: Audience) -> str:
+    # Views are revalidated every time; a seat's or the operator's never sit in shared caches.
+    return "no-cache" if audience == "spectator" else "private, no-cache"
+
+
+def _matches(loaded: Loaded, audience: Audience, wanted: list[str]) -> bool:
+    return "*" in wanted or etag(loaded.table.version, audience) in wanted
+
+
+async def _long_poll(
+    table_id: str, loaded: Loaded, service: TableService, watcher: TableWatcher, wait: int
+) -> Loaded:
+    """Until the table moves past ``loaded`` or ``wait`` seconds pass.
+
+    The commit notification wakes it at once; a re-read every few seconds covers a
+    notification lost with a dropped LISTEN connection.
+    """
+    deadline = time.monotonic() + wait
+    version = loaded.table.version
+    while (remaining := deadline - time.monotonic()) > 0:
+        await watcher.wait_for_table(table_id, version, min(remaining, 5.0))
+        fresh = await service.load(table_id)
+        if fresh.table.version != version:
+            return fresh
+    return loaded
+
+
 def _view_response(view: Any, audience: Audience, status: int = 200) -> Response[Any]:
     tag = etag(view.version, audience)
-    headers = {"ETag": tag, "Cache-Control": "no-cache", "Vary": "Authorization"}
+    headers = {"ETag": tag, "Cache-Control": _cache(audience), "Vary": "Authorization"}
     return Response(_encoder.encode(view), status_code=status, media_type=_JSON, headers=headers)
 
 
-def game_of(body: CreateTable) -> str:
+def game_of(body: msgspec.Struct) -> str:
+    """The game id a per-game request body is tagged with."""
     info = msgspec.inspect.type_info(type(body))
     assert isinstance(info, msgspec.inspect.StructType)
     return str(info.tag)
@@ -139,7 +190,7 @@ class TableController(Controller):
             tournament=data.tournament,
         )
         actor = "operator" if caller.is_operator else "anonymous"
-        table = await service.create(created, msgspec.to_builtins(data), actor)
+        table, _ = await service.create(created, msgspec.to_builtins(data), actor)
         audience: Audience = "operator" if caller.is_operator else "spectator"
         response = _view_response(tables.view(table, audience), audience, status=201)
         response.headers["Location"] = f"/tables/{table.id}"
@@ -184,19 +235,79 @@ class TableController(Controller):
         table_id: FromPath[UUID],
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
+        watcher: NamedDependency[TableWatcher],
         if_none_match: IfNoneMatch = None,
+        wait: Wait = None,
     ) -> Response[TableView]:
         table_key = str(table_id)
         audience = caller.audience_at(table_key)
         loaded = await service.load(table_key)
-        tag = etag(loaded.table.version, audience)
         wanted = _tags(if_none_match)
-        if wanted is not None and (tag in wanted or "*" in wanted):
+        if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
+            loaded = await _long_poll(table_key, loaded, service, watcher, wait)
+        tag = etag(loaded.table.version, audience)
+        if wanted is not None and _matches(loaded, audience, wanted):
             not_modified: Response[Any] = Response(
-                None, status_code=304, headers={"ETag": tag, "Cache-Control": "no-cache"}
+                None, status_code=304, headers={"ETag": tag, "Cache-Control": _cache(audience)}
             )
             return not_modified
         return _view_response(tables.view(loaded.table, audience), audience)
+
+    @get(
+        "/",
+        operation_id="listTables",
+        summary="List tables, newest first",
+        description="Filter by game, status, tournament and player; page with `cursor`.",
+        responses=errors(400, 401),
+        security=[{}, {"bearer": []}],
+    )
+    async def list_tables(
+        self,
+        caller: NamedDependency[Caller],
+        read_side: NamedDependency[ReadSide],
+        game: Annotated[GameFilter | None, QueryParameter(name="game")] = None,
+        status: Annotated[StatusFilter | None, QueryParameter(name="status")] = None,
+        tournament: Annotated[
+            str | None, QueryParameter(name="tournament", min_length=1, max_length=100)
+        ] = None,
+        player: Annotated[
+            str | None, QueryParameter(name="player", min_length=1, max_length=40)
+        ] = None,
+        cursor: Annotated[str | None, QueryParameter(name="cursor", max_length=40)] = None,
+        limit: Annotated[int, QueryParameter(name="limit", ge=1, le=200)] = 50,
+    ) -> TablePage:
+        page, following = await read_side.list_tables(
+            game=game,
+            status=status,
+            tournament=tournament,
+            player=player,
+            cursor=cursor,
+            limit=limit,
+        )
+        return TablePage(tables=page, next=following)
+
+    @get(
+        "/{table_id:uuid}/scoresheet",
+        operation_id="getScoreSheet",
+        summary="The table's score sheet: a row per deal and the running totals",
+        description=(
+            "Served from an asynchronous read model: `position` says how far into the"
+            " store it reflects, and `sheet.version` which table version."
+        ),
+        responses=errors(400, 401, 404),
+        security=[{}, {"bearer": []}],
+    )
+    async def get_scoresheet(
+        self,
+        table_id: FromPath[UUID],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+        read_side: NamedDependency[ReadSide],
+    ) -> ScoreSheetPage:
+        table_key = str(table_id)
+        loaded = await service.load(table_key)
+        sheet, position = await read_side.scoresheet(table_key, loaded.table.game)
+        return ScoreSheetPage(position=position, table_version=loaded.table.version, sheet=sheet)
 
     @post(
         "/{table_id:uuid}/actions",
@@ -238,7 +349,7 @@ class TableController(Controller):
             idempotency_key=idempotency_key,
             render=render,
         )
-        headers = {"ETag": tag, "Cache-Control": "no-cache"}
+        headers = {"ETag": tag, "Cache-Control": "private, no-cache"}
         # The body is an ActionResult, encoded once so that retries get the same bytes.
         answer = cast(ActionResult, body)
         return Response(answer, status_code=status, media_type=_JSON, headers=headers)

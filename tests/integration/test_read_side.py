@@ -1,0 +1,296 @@
+"""The read side against real Postgres: score sheets, tournaments, listings, long-polls,
+the projector's exactly-once checkpoints, and rebuilds (issue: read side)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+from psycopg_pool import AsyncConnectionPool
+
+from projections import scoresheet, standings
+from service.app import create_app
+from service.codec import event_decoder
+from service.projector import PROJECTIONS, Projector
+from service.settings import Settings
+from service.store import EventStore
+from tests.conftest import make_settings
+from tests.support import services
+from tests.support.api import OPERATOR, bearer, new_table, ok, play_to_end, seat_all
+from tests.support.live import serving
+from tests.support.seeding import seed_games
+
+
+@pytest.fixture(scope="module")
+def read_settings() -> Settings:
+    return make_settings(services.fresh_database("read_"))
+
+
+@pytest.fixture(scope="module")
+async def reader(read_settings: Settings) -> AsyncIterator[AsyncTestClient[Litestar]]:
+    async with AsyncTestClient(create_app(read_settings)) as client:
+        yield client
+
+
+async def until_projected(client: Any, path: str, version: int, timeout: float = 20) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        page = ok(await client.get(path))
+        if page["sheet"]["version"] >= version:
+            return page
+        assert time.monotonic() < deadline, "the projector did not catch up"
+        await asyncio.sleep(0.05)
+
+
+async def test_scoresheet_has_a_row_per_deal_and_running_totals(reader: Any) -> None:
+    table = await new_table(reader)
+    tokens = await seat_all(reader, table["id"], 4)
+    final = await play_to_end(reader, table["id"], tokens, random.Random(2))
+    page = await until_projected(reader, f"/tables/{table['id']}/scoresheet", final["version"])
+    sheet = msgspec.convert(page["sheet"], scoresheet.ScoreSheet)
+    assert page["position"] > 0 and page["table_version"] == final["version"]
+    assert sheet.finished and sheet.totals == final["scores"]
+    assert sheet.units == [[0, 2], [1, 3]]
+    assert scoresheet.check_totals(sheet)
+    history = ok(await reader.get(f"/tables/{table['id']}/events?limit=1000", headers=OPERATOR))
+    scored = [r for r in history["events"] if r["event"]["type"] == "hand_scored"]
+    assert [row.version for row in sheet.rows] == [r["version"] for r in scored]
+    assert sheet.players == ["P0", "P1", "P2", "P3"]
+
+
+async def test_tournament_standings_rank_players_and_partnerships(reader: Any) -> None:
+    created = ok(
+        await reader.post(
+            "/tournaments", json={"game": "forty-five", "name": "Autumn cup"}, headers=OPERATOR
+        ),
+        201,
+    )
+    lineups = [
+        ["Ann", "Bob", "Cid", "Dee"],
+        ["Ann", "Eve", "Cid", "Fay"],
+        ["Bob", "Ann", "Dee", "Cid"],
+    ]
+    finals = []
+    for i, players in enumerate(lineups):
+        made = ok(
+            await reader.post(
+                f"/tournaments/{created['id']}/tables", json={"players": players}, headers=OPERATOR
+            ),
+            201,
+        )
+        table_id = made["table"]["id"]
+        assert [s["name"] for s in made["seats"]] == players
+        tokens = [s["token"] for s in made["seats"]]
+        finals.append((players, await play_to_end(reader, table_id, tokens, random.Random(i))))
+    tournament = ok(await reader.get(f"/tournaments/{created['id']}"))
+    assert len(tournament["tables"]) == 3
+    deadline = time.monotonic() + 20
+    while True:
+        page = ok(await reader.get(f"/tournaments/{created['id']}/standings"))
+        done = [t for t in page["standings"]["tables"].values() if t["finished"]]
+        if len(done) == 3:
+            break
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+
+    expected: dict[str, list[int]] = {}
+    for players, final in finals:
+        for side, seats in enumerate([[0, 2], [1, 3]]):
+            won = int(seats[0] in final["winners"])
+            for seat in seats:
+                totals = expected.setdefault(players[seat], [0, 0, 0])
+                totals[0] += 1
+                totals[1] += won
+                totals[2] += final["scores"][side]
+    ranked = sorted(expected.items(), key=lambda kv: (-kv[1][1], -kv[1][2], kv[0]))
+    got = [(e["name"], [e["played"], e["won"], e["score"]]) for e in page["standings"]["players"]]
+    assert got == ranked
+    pairs = {e["name"] for e in page["standings"]["partnerships"]}
+    assert "Ann & Cid" in pairs and page["position"] > 0
+
+
+async def test_tournaments_are_for_the_operator(reader: Any) -> None:
+    response = await reader.post("/tournaments", json={"game": "forty-five", "name": "x"})
+    assert response.status_code == 403 and response.json()["code"] == "operator-only"
+
+
+async def test_listing_filters_and_pages_with_a_cursor(reader: Any) -> None:
+    mine = [await new_table(reader) for _ in range(5)]
+    await reader.post(f"/tables/{mine[0]['id']}/seats/2", json={"name": "Zed Unique"})
+    found, cursor = [], None
+    while True:
+        url = "/tables?game=forty-five&status=waiting&limit=2" + (
+            f"&cursor={cursor}" if cursor else ""
+        )
+        page = ok(await reader.get(url))
+        assert len(page["tables"]) <= 2
+        found += [t["id"] for t in page["tables"]]
+        cursor = page["next"]
+        if cursor is None:
+            break
+    assert {t["id"] for t in mine} <= set(found)
+    assert len(found) == len(set(found)), "a table listed twice across pages"
+    by_player = ok(await reader.get("/tables?player=Zed%20Unique"))
+    assert [t["id"] for t in by_player["tables"]] == [mine[0]["id"]]
+    assert ok(await reader.get("/tables?status=finished&game=forty-five"))["tables"] is not None
+    bad = await reader.get("/tables?cursor=!!!")
+    assert bad.status_code == 400 and bad.json()["code"] == "malformed-request"
+
+
+async def test_long_poll_answers_when_the_table_moves_and_times_out_with_304(
+    read_settings: Settings,
+) -> None:
+    """Over a real socket: an in-process transport would serialise the two requests."""
+    async with (
+        serving(create_app(read_settings)) as base,
+        httpx.AsyncClient(base_url=base, timeout=60) as http,
+    ):
+        table = await new_table(http)
+        tokens = await seat_all(http, table["id"], 4)
+        first = await http.get(f"/tables/{table['id']}")
+        tag = first.headers["etag"]
+        assert first.headers["cache-control"] == "no-cache"
+        idle = await http.get(f"/tables/{table['id']}?wait=1", headers={"If-None-Match": tag})
+        assert idle.status_code == 304 and idle.headers["etag"] == tag
+
+        async def act_soon() -> None:
+            await asyncio.sleep(0.3)
+            seat = first.json()["to_act"][0]
+            answer = await http.post(
+                f"/tables/{table['id']}/actions",
+                json={"type": "pass"},
+                headers=bearer(tokens[seat]),
+            )
+            ok(answer)
+
+        actor = asyncio.create_task(act_soon())
+        started = time.monotonic()
+        moved = await http.get(f"/tables/{table['id']}?wait=30", headers={"If-None-Match": tag})
+        await actor
+    assert moved.status_code == 200
+    assert moved.json()["version"] > first.json()["version"]
+    assert time.monotonic() - started < 30, "the long-poll waited out its timeout"
+
+
+async def test_a_typical_seat_view_stays_under_4_kb(reader: Any) -> None:
+    """Measured over a whole game: every seat's view after every command."""
+    table = await new_table(reader)
+    tokens = await seat_all(reader, table["id"], 4)
+    rng = random.Random(4)
+    sizes = []
+    view = ok(await reader.get(f"/tables/{table['id']}"))
+    while view["status"] == "playing":
+        seat = view["to_act"][0]
+        mine = await reader.get(f"/tables/{table['id']}", headers=bearer(tokens[seat]))
+        assert mine.headers["cache-control"] == "private, no-cache"
+        sizes.append(len(mine.content))
+        from tests.support.playout import choose, pick_index
+
+        actions = mine.json()["legal_actions"]
+        command = choose(actions[pick_index(actions, rng)], rng)
+        view = ok(
+            await reader.post(
+                f"/tables/{table['id']}/actions", json=command, headers=bearer(tokens[seat])
+            )
+        )["table"]
+    sizes.sort()
+    print(f"seat view bytes: median {sizes[len(sizes) // 2]}, max {sizes[-1]}")
+    assert sizes[-1] < 4096
+
+
+# --- the projector: exactly once, killed and restarted, rebuilt --------------------------
+
+
+def expected_docs(events_by_table: dict[str, list[Any]], tournament: str | None) -> dict[str, Any]:
+    """The read models computed from scratch by the pure folds, in the test."""
+    sheets = {}
+    board = standings.Standings(tournament=tournament or "")
+    for table_id, stored in events_by_table.items():
+        sheet = None
+        decode = event_decoder("forty-five").decode
+        for record in stored:
+            event = decode(record.data)
+            sheet = scoresheet.fold(sheet, event, record.version, record.position)
+            board = standings.fold(board, table_id, event, record.position)
+        sheets[table_id] = sheet
+    return {"sheets": sheets, "standings": board}
+
+
+async def stored_docs(pool: AsyncConnectionPool[Any], projection: str) -> dict[str, Any]:
+    async with pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT key, doc::text FROM read_models WHERE projection = %s", (projection,)
+        )
+        kind = PROJECTIONS[projection].doc_type
+        return {key: msgspec.json.decode(doc, type=kind) for key, doc in await cur.fetchall()}
+
+
+async def test_a_killed_projector_restarts_without_double_counting_or_missing() -> None:
+    database_url = services.fresh_database("project_")
+    tournament = "00000000-0000-4000-8000-000000000001"
+    table_ids = await seed_games(database_url, 40, tournament=tournament)
+    env = {**os.environ, "CARDROOM_DATABASE_URL": database_url}
+    async with AsyncConnectionPool(database_url, kwargs={"autocommit": True}) as pool:
+        store = EventStore(pool)
+        total = 0
+        for table_id in table_ids:
+            total += len(await store.read_stream(table_id, 0, 10_000))
+        runner = subprocess.Popen([sys.executable, "-m", "service.cli", "project"], env=env)
+        try:
+            while True:  # kill it part-way through the backlog
+                done = (await store.checkpoint("projection:scoresheet"))[1]
+                assert runner.poll() is None
+                if done > 0:
+                    break
+                await asyncio.sleep(0.001)
+            runner.send_signal(signal.SIGKILL)
+            runner.wait()
+            last = (await store.checkpoint("projection:scoresheet"))[1]
+            heads = [await store.read_stream(t, 0, 10_000) for t in table_ids]
+            assert last < max(e.position for events in heads for e in events), "killed too late"
+            runner = subprocess.Popen([sys.executable, "-m", "service.cli", "project"], env=env)
+            deadline = time.monotonic() + 60
+            head = max(e.position for events in heads for e in events)
+            while (await store.checkpoint("projection:standings"))[1] < head or (
+                await store.checkpoint("projection:scoresheet")
+            )[1] < head:
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.05)
+        finally:
+            runner.terminate()
+            runner.wait()
+        by_table = {t: await store.read_stream(t, 0, 10_000) for t in table_ids}
+        assert sum(len(v) for v in by_table.values()) == total
+        expected = expected_docs(by_table, tournament)
+        assert await stored_docs(pool, "scoresheet") == expected["sheets"]
+        assert (await stored_docs(pool, "standings"))[tournament] == expected["standings"]
+
+
+async def test_a_rebuilt_projection_equals_the_live_one() -> None:
+    database_url = services.fresh_database("rebuild_")
+    tournament = "00000000-0000-4000-8000-000000000002"
+    await seed_games(database_url, 15, tournament=tournament)
+    async with AsyncConnectionPool(database_url, kwargs={"autocommit": True}) as pool:
+        projector = Projector(pool, batch=97)
+        for projection in PROJECTIONS.values():
+            while await projector.step(projection):
+                pass
+        live = {name: await stored_docs(pool, name) for name in PROJECTIONS}
+        for projection in PROJECTIONS.values():
+            events, _ = await projector.rebuild(projection)
+            assert events > 0
+        rebuilt = {name: await stored_docs(pool, name) for name in PROJECTIONS}
+    assert rebuilt == live
+    assert live["scoresheet"] and live["standings"]

@@ -1,0 +1,49 @@
+"""Fill a store fast: whole random games played in the domain, committed directly."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from psycopg_pool import AsyncConnectionPool
+
+from domain import table as tables
+from projections.table_state import project
+from service.codec import event_data
+from service.store import GENESIS, Commit, EventStore, NewEvent, new_table_id
+from tests.support.playout import Playout
+
+
+async def seed_games(
+    database_url: str, games: int, first_seed: int = 0, tournament: str | None = None
+) -> list[str]:
+    """``games`` complete Forty-Five games (one commit each); their table ids."""
+    table_ids = []
+    async with AsyncConnectionPool(database_url, kwargs={"autocommit": True}) as pool:
+        store = EventStore(pool)
+        for seed in range(first_seed, first_seed + games):
+            table_id = new_table_id()
+            created = tables.create(table_id, "forty-five", 4, {}, tournament=tournament)
+            playout = Playout(created, seed)
+            playout.seat_everyone()
+            playout.play_out()
+            await store.commit(commit_of(table_id, playout))
+            table_ids.append(table_id)
+    return table_ids
+
+
+def commit_of(table_id: str, playout: Playout) -> Commit:
+    row = project(playout.table)
+    events: list[Any] = [NewEvent(event_data(e), "seed") for e in playout.events]
+    return Commit(
+        table_id=table_id,
+        expected_version=0,
+        previous_hash=GENESIS,
+        events=events,
+        game=row.game,
+        status=row.status,
+        tournament=row.tournament,
+        players=row.players,
+        state=row.state,
+        at=datetime.now(UTC),
+    )
