@@ -22,7 +22,7 @@ from domain.events import (
     TrumpNamed,
 )
 from domain.pitch.events import PitchChipsSettled
-from domain.pitch.state import Call, CompletedTrick, Phase, PlayedCard, State
+from domain.pitch.state import CompletedTrick, Phase, PitchCall, PitchPlayedCard, State
 from domain.tricks import left_of
 
 DRAW_ORDER = "AKQJT98765432"  # highest rank deals, aces high (RULES 0.4)
@@ -38,15 +38,15 @@ def evolve(state: State, event: Event) -> State:
         case CardsDealt():
             return _dealt(state, event)
         case BidMade(seat=seat, amount=amount):
-            calls = (*state.calls, Call(seat, "bid", amount))
+            calls = (*state.calls, PitchCall(seat, "bid", amount))
             return replace(
                 state, calls=calls, high_bid=amount, high_bidder=seat, turn=left_of(seat, n)
             )
         case Held(seat=seat, amount=amount):
-            calls = (*state.calls, Call(seat, "hold", amount))
+            calls = (*state.calls, PitchCall(seat, "hold", amount))
             return replace(state, calls=calls, high_bidder=seat, turn=left_of(seat, n))
         case Passed(seat=seat):
-            calls = (*state.calls, Call(seat, "pass"))
+            calls = (*state.calls, PitchCall(seat, "pass"))
             return replace(state, calls=calls, turn=left_of(seat, n))
         case AuctionWon(seat=seat, amount=amount):
             return replace(
@@ -60,7 +60,7 @@ def evolve(state: State, event: Event) -> State:
             return replace(
                 state,
                 hands=tuple(hands),
-                trick=(*state.trick, PlayedCard(seat, card)),
+                trick=(*state.trick, PitchPlayedCard(seat, card)),
                 turn=left_of(seat, n),
             )
         case TrumpNamed(suit=suit):

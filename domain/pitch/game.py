@@ -29,7 +29,7 @@ from domain.pitch.decide import can_hold, decide, must_bid
 from domain.pitch.events import PitchChipsSettled
 from domain.pitch.evolve import evolve
 from domain.pitch.scoring import captured_game_points
-from domain.pitch.state import Call, Options, Phase, PlayedCard, State, new_state
+from domain.pitch.state import Phase, PitchCall, PitchOptions, PitchPlayedCard, State, new_state
 from domain.protocol import Actor, Audience, Chance, View, ViewHeader
 
 _ACTING_PHASES = (Phase.AUCTION, Phase.PLAY)
@@ -38,16 +38,16 @@ _ACTING_PHASES = (Phase.AUCTION, Phase.PLAY)
 class PitchTrickView(msgspec.Struct, frozen=True):
     leader: int
     winner: int | None
-    cards: list[PlayedCard]
+    cards: list[PitchPlayedCard]
 
 
 class PitchView(View, frozen=True, kw_only=True, tag="pitch"):
     """Scores are per seat. ``pitcher`` and ``bid`` are set once the auction is won;
     ``undealt`` (the cards out of play) is shown to the operator only."""
 
-    options: Options
+    options: PitchOptions
     hand_sizes: list[int]
-    auction: list[Call]
+    auction: list[PitchCall]
     high_bid: int | None
     high_bidder: int | None
     pitcher: int | None
@@ -68,7 +68,7 @@ class Pitch:
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 7
     pack: ClassVar[tuple[str, ...]] = standard_pack()
-    options_type: ClassVar[type[msgspec.Struct]] = Options
+    options_type: ClassVar[type[msgspec.Struct]] = PitchOptions
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = PitchView
     event_types: ClassVar[tuple[type[Event], ...]] = (
@@ -88,7 +88,7 @@ class Pitch:
     )
 
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
-        assert isinstance(options, Options)
+        assert isinstance(options, PitchOptions)
         return new_state(seats, options, first_dealer)
 
     def chance(self, state: State) -> Chance | None:

@@ -17,7 +17,7 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
-class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class PitchOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The table options of RULES 2, validated when the table is created."""
 
     # RULES 2.3: Low to the seat dealt the lowest trump, or to the seat that wins it.
@@ -28,13 +28,13 @@ class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     setback_chip: bool = False
 
 
-class Call(msgspec.Struct, frozen=True):
+class PitchCall(msgspec.Struct, frozen=True):
     seat: int
     call: Literal["bid", "pass", "hold"]
     amount: int | None = None
 
 
-class PlayedCard(msgspec.Struct, frozen=True):
+class PitchPlayedCard(msgspec.Struct, frozen=True):
     seat: int
     card: str
 
@@ -42,13 +42,13 @@ class PlayedCard(msgspec.Struct, frozen=True):
 class CompletedTrick(msgspec.Struct, frozen=True):
     leader: int
     winner: int
-    cards: tuple[PlayedCard, ...]
+    cards: tuple[PitchPlayedCard, ...]
 
 
 class State(msgspec.Struct, frozen=True, kw_only=True):
     phase: Phase
     seats: int
-    options: Options = Options()
+    options: PitchOptions = PitchOptions()
     dealer: int | None = None
     drawing: tuple[int, ...] = ()
     deal: int = 0
@@ -56,12 +56,12 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     # Cards left in the pack after the deal: out of play, seen by the operator only.
     undealt: tuple[str, ...] = ()
     turn: int | None = None
-    calls: tuple[Call, ...] = ()
+    calls: tuple[PitchCall, ...] = ()
     high_bid: int = 0
     high_bidder: int | None = None
     pitcher: int | None = None
     trump: str | None = None
-    trick: tuple[PlayedCard, ...] = ()
+    trick: tuple[PitchPlayedCard, ...] = ()
     tricks: tuple[CompletedTrick, ...] = ()
     scores: tuple[int, ...] = ()
     setbacks: tuple[int, ...] = ()
@@ -78,7 +78,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
         return self.pitcher
 
 
-def new_state(seats: int, options: Options, first_dealer: int | None) -> State:
+def new_state(seats: int, options: PitchOptions, first_dealer: int | None) -> State:
     state = State(
         phase=Phase.DEAL,
         seats=seats,

@@ -28,7 +28,7 @@ from domain.events import (
 from domain.pitch import PITCH, rules
 from domain.pitch.events import PitchChipsSettled
 from domain.pitch.scoring import game_point_winner, score_deal, settle
-from domain.pitch.state import CompletedTrick, Options, Phase, PlayedCard, State
+from domain.pitch.state import CompletedTrick, Phase, PitchOptions, PitchPlayedCard, State
 from domain.protocol import SYSTEM
 from domain.tricks import trick_winner
 from tests.support.decks import packet_order, stack_deck
@@ -309,7 +309,7 @@ def test_setback_chip_charges_one_more_chip_per_set_back() -> None:
 
 def test_highest_card_deals_and_tied_seats_draw_again() -> None:
     """RULES 0.4: aces high; only the tied seats draw again."""
-    state = PITCH.initial_state(3, Options(), None)
+    state = PITCH.initial_state(3, PitchOptions(), None)
     deck = ("AS", "AH", "KC", *(c for c in standard_pack() if c not in {"AS", "AH", "KC"}))
     tie = only(PITCH.decide(state, SupplyDeck(deck=deck, commitment="c", shuffle=1), SYSTEM), Event)
     assert tie == DealerDrawn(shuffle=1, commitment="c", cards=["AS", "AH", "KC"], dealer=None)
@@ -473,12 +473,12 @@ def scored_deal(
     for plays in tricks:
         led = suit(plays[0][1])
         won_by = trick_winner(plays, lambda c, led=led: rules.power_in_trick(c, "H", led))
-        cards = tuple(PlayedCard(seat, card) for seat, card in plays)
+        cards = tuple(PitchPlayedCard(seat, card) for seat, card in plays)
         completed.append(CompletedTrick(leader=plays[0][0], winner=won_by, cards=cards))
     state = State(
         phase=Phase.PLAY,
         seats=2,
-        options=Options(**options),
+        options=PitchOptions(**options),
         dealer=1,
         deal=1,
         hands=((), ()),
