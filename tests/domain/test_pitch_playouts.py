@@ -61,15 +61,23 @@ def options_for(seed: int) -> dict[str, Any]:
 
 
 def candidates(state: State, rng: random.Random) -> list[PlayerCommand]:
-    """A sample of commands, legal and illegal, for the seat to act."""
-    pool: list[PlayerCommand] = [Pass(), Hold(), Bid(amount=rng.choice([0, 1, 2, 3, 4, 5]))]
-    pool.append(Play(card=rng.choice(PACK)))
-    # Commands of other games: never part of Pitch.
-    pool += [NameTrump(suit=rng.choice("CDHS")), Exchange(discard=[rng.choice(PACK)])]
+    """A sample of commands, legal and illegal, for the seat to act.
+
+    The commands of the current phase are tried every step; one command of another phase
+    or of another game (always refused) is drawn at random, to keep the check quick.
+    """
+    bid = Bid(amount=rng.choice([0, 1, 2, 3, 4, 5]))
+    auction: list[PlayerCommand] = [Pass(), Hold(), bid]
+    foreign: list[PlayerCommand] = [
+        NameTrump(suit=rng.choice("CDHS")),
+        Exchange(discard=[rng.choice(PACK)]),
+    ]
+    pool: list[PlayerCommand] = [Play(card=rng.choice(PACK))]
+    if state.phase is Phase.AUCTION:
+        return [*pool, *auction, rng.choice(foreign)]
     if state.turn is not None and state.hands[state.turn]:
-        hand = state.hands[state.turn]
-        pool += [Play(card=rng.choice(hand)), Play(card=rng.choice(hand))]
-    return pool
+        pool.append(Play(card=rng.choice(state.hands[state.turn])))
+    return [*pool, rng.choice([*auction, *foreign])]
 
 
 def check_cards_accounted_for(state: State) -> None:
