@@ -19,6 +19,7 @@ class RuleCode(StrEnum):
     BID_TOO_LOW = "bid-too-low"
     BID_NOT_ALLOWED = "bid-not-allowed"
     CANNOT_HOLD = "cannot-hold"
+    MUST_BID = "must-bid"
     CARD_NOT_HELD = "card-not-held"
     MUST_FOLLOW_SUIT = "must-follow-suit"
     MUST_PLAY_TRUMP = "must-play-trump"
@@ -39,6 +40,7 @@ MEANINGS: dict[RuleCode, str] = {
     RuleCode.BID_TOO_LOW: "A bid must be higher than the current high bid (or its minimum).",
     RuleCode.BID_NOT_ALLOWED: "The amount is not a bid this game or this seat may make.",
     RuleCode.CANNOT_HOLD: "Only the dealer may hold, and only a bid made by another seat.",
+    RuleCode.MUST_BID: "The rules oblige this seat to bid (a stuck dealer); it may not pass.",
     RuleCode.CARD_NOT_HELD: "The seat does not hold that card (or holds fewer copies).",
     RuleCode.MUST_FOLLOW_SUIT: "The seat can follow the suit led and must do so.",
     RuleCode.MUST_PLAY_TRUMP: "The rules require a trump from this seat on this trick.",

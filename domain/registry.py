@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from domain.fortyfive import FORTY_FIVE
+from domain.pitch import PITCH
 from domain.protocol import Game
 
 GAMES: dict[str, Game[Any]] = {
     FORTY_FIVE.id: FORTY_FIVE,
+    PITCH.id: PITCH,
 }
 
 

@@ -28,3 +28,10 @@ def forty_five_order(dealer: int) -> list[int]:
     """Seats in dealing order: 3 each then 2 each from the dealer's left (RULES 1.2)."""
     seats = [(dealer + 1 + i) % 4 for i in range(4)]
     return [s for s in seats for _ in range(3)] + [s for s in seats for _ in range(2)]
+
+
+def packet_order(dealer: int, seats: int, packets: Sequence[int]) -> list[int]:
+    """Seats in dealing order when each round gives every seat a packet, from the dealer's
+    left: ``packet_order(3, 4, (3, 3))`` is Pitch's 3 + 3 at four seats (RULES 2.2)."""
+    order = [(dealer + 1 + i) % seats for i in range(seats)]
+    return [seat for size in packets for seat in order for _ in range(size)]

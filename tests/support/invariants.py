@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -27,8 +28,11 @@ def cards_in(obj: Any) -> Counter[str]:
 
 def offered(command: PlayerCommand, actions: list[LegalAction]) -> bool:
     """True when ``command`` is one of ``actions`` or a valid pick of a card choice."""
-    wanted = msgspec.to_builtins(command)
-    for action in msgspec.to_builtins(actions):
+    return _offered(msgspec.to_builtins(command), msgspec.to_builtins(actions))
+
+
+def _offered(wanted: dict[str, Any], actions: list[dict[str, Any]]) -> bool:
+    for action in actions:
         if action.keys() != wanted.keys():
             continue
         if all(_matches(wanted[k], v) for k, v in action.items()):
@@ -46,17 +50,25 @@ def _matches(value: Any, template: Any) -> bool:
 
 
 def check_decide_matches_legal_actions(
-    table: Table[Any], candidates: list[PlayerCommand], rng: random.Random
+    table: Table[Any],
+    candidates: list[PlayerCommand],
+    rng: random.Random,
+    seats: Iterable[int] | None = None,
 ) -> None:
-    """Every offered action is accepted; every candidate not offered is refused."""
-    for seat in range(len(table.names)):
+    """Every offered action is accepted; every candidate not offered is refused.
+
+    ``seats`` limits the check to some seats (by default every seat): long playouts may
+    check the seats to act on every step and sample the idle ones.
+    """
+    for seat in range(len(table.names)) if seats is None else seats:
         actions = tables.legal_actions(table, seat)
         for action in actions:
             command = _sample_pick(action, rng)
             tables.decide(table, command, seat)  # raises if an offered action is refused
+        templates = msgspec.to_builtins(actions)
         for command in candidates:
             accepted = _accepts(table, command, seat)
-            assert accepted == offered(command, actions), (
+            assert accepted == _offered(msgspec.to_builtins(command), templates), (
                 f"seat {seat}: decide {'accepts' if accepted else 'refuses'} {command!r}, "
                 f"legal_actions {'omit' if accepted else 'offer'} it"
             )

@@ -1,0 +1,192 @@
+"""Deciding Auction Pitch commands: one small function per phase (RULES 2)."""
+
+from __future__ import annotations
+
+from domain.cards import suit
+from domain.commands import Bid, Hold, Pass, Play, PlayerCommand, SupplyDeck
+from domain.draw import best_drawers, draw_cards
+from domain.errors import RuleCode, RuleError
+from domain.events import (
+    AuctionWon,
+    BidMade,
+    CardPlayed,
+    CardsDealt,
+    DealerDrawn,
+    DealThrownIn,
+    Event,
+    Held,
+    Passed,
+    TrickWon,
+    TrumpNamed,
+)
+from domain.pitch import rules
+from domain.pitch.evolve import DRAW_ORDER, evolve
+from domain.pitch.scoring import score_deal
+from domain.pitch.state import Phase, State
+from domain.protocol import SYSTEM, Actor
+from domain.tricks import clockwise_from, left_of, trick_winner
+
+
+def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
+    if isinstance(command, SupplyDeck):
+        if actor != SYSTEM:
+            raise RuleError(RuleCode.NOT_ALLOWED_NOW, "only the service supplies decks")
+        return _supply(state, command)
+    if state.phase is Phase.FINISHED:
+        raise RuleError(RuleCode.GAME_OVER, "the game is over")
+    if state.turn is None:
+        raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no seat acts during the {state.phase} phase")
+    if actor != state.turn:
+        raise RuleError(RuleCode.NOT_YOUR_TURN, f"seat {state.turn} is to act", to_act=[state.turn])
+    seat = state.turn
+    match state.phase, command:
+        case Phase.AUCTION, Pass():
+            return _pass(state, seat)
+        case Phase.AUCTION, Bid(amount=amount):
+            return _bid(state, seat, amount)
+        case Phase.AUCTION, Hold():
+            return _hold(state, seat)
+        case Phase.PLAY, Play(card=card):
+            return _play(state, seat, card)
+    raise RuleError(
+        RuleCode.NOT_ALLOWED_NOW,
+        f"a {command.__struct_config__.tag} command is not allowed in the {state.phase} phase",
+        phase=str(state.phase),
+    )
+
+
+# --- chance -----------------------------------------------------------------------------
+
+
+def _supply(state: State, command: SupplyDeck) -> list[Event]:
+    if state.phase is Phase.DRAW:
+        return [_draw(state, command)]
+    if state.phase is Phase.DEAL:
+        return [_deal(state, command)]
+    raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")
+
+
+def _draw(state: State, command: SupplyDeck) -> DealerDrawn:
+    """One card to each seat still drawing; the highest rank deals (RULES 0.4)."""
+    cards = draw_cards(state.drawing, command.deck, state.seats)
+    high = best_drawers(cards, DRAW_ORDER)
+    dealer = high[0] if len(high) == 1 else None
+    return DealerDrawn(
+        shuffle=command.shuffle, commitment=command.commitment, cards=cards, dealer=dealer
+    )
+
+
+def _deal(state: State, command: SupplyDeck) -> CardsDealt:
+    """3 at a time from the dealer's left until each has 6; the rest is out of play (RULES 2.2)."""
+    assert state.dealer is not None
+    order = clockwise_from(left_of(state.dealer, state.seats), state.seats)
+    hands: list[list[str]] = [[] for _ in range(state.seats)]
+    deck = iter(command.deck)
+    for _ in range(rules.HAND_SIZE // rules.PACKET):
+        for seat in order:
+            hands[seat].extend(next(deck) for _ in range(rules.PACKET))
+    return CardsDealt(
+        deal=state.deal + 1,
+        dealer=state.dealer,
+        shuffle=command.shuffle,
+        commitment=command.commitment,
+        hands=list(hands),
+        rest=list(deck),
+    )
+
+
+# --- the auction (RULES 2.4) ------------------------------------------------------------
+
+
+def can_hold(state: State, seat: int) -> bool:
+    """The dealer, last to call, may take the high bid at its amount — never a smudge."""
+    return (
+        seat == state.dealer
+        and state.high_bidder is not None
+        and state.high_bidder != seat
+        and state.high_bid < rules.SMUDGE
+    )
+
+
+def must_bid(state: State, seat: int) -> bool:
+    """With ``all_pass="stick_dealer"`` a dealer facing no bid may not pass."""
+    return (
+        state.options.all_pass == "stick_dealer"
+        and seat == state.dealer
+        and state.high_bidder is None
+    )
+
+
+def _after_call(state: State, seat: int, call: Event) -> list[Event]:
+    """One round only: the dealer's call, the last, closes the auction."""
+    if seat != state.dealer:
+        return [call]
+    state = evolve(state, call)
+    if state.high_bidder is None:
+        return [call, DealThrownIn(deal=state.deal)]
+    return [call, AuctionWon(seat=state.high_bidder, amount=state.high_bid)]
+
+
+def _pass(state: State, seat: int) -> list[Event]:
+    if must_bid(state, seat):
+        raise RuleError(RuleCode.MUST_BID, "everyone passed: the dealer must bid at least 2")
+    return _after_call(state, seat, Passed(seat=seat))
+
+
+def _bid(state: State, seat: int, amount: int) -> list[Event]:
+    if amount not in rules.BIDS:
+        raise RuleError(RuleCode.BID_NOT_ALLOWED, "bids are 2, 3 or 4 (smudge)", amount=amount)
+    if amount <= state.high_bid:
+        raise RuleError(
+            RuleCode.BID_TOO_LOW, f"the high bid is {state.high_bid}", high_bid=state.high_bid
+        )
+    return _after_call(state, seat, BidMade(seat=seat, amount=amount))
+
+
+def _hold(state: State, seat: int) -> list[Event]:
+    if not can_hold(state, seat):
+        raise RuleError(
+            RuleCode.CANNOT_HOLD,
+            "only the dealer takes the bid, only another seat's bid, and never a smudge",
+            high_bid=state.high_bid,
+        )
+    return _after_call(state, seat, Held(seat=seat, amount=state.high_bid))
+
+
+# --- play (RULES 2.5) -------------------------------------------------------------------
+
+
+def check_play(state: State, seat: int, card: str) -> None:
+    hand = state.hands[seat]
+    if card not in hand:
+        raise RuleError(RuleCode.CARD_NOT_HELD, f"seat {seat} does not hold {card}", card=card)
+    lead = state.trick[0].card if state.trick else None
+    if card in rules.legal_plays(hand, lead, state.trump):
+        return
+    assert lead is not None
+    if suit(lead) == state.trump:
+        raise RuleError(RuleCode.MUST_PLAY_TRUMP, "trump was led and you hold one", card=card)
+    raise RuleError(RuleCode.MUST_FOLLOW_SUIT, "follow suit or play a trump", card=card)
+
+
+def _play(state: State, seat: int, card: str) -> list[Event]:
+    check_play(state, seat, card)
+    events: list[Event] = [CardPlayed(seat=seat, card=card)]
+    if state.trump is None:
+        # The pitch: the suit of the pitcher's first card becomes trump (RULES 2.5).
+        events.append(TrumpNamed(seat=seat, suit=suit(card)))
+    for event in events:
+        state = evolve(state, event)
+    if len(state.trick) < state.seats:
+        return events
+    trump = state.trump
+    assert trump is not None
+    led = suit(state.trick[0].card)
+    plays = [(p.seat, p.card) for p in state.trick]
+    winner = trick_winner(plays, lambda c: rules.power_in_trick(c, trump, led))
+    won = TrickWon(seat=winner, trick=len(state.tricks) + 1, cards=[c for _, c in plays])
+    events.append(won)
+    state = evolve(state, won)
+    if len(state.tricks) == rules.TRICKS:
+        events.extend(score_deal(state))
+    return events

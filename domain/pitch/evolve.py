@@ -1,0 +1,105 @@
+"""Folding Auction Pitch events into state. Never validates: events are facts."""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from domain.cards import remove_cards
+from domain.draw import best_drawers
+from domain.events import (
+    AuctionWon,
+    BidMade,
+    CardPlayed,
+    CardsDealt,
+    DealerDrawn,
+    DealThrownIn,
+    Event,
+    GameWon,
+    HandScored,
+    Held,
+    Passed,
+    TrickWon,
+    TrumpNamed,
+)
+from domain.pitch.events import PitchChipsSettled
+from domain.pitch.state import CompletedTrick, Phase, PitchCall, PitchPlayedCard, State
+from domain.tricks import left_of
+
+DRAW_ORDER = "AKQJT98765432"  # highest rank deals, aces high (RULES 0.4)
+
+
+def evolve(state: State, event: Event) -> State:
+    n = state.seats
+    match event:
+        case DealerDrawn(dealer=None, cards=cards):
+            return replace(state, drawing=best_drawers(cards, DRAW_ORDER))
+        case DealerDrawn(dealer=dealer):
+            return replace(state, phase=Phase.DEAL, dealer=dealer, drawing=())
+        case CardsDealt():
+            return _dealt(state, event)
+        case BidMade(seat=seat, amount=amount):
+            calls = (*state.calls, PitchCall(seat, "bid", amount))
+            return replace(
+                state, calls=calls, high_bid=amount, high_bidder=seat, turn=left_of(seat, n)
+            )
+        case Held(seat=seat, amount=amount):
+            calls = (*state.calls, PitchCall(seat, "hold", amount))
+            return replace(state, calls=calls, high_bidder=seat, turn=left_of(seat, n))
+        case Passed(seat=seat):
+            calls = (*state.calls, PitchCall(seat, "pass"))
+            return replace(state, calls=calls, turn=left_of(seat, n))
+        case AuctionWon(seat=seat, amount=amount):
+            return replace(
+                state, phase=Phase.PLAY, pitcher=seat, high_bidder=seat, high_bid=amount, turn=seat
+            )
+        case DealThrownIn():
+            return _between_deals(state)
+        case CardPlayed(seat=seat, card=card):
+            hands = list(state.hands)
+            hands[seat] = remove_cards(hands[seat], [card])
+            return replace(
+                state,
+                hands=tuple(hands),
+                trick=(*state.trick, PitchPlayedCard(seat, card)),
+                turn=left_of(seat, n),
+            )
+        case TrumpNamed(suit=suit):
+            return replace(state, trump=suit)
+        case TrickWon(seat=winner):
+            done = CompletedTrick(leader=state.trick[0].seat, winner=winner, cards=state.trick)
+            return replace(state, trick=(), tricks=(*state.tricks, done), turn=winner)
+        case HandScored(scores=scores, contract=contract):
+            setbacks = list(state.setbacks)
+            if contract is not None and not contract.made:
+                setbacks[contract.seat] += 1
+            return replace(_between_deals(state), scores=tuple(scores), setbacks=tuple(setbacks))
+        case GameWon(winners=winners):
+            return replace(state, phase=Phase.FINISHED, winners=tuple(winners), turn=None)
+        case PitchChipsSettled(chips=chips):
+            return replace(state, chips=tuple(chips))
+    return state
+
+
+def _dealt(state: State, event: CardsDealt) -> State:
+    return replace(
+        state,
+        phase=Phase.AUCTION,
+        deal=event.deal,
+        dealer=event.dealer,
+        hands=tuple(tuple(h or ()) for h in event.hands),
+        undealt=tuple(event.rest or ()),
+        turn=left_of(event.dealer, state.seats),
+        calls=(),
+        high_bid=0,
+        high_bidder=None,
+        pitcher=None,
+        trump=None,
+        trick=(),
+        tricks=(),
+    )
+
+
+def _between_deals(state: State) -> State:
+    """The deal passes left after every deal, a thrown-in one included (RULES 0.4)."""
+    assert state.dealer is not None
+    return replace(state, phase=Phase.DEAL, dealer=left_of(state.dealer, state.seats), turn=None)
