@@ -118,9 +118,16 @@ def on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Re
         errors = [e for e in exc.extra if isinstance(e, dict)]
         code = _validation_code(errors)
     code = code or _HTTP_CODES.get(exc.status_code)
+    detail = exc.detail
+    if errors:
+        # The generic "Validation failed" says less than the first error it carries.
+        first = errors[0]
+        where = first.get("key")
+        detail = f"{where}: {first.get('message')}" if where else str(first.get("message"))
     if code is None:
         code = "internal-error" if exc.status_code >= 500 else "malformed-request"
-    detail = exc.detail if not isinstance(exc, NotFoundException) else "no such route"
+    if isinstance(exc, NotFoundException):
+        detail = "no such route"
     return _problem_response(request, code, detail, headers=exc.headers, errors=errors)
 
 
