@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.bridge import RESERVE_BRIDGE
 from domain.fortyfive import FORTY_FIVE
 from domain.protocol import Game
 
 GAMES: dict[str, Game[Any]] = {
     FORTY_FIVE.id: FORTY_FIVE,
+    RESERVE_BRIDGE.id: RESERVE_BRIDGE,
 }
 
 

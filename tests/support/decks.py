@@ -28,3 +28,9 @@ def forty_five_order(dealer: int) -> list[int]:
     """Seats in dealing order: 3 each then 2 each from the dealer's left (RULES 1.2)."""
     seats = [(dealer + 1 + i) % 4 for i in range(4)]
     return [s for s in seats for _ in range(3)] + [s for s in seats for _ in range(2)]
+
+
+def reserve_bridge_order(dealer: int) -> list[int]:
+    """Seats in dealing order: twos, non-dealer first; 10, 2, 2, 2 each (RULES 4.2)."""
+    pair = [1 - dealer, 1 - dealer, dealer, dealer]
+    return pair * 5 + pair * 3
