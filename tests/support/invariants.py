@@ -27,8 +27,13 @@ def cards_in(obj: Any) -> Counter[str]:
 
 def offered(command: PlayerCommand, actions: list[LegalAction]) -> bool:
     """True when ``command`` is one of ``actions`` or a valid pick of a card choice."""
+    return _offered(command, msgspec.to_builtins(actions))
+
+
+def _offered(command: PlayerCommand, actions: list[dict[str, Any]]) -> bool:
+    """``offered`` against actions already converted to builtins (once per seat)."""
     wanted = msgspec.to_builtins(command)
-    for action in msgspec.to_builtins(actions):
+    for action in actions:
         if action.keys() != wanted.keys():
             continue
         if all(_matches(wanted[k], v) for k, v in action.items()):
@@ -54,9 +59,10 @@ def check_decide_matches_legal_actions(
         for action in actions:
             command = _sample_pick(action, rng)
             tables.decide(table, command, seat)  # raises if an offered action is refused
+        as_builtins = msgspec.to_builtins(actions)
         for command in candidates:
             accepted = _accepts(table, command, seat)
-            assert accepted == offered(command, actions), (
+            assert accepted == _offered(command, as_builtins), (
                 f"seat {seat}: decide {'accepts' if accepted else 'refuses'} {command!r}, "
                 f"legal_actions {'omit' if accepted else 'offer'} it"
             )
