@@ -19,7 +19,15 @@ from domain.bridge.events import (
     SlamBidMade,
     StageDealt,
 )
-from domain.bridge.state import Call, CompletedTrick, Honour, Phase, PlayedCard, SheetEntry, State
+from domain.bridge.state import (
+    BridgeCall,
+    BridgeHonour,
+    BridgePlayedCard,
+    BridgeSheetEntry,
+    CompletedTrick,
+    Phase,
+    State,
+)
 from domain.bridge.state import other as other_seat
 from domain.cards import remove_cards
 from domain.draw import best_drawers
@@ -49,14 +57,18 @@ def evolve(state: State, event: Event) -> State:
         case StageDealt():
             return _stage(state, event)
         case BidMade(seat=seat, amount=amount):
-            return _called(state, Call(seat, state.round, "bid", amount), amount, slam_only=False)
+            return _called(
+                state, BridgeCall(seat, state.round, "bid", amount), amount, slam_only=False
+            )
         case SlamBidMade(seat=seat, amount=amount):
-            return _called(state, Call(seat, state.round, "slam", amount), amount, slam_only=True)
+            return _called(
+                state, BridgeCall(seat, state.round, "slam", amount), amount, slam_only=True
+            )
         case BidStood(seat=seat, amount=amount):
-            return _called(state, Call(seat, state.round, "stand", amount))
+            return _called(state, BridgeCall(seat, state.round, "stand", amount))
         case Passed(seat=seat):
             state = replace(state, passed=seat)
-            return _called(state, Call(seat, state.round, "pass"))
+            return _called(state, BridgeCall(seat, state.round, "pass"))
         case AuctionWon(seat=seat):
             return replace(state, phase=Phase.DECLARE, turn=seat)
         case DealThrownIn():
@@ -74,7 +86,7 @@ def evolve(state: State, event: Event) -> State:
         case ContractSettled():
             return replace(state, phase=Phase.RESERVE, turn=None)
         case HonoursAnnounced(seat=seat, kind=kind, count=count, points=points):
-            return replace(state, honours=(*state.honours, Honour(seat, kind, count, points)))
+            return replace(state, honours=(*state.honours, BridgeHonour(seat, kind, count, points)))
         case ReserveLaid():
             return _reserved(state, event)
         case CardPlayed(seat=seat, card=card):
@@ -131,7 +143,7 @@ def _stage(state: State, event: StageDealt) -> State:
 
 
 def _called(
-    state: State, call: Call, amount: int | None = None, *, slam_only: bool = False
+    state: State, call: BridgeCall, amount: int | None = None, *, slam_only: bool = False
 ) -> State:
     state = replace(state, calls=(*state.calls, call))
     if amount is not None:
@@ -175,7 +187,7 @@ def _played(state: State, seat: int, card: str) -> State:
         hands[seat] = remove_cards(hands[seat], [card])
         state = replace(state, hands=tuple(hands))
     # Within every trick the players alternate: leader, opponent, leader, opponent.
-    return replace(state, trick=(*state.trick, PlayedCard(seat, card)), turn=other_seat(seat))
+    return replace(state, trick=(*state.trick, BridgePlayedCard(seat, card)), turn=other_seat(seat))
 
 
 def _scored(state: State, event: HandScored) -> State:
@@ -184,7 +196,7 @@ def _scored(state: State, event: HandScored) -> State:
     for item in event.items:
         line, _, label = item.label.partition(":")
         entries.append(
-            SheetEntry(
+            BridgeSheetEntry(
                 deal=event.deal,
                 partie=partie,
                 seat=item.unit,

@@ -15,14 +15,14 @@ from domain.bridge.evolve import evolve
 from domain.bridge.scoring import totals, vulnerable
 from domain.bridge.state import (
     SEATS,
-    Call,
+    BridgeCall,
+    BridgeHonour,
+    BridgePlayedCard,
+    BridgeSheetEntry,
     CompletedTrick,
     Doubling,
-    Honour,
     Options,
     Phase,
-    PlayedCard,
-    SheetEntry,
     State,
     to_act,
 )
@@ -58,18 +58,18 @@ from domain.events import (
 from domain.protocol import Actor, Audience, Chance, View, ViewHeader
 
 
-class TrickView(msgspec.Struct, frozen=True):
+class BridgeTrickView(msgspec.Struct, frozen=True):
     """A trick: ``size`` cards (4 in tricks 1-6, else 2) played from ``source``."""
 
     number: int
     leader: int
     size: int
     source: Literal["hand", "reserve"]
-    cards: list[PlayedCard]
+    cards: list[BridgePlayedCard]
     winner: int | None
 
 
-class ContractView(msgspec.Struct, frozen=True):
+class BridgeContractView(msgspec.Struct, frozen=True):
     """The high bid and what became of it; ``slam_only`` when bid as a slam over a cap."""
 
     declarer: int
@@ -81,7 +81,7 @@ class ContractView(msgspec.Struct, frozen=True):
     changed: bool
 
 
-class SheetView(msgspec.Struct, frozen=True):
+class BridgeSheetView(msgspec.Struct, frozen=True):
     """The rubber's score sheet: ``below[p][seat]`` is the seat's score in partie ``p``."""
 
     below: list[list[int]]
@@ -89,7 +89,7 @@ class SheetView(msgspec.Struct, frozen=True):
     parties: list[int]
     vulnerable: list[bool]
     totals: list[int]
-    last_deal: list[SheetEntry]
+    last_deal: list[BridgeSheetEntry]
 
 
 class ReserveBridgeView(View, frozen=True, kw_only=True, tag="reserve-bridge"):
@@ -108,14 +108,14 @@ class ReserveBridgeView(View, frozen=True, kw_only=True, tag="reserve-bridge"):
     reserve_sizes: list[int]
     reserve_laid: list[bool]
     stock: int
-    auction: list[Call]
+    auction: list[BridgeCall]
     passed: int | None
-    contract: ContractView | None
-    honours: list[Honour]
-    trick: TrickView | None
-    last_trick: TrickView | None
+    contract: BridgeContractView | None
+    honours: list[BridgeHonour]
+    trick: BridgeTrickView | None
+    last_trick: BridgeTrickView | None
     tricks_won: list[int]
-    sheet: SheetView
+    sheet: BridgeSheetView
     winners: list[int]
     difference: int | None
 
@@ -267,11 +267,11 @@ def _allowed(state: State) -> list[rules.Denomination]:
     return rules.allowed_denominations(state.high_bid, state.slam_only)
 
 
-def _contract(state: State) -> ContractView | None:
+def _contract(state: State) -> BridgeContractView | None:
     if state.high_bidder is None or state.phase in (Phase.AUCTION, Phase.DEAL, Phase.DRAW):
         return None
     denomination = state.denomination
-    return ContractView(
+    return BridgeContractView(
         declarer=state.high_bidder,
         amount=state.high_bid,
         slam_only=state.slam_only,
@@ -282,7 +282,7 @@ def _contract(state: State) -> ContractView | None:
     )
 
 
-def _current_trick(state: State) -> TrickView | None:
+def _current_trick(state: State) -> BridgeTrickView | None:
     """The trick being played; its leader is the seat to act while it is empty."""
     if state.phase is not Phase.PLAY or state.turn is None:
         return None
@@ -291,8 +291,8 @@ def _current_trick(state: State) -> TrickView | None:
     return _trick_view(number, CompletedTrick(leader=leader, winner=-1, cards=state.trick))
 
 
-def _trick_view(number: int, trick: CompletedTrick) -> TrickView:
-    return TrickView(
+def _trick_view(number: int, trick: CompletedTrick) -> BridgeTrickView:
+    return BridgeTrickView(
         number=number,
         leader=trick.leader,
         size=rules.trick_size(number),
@@ -302,7 +302,7 @@ def _trick_view(number: int, trick: CompletedTrick) -> TrickView:
     )
 
 
-def _sheet(state: State) -> SheetView:
+def _sheet(state: State) -> BridgeSheetView:
     columns = sum(state.parties) + (state.phase is not Phase.FINISHED)
     below = [[0] * SEATS for _ in range(max(columns, 1))]
     above = [0] * SEATS
@@ -311,7 +311,7 @@ def _sheet(state: State) -> SheetView:
             below[entry.partie][entry.seat] += entry.points
         else:
             above[entry.seat] += entry.points
-    return SheetView(
+    return BridgeSheetView(
         below=below,
         above=above,
         parties=list(state.parties),

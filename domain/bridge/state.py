@@ -28,7 +28,7 @@ SEATS = 2
 Doubling = Literal["none", "contra", "recontra"]
 
 
-class Call(msgspec.Struct, frozen=True):
+class BridgeCall(msgspec.Struct, frozen=True):
     """One auction call; ``slam`` marks a slam bid beyond the cap that applied (RULES 4.3)."""
 
     seat: int
@@ -37,7 +37,7 @@ class Call(msgspec.Struct, frozen=True):
     amount: int | None = None
 
 
-class PlayedCard(msgspec.Struct, frozen=True):
+class BridgePlayedCard(msgspec.Struct, frozen=True):
     seat: int
     card: str
 
@@ -45,10 +45,10 @@ class PlayedCard(msgspec.Struct, frozen=True):
 class CompletedTrick(msgspec.Struct, frozen=True):
     leader: int
     winner: int
-    cards: tuple[PlayedCard, ...]
+    cards: tuple[BridgePlayedCard, ...]
 
 
-class Honour(msgspec.Struct, frozen=True):
+class BridgeHonour(msgspec.Struct, frozen=True):
     """Honours held once the deal is complete: ``kind`` run, aces or sevens (RULES 4.7)."""
 
     seat: int
@@ -57,7 +57,7 @@ class Honour(msgspec.Struct, frozen=True):
     points: int
 
 
-class SheetEntry(msgspec.Struct, frozen=True):
+class BridgeSheetEntry(msgspec.Struct, frozen=True):
     """One line of the score sheet: ``line`` is above or below, ``partie`` is 0-based."""
 
     deal: int
@@ -87,7 +87,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     # The auction (RULES 4.3): own bids now and at the end of the previous round.
     round: int = 0
     turn: int | None = None
-    calls: tuple[Call, ...] = ()
+    calls: tuple[BridgeCall, ...] = ()
     passed: int | None = None
     high_bid: int = 0
     high_bidder: int | None = None
@@ -98,13 +98,13 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     denomination: str | None = None
     doubling: Doubling = "none"
     changed: bool = False
-    honours: tuple[Honour, ...] = ()
-    trick: tuple[PlayedCard, ...] = ()
+    honours: tuple[BridgeHonour, ...] = ()
+    trick: tuple[BridgePlayedCard, ...] = ()
     tricks: tuple[CompletedTrick, ...] = ()
     # The score sheet of the rubber (RULES 4.8).
-    sheet: tuple[SheetEntry, ...] = ()
+    sheet: tuple[BridgeSheetEntry, ...] = ()
     parties: tuple[int, int] = (0, 0)
-    last_scored: tuple[SheetEntry, ...] = ()
+    last_scored: tuple[BridgeSheetEntry, ...] = ()
     winners: tuple[int, ...] = ()
 
     @property

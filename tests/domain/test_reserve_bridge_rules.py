@@ -15,7 +15,7 @@ from domain.bridge.events import (
     StageDealt,
 )
 from domain.bridge.game import RESERVE_BRIDGE
-from domain.bridge.state import CompletedTrick, Phase, PlayedCard, State
+from domain.bridge.state import BridgePlayedCard, CompletedTrick, Phase, State
 from domain.cards import piquet_pack
 from domain.commands import (
     Accept,
@@ -328,7 +328,7 @@ def playing(
         high_bidder=A,
         denomination=denomination,
         turn=turn,
-        trick=tuple(PlayedCard(s, c) for s, c in trick),
+        trick=tuple(BridgePlayedCard(s, c) for s, c in trick),
         tricks=(past,) * done,
     )
 

@@ -6,7 +6,14 @@ import pytest
 
 from domain.bridge.events import PartieWon, RubberWon
 from domain.bridge.scoring import achieved, score_deal
-from domain.bridge.state import CompletedTrick, Doubling, Honour, Phase, SheetEntry, State
+from domain.bridge.state import (
+    BridgeHonour,
+    BridgeSheetEntry,
+    CompletedTrick,
+    Doubling,
+    Phase,
+    State,
+)
 from domain.events import Event, GameWon, HandScored, ScoreItem
 
 B, A = 0, 1
@@ -20,8 +27,8 @@ def end_of_deal(
     declarer: int = A,
     doubling: Doubling = "none",
     parties: tuple[int, int] = (0, 0),
-    sheet: tuple[SheetEntry, ...] = (),
-    honours: tuple[Honour, ...] = (),
+    sheet: tuple[BridgeSheetEntry, ...] = (),
+    honours: tuple[BridgeHonour, ...] = (),
 ) -> State:
     """Ten tricks played, ``taken`` of them by the declarer."""
     tricks = tuple(
@@ -53,14 +60,16 @@ def items(state: State) -> list[tuple[int, str, int]]:
     return [(i.unit, i.label, i.points) for i in scored(state).items]
 
 
-def below(seat: int, points: int, partie: int = 0) -> SheetEntry:
-    return SheetEntry(
+def below(seat: int, points: int, partie: int = 0) -> BridgeSheetEntry:
+    return BridgeSheetEntry(
         deal=1, partie=partie, seat=seat, line="below", label="contract", points=points
     )
 
 
-def above(seat: int, points: int) -> SheetEntry:
-    return SheetEntry(deal=1, partie=0, seat=seat, line="above", label="penalty", points=points)
+def above(seat: int, points: int) -> BridgeSheetEntry:
+    return BridgeSheetEntry(
+        deal=1, partie=0, seat=seat, line="above", label="penalty", points=points
+    )
 
 
 def test_trick_contract_achieves_the_odd_tricks_times_their_value() -> None:
@@ -139,7 +148,7 @@ def test_lost_contract_pays_the_shortfall_times_three_or_five_to_the_opponent() 
 
 def test_honours_score_whatever_the_contract_result() -> None:
     """RULES 4.7: honours to whoever holds them, even the declarer who goes down."""
-    honours = (Honour(seat=A, kind="run", count=4, points=15),)
+    honours = (BridgeHonour(seat=A, kind="run", count=4, points=15),)
     assert items(end_of_deal(20, "H", 5, honours=honours)) == [
         (A, "above:honours", 15),
         (B, "above:penalty", 60),
@@ -162,13 +171,13 @@ def test_part_scores_do_not_carry_into_the_next_partie() -> None:
     assert any(isinstance(e, PartieWon) for e in events)
 
 
-def rubber_events(parties: tuple[int, int], sheet: tuple[SheetEntry, ...]) -> list[Event]:
+def rubber_events(parties: tuple[int, int], sheet: tuple[BridgeSheetEntry, ...]) -> list[Event]:
     return score_deal(end_of_deal(20, "NT", 7, parties=parties, sheet=sheet))
 
 
 def test_two_parties_to_none_win_the_rubber_with_150_and_end_the_table() -> None:
     """RULES 4.8: the rubber premium is 150 at 2-0; the result is the difference."""
-    sheet = (below(A, 24), SheetEntry(1, 0, A, "above", "honours", 15), above(B, 30))
+    sheet = (below(A, 24), BridgeSheetEntry(1, 0, A, "above", "honours", 15), above(B, 30))
     events = rubber_events((0, 1), sheet)
     hand = events[0]
     assert isinstance(hand, HandScored)
