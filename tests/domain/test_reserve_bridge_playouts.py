@@ -17,6 +17,7 @@ import pytest
 
 from domain import table as tables
 from domain.bridge import rules
+from domain.bridge.auction import window
 from domain.bridge.events import ReserveLaid, RubberWon, StageDealt
 from domain.bridge.game import RESERVE_BRIDGE
 from domain.bridge.scoring import PARTIES_TO_WIN
@@ -133,26 +134,39 @@ def _play(state: State, actions: list[LegalAction]) -> LegalAction:
 
 
 def candidates(state: State, rng: random.Random) -> list[PlayerCommand]:
-    """A sample of commands, legal and illegal, for the current phase and beyond."""
-    pool: list[PlayerCommand] = [
+    """Commands, legal and illegal: the edges of the current phase and a few from others."""
+    anywhere: list[PlayerCommand] = [
         Pass(),
         Stand(),
         Contra(),
         Recontra(),
         Accept(),
-        Bid(amount=rng.choice([5, 6, state.high_bid + 1, state.high_bid + 6, 24, 32, 51])),
+        Bid(amount=rng.choice([5, 6, 24, 32, 51])),
         Declare(denomination=rng.choice(DENOMINATIONS)),
         Play(card=rng.choice(PACK)),
+        Reserve(cards=rng.sample(PACK, 3)),
         NameTrump(suit="S"),
         Exchange(discard=[]),
     ]
-    for seat in (0, 1):
-        hand, reserve = list(state.hands[seat]), list(state.reserves[seat])
-        if hand:
-            pool.append(Play(card=rng.choice(hand)))
-            pool.append(Reserve(cards=rng.sample(hand, min(len(hand), rng.choice([2, 3, 3, 4])))))
-        if reserve:
-            pool.append(Play(card=rng.choice(reserve)))
+    pool = rng.sample(anywhere, 4)
+    match state.phase:
+        case Phase.AUCTION if state.turn is not None:
+            edge = window(state, state.turn)
+            top = edge.cap if edge.cap is not None else rules.MAX_BID
+            amounts = {edge.low - 1, edge.low, top, top + 1, rng.choice(sorted(rules.SLAM_BIDS))}
+            pool += [Pass(), Stand(), *(Bid(amount=a) for a in amounts)]
+        case Phase.DECLARE | Phase.RECONTRA:
+            pool += [Declare(denomination=d) for d in DENOMINATIONS]
+        case Phase.RESERVE:
+            for seat in (0, 1):
+                hand = list(state.hands[seat])
+                size = rng.choice([2, 3, 3, 4])
+                pool.append(Reserve(cards=rng.sample(hand, min(size, len(hand)))))
+        case Phase.PLAY:
+            for seat in (0, 1):
+                for cards in (state.hands[seat], state.reserves[seat]):
+                    if cards:
+                        pool.append(Play(card=rng.choice(cards)))
     return pool
 
 
@@ -260,7 +274,8 @@ def play_one_checked_rubber(seed: int) -> list[Event]:
             for audience, known in knowledge.known.items():
                 seen = check_public_parts(event, audience, RESERVE_BRIDGE)
                 shown = cards_in(seen)
-                assert_only_known(shown, known + public_now, f"{event!r} to {audience}")
+                allowed = known + public_now if public_now else known
+                assert_only_known(shown, allowed, f"{event!r} to {audience}")
                 if isinstance(event, ReserveLaid) and event.seat != audience:
                     assert not shown, f"a reserve shown to {audience}"
                 assert not shown.keys() & unplayed_reserves_of_others(state, audience)
