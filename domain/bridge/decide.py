@@ -60,7 +60,8 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
     if not seats:
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no seat acts during the {state.phase} phase")
     if actor not in seats:
-        raise RuleError(RuleCode.NOT_YOUR_TURN, f"seat {seats} is to act", to_act=seats)
+        waiting = " and ".join(str(s) for s in seats)
+        raise RuleError(RuleCode.NOT_YOUR_TURN, f"seat {waiting} to act", to_act=seats)
     assert isinstance(actor, int)
     seat = actor
     match state.phase, command:

@@ -205,9 +205,7 @@ def _scored(state: State, event: HandScored) -> State:
                 points=item.points,
             )
         )
-    return replace(
-        _between_deals(state), sheet=(*state.sheet, *entries), last_scored=tuple(entries)
-    )
+    return replace(_between_deals(state), sheet=(*state.sheet, *entries))
 
 
 def _between_deals(state: State) -> State:

@@ -19,7 +19,6 @@ from domain.bridge.state import (
     BridgeHonour,
     BridgePlayedCard,
     BridgeSheetEntry,
-    CompletedTrick,
     Doubling,
     Options,
     Phase,
@@ -97,6 +96,8 @@ class ReserveBridgeView(View, frozen=True, kw_only=True, tag="reserve-bridge"):
 
     ``hand`` is the cards in play in tricks 1-7 (all 16 until the reserve is laid) and
     ``reserve`` the seat's own face-down three; nobody else sees them until played.
+    ``stock`` counts the cards still to be dealt this deal; only the operator sees them
+    (``undealt``), as well as every hand and reserve (``hands``, ``reserves``).
     """
 
     non_dealer: int | None
@@ -108,6 +109,7 @@ class ReserveBridgeView(View, frozen=True, kw_only=True, tag="reserve-bridge"):
     reserve_sizes: list[int]
     reserve_laid: list[bool]
     stock: int
+    undealt: list[Card] | None
     auction: list[BridgeCall]
     passed: int | None
     contract: BridgeContractView | None
@@ -236,12 +238,15 @@ class ReserveBridge:
             reserve_sizes=[len(r) for r in state.reserves],
             reserve_laid=list(state.reserve_laid),
             stock=len(state.stock),
+            undealt=list(state.stock) if operator else None,
             auction=list(state.calls),
             passed=state.passed,
             contract=_contract(state),
             honours=list(state.honours),
             trick=_current_trick(state),
-            last_trick=_trick_view(len(state.tricks), last) if last else None,
+            last_trick=_trick_view(len(state.tricks), last.leader, last.cards, last.winner)
+            if last
+            else None,
             tricks_won=[sum(t.winner == s for t in state.tricks) for s in range(SEATS)],
             sheet=sheet,
             winners=list(state.winners),
@@ -286,19 +291,20 @@ def _current_trick(state: State) -> BridgeTrickView | None:
     """The trick being played; its leader is the seat to act while it is empty."""
     if state.phase is not Phase.PLAY or state.turn is None:
         return None
-    number = state.trick_number
     leader = state.trick[0].seat if state.trick else state.turn
-    return _trick_view(number, CompletedTrick(leader=leader, winner=-1, cards=state.trick))
+    return _trick_view(state.trick_number, leader, state.trick, None)
 
 
-def _trick_view(number: int, trick: CompletedTrick) -> BridgeTrickView:
+def _trick_view(
+    number: int, leader: int, cards: tuple[BridgePlayedCard, ...], winner: int | None
+) -> BridgeTrickView:
     return BridgeTrickView(
         number=number,
-        leader=trick.leader,
+        leader=leader,
         size=rules.trick_size(number),
         source="reserve" if rules.from_reserve(number) else "hand",
-        cards=list(trick.cards),
-        winner=None if trick.winner < 0 else trick.winner,
+        cards=list(cards),
+        winner=winner,
     )
 
 
@@ -317,7 +323,7 @@ def _sheet(state: State) -> BridgeSheetView:
         parties=list(state.parties),
         vulnerable=[vulnerable(state, s) for s in range(SEATS)],
         totals=totals(state),
-        last_deal=list(state.last_scored),
+        last_deal=[e for e in state.sheet if e.deal == state.sheet[-1].deal] if state.sheet else [],
     )
 
 

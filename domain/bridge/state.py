@@ -104,7 +104,6 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     # The score sheet of the rubber (RULES 4.8).
     sheet: tuple[BridgeSheetEntry, ...] = ()
     parties: tuple[int, int] = (0, 0)
-    last_scored: tuple[BridgeSheetEntry, ...] = ()
     winners: tuple[int, ...] = ()
 
     @property
