@@ -31,7 +31,7 @@ from domain.commands import (
     SupplyDeck,
 )
 from domain.errors import RuleCode, RuleError
-from domain.events import AuctionWon, BidMade, DealerDrawn, DealThrownIn, Passed
+from domain.events import AuctionWon, BidMade, CardsDealt, DealerDrawn, DealThrownIn, Passed
 from domain.protocol import SYSTEM
 from tests.support.playout import Playout
 
@@ -401,3 +401,33 @@ def test_seventh_and_later_tricks_have_two_cards() -> None:
 def test_honours(cards: str, denomination: str, expected: object) -> None:
     """RULES 4.7: runs of trumps from any card; aces in no-trump; sevens in nullo."""
     assert rules.honours(cards.split(), denomination) == expected
+
+
+# --- hidden information (RULES 0.6, 4.2, 4.5) -------------------------------------------
+
+
+def test_hands_the_undealt_rest_and_reserves_are_hidden_from_all_but_owner_and_operator() -> None:
+    """RULES 0.6: each seat sees its own cards; reserves stay face down until played."""
+    playout = won_auction(12)
+    playout.act(A, Declare(denomination="S"))
+    playout.act(B, Accept())
+    reserve = list(playout.table.state.hands[A][:3])
+    playout.act(A, Reserve(cards=reserve))
+    dealt = next(e for e in playout.events if isinstance(e, CardsDealt))
+    laid = playout.events[-1]
+    stage = next(e for e in playout.events if isinstance(e, StageDealt))
+    for audience in (B, "spectator"):
+        assert RESERVE_BRIDGE.redact(laid, audience).cards is None  # type: ignore[attr-defined]
+        assert RESERVE_BRIDGE.redact(dealt, audience).rest is None  # type: ignore[attr-defined]
+        assert RESERVE_BRIDGE.redact(dealt, audience).hands[A] is None  # type: ignore[attr-defined]
+        assert RESERVE_BRIDGE.redact(stage, audience).hands[A] is None  # type: ignore[attr-defined]
+        view = tables.view(playout.table, audience)
+        assert view.hands is None and view.reserves is None  # type: ignore[attr-defined]
+        assert view.reserve_sizes == [0, 3]  # type: ignore[attr-defined]
+    assert RESERVE_BRIDGE.redact(laid, A) == laid
+    mine = tables.view(playout.table, A)
+    assert mine.reserve == reserve and len(mine.hand or []) == 13  # type: ignore[attr-defined]
+    operator = tables.view(playout.table, "operator")
+    assert operator.reserves == [[], reserve]  # type: ignore[attr-defined]
+    assert operator.undealt == []  # type: ignore[attr-defined]
+    assert tables.view(playout.table, B).undealt is None  # type: ignore[attr-defined]
