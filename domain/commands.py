@@ -10,7 +10,7 @@ is a :class:`CardChoice` instead of a list (DESIGN 6).
 
 from __future__ import annotations
 
-from typing import Annotated, Union
+from typing import Annotated, Literal, Union
 
 import msgspec
 
@@ -56,8 +56,46 @@ class Play(Command, frozen=True, tag="play"):
     card: Card
 
 
+# --- contracts with a denomination (Reserve Bridge, RULES 4) -----------------------------
+
+Denomination = Annotated[
+    Literal["C", "D", "H", "S", "NT", "NULLO"],
+    msgspec.Meta(description="A suit as trumps (C, D, H, S), no-trump (NT) or nullo (NULLO)."),
+]
+
+
+class Stand(Command, frozen=True, tag="stand"):
+    """Keep your own bid for this round without raising (once the opponent has passed)."""
+
+
+class Declare(Command, frozen=True, tag="declare"):
+    """Name the contract's denomination; after a contra, change it (the bid is kept)."""
+
+    denomination: Denomination
+
+
+class Contra(Command, frozen=True, tag="contra"):
+    """Double the declared contract."""
+
+
+class Recontra(Command, frozen=True, tag="recontra"):
+    """The declarer redoubles a contra'd contract."""
+
+
+class Accept(Command, frozen=True, tag="accept"):
+    """Let the contract stand as it is: no contra, or no answer to a contra."""
+
+
+class Reserve(Command, frozen=True, tag="reserve"):
+    """Lay these cards face down as your reserve."""
+
+    cards: CardList
+
+
 # typing.Union, not `|`: Litestar's OpenAPI registry needs a named generic alias.
-PlayerCommand = Union[Pass, Bid, Hold, NameTrump, Exchange, Play]  # noqa: UP007
+PlayerCommand = Union[  # noqa: UP007
+    Pass, Bid, Hold, NameTrump, Exchange, Play, Stand, Declare, Contra, Recontra, Accept, Reserve
+]
 
 
 class CardChoice(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -74,7 +112,26 @@ class ExchangeChoice(msgspec.Struct, frozen=True, tag_field="type", tag="exchang
     discard: CardChoice
 
 
-LegalAction = Union[Pass, Bid, Hold, NameTrump, ExchangeChoice, Play]  # noqa: UP007
+class ReserveChoice(msgspec.Struct, frozen=True, tag_field="type", tag="reserve"):
+    """A legal reserve: lay aside exactly ``min`` (= ``max``) of the offered cards."""
+
+    cards: CardChoice
+
+
+LegalAction = Union[  # noqa: UP007
+    Pass,
+    Bid,
+    Hold,
+    NameTrump,
+    ExchangeChoice,
+    Play,
+    Stand,
+    Declare,
+    Contra,
+    Recontra,
+    Accept,
+    ReserveChoice,
+]
 
 
 class SupplyDeck(msgspec.Struct, frozen=True):

@@ -30,6 +30,7 @@ class RuleCode(StrEnum):
     INVALID_DECK = "invalid-deck"
     SEAT_TAKEN = "seat-taken"
     NO_SUCH_SEAT = "no-such-seat"
+    DENOMINATION_NOT_ALLOWED = "denomination-not-allowed"
 
 
 MEANINGS: dict[RuleCode, str] = {
@@ -51,6 +52,10 @@ MEANINGS: dict[RuleCode, str] = {
     RuleCode.INVALID_DECK: "A supplied deck is not exactly the game's pack.",
     RuleCode.SEAT_TAKEN: "Somebody already sits in that seat.",
     RuleCode.NO_SUCH_SEAT: "The table has no seat with that number.",
+    RuleCode.DENOMINATION_NOT_ALLOWED: (
+        "The contract cannot be played in that denomination (too many odd tricks, a slam"
+        " bid outside its slam, or no change to make)."
+    ),
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.bridge import RESERVE_BRIDGE
 from domain.fortyfive import FORTY_FIVE
 from domain.pitch import PITCH
 from domain.protocol import Game
@@ -11,6 +12,7 @@ from domain.protocol import Game
 GAMES: dict[str, Game[Any]] = {
     FORTY_FIVE.id: FORTY_FIVE,
     PITCH.id: PITCH,
+    RESERVE_BRIDGE.id: RESERVE_BRIDGE,
 }
 
 

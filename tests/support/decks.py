@@ -35,3 +35,9 @@ def packet_order(dealer: int, seats: int, packets: Sequence[int]) -> list[int]:
     left: ``packet_order(3, 4, (3, 3))`` is Pitch's 3 + 3 at four seats (RULES 2.2)."""
     order = [(dealer + 1 + i) % seats for i in range(seats)]
     return [seat for size in packets for seat in order for _ in range(size)]
+
+
+def reserve_bridge_order(dealer: int) -> list[int]:
+    """Seats in dealing order: twos, non-dealer first; 10, 2, 2, 2 each (RULES 4.2)."""
+    pair = [1 - dealer, 1 - dealer, dealer, dealer]
+    return pair * 5 + pair * 3

@@ -1,0 +1,294 @@
+"""Deciding Reserve Bridge commands: one small function per phase (RULES 4)."""
+
+from __future__ import annotations
+
+from domain.bridge import rules
+from domain.bridge.auction import LAST_ROUND, window
+from domain.bridge.events import (
+    BidStood,
+    ContraCalled,
+    ContractSettled,
+    DenominationChanged,
+    DenominationNamed,
+    HonoursAnnounced,
+    RecontraCalled,
+    ReserveLaid,
+    SlamBidMade,
+    StageDealt,
+)
+from domain.bridge.evolve import evolve
+from domain.bridge.scoring import score_deal
+from domain.bridge.state import SEATS, Phase, State, other, to_act
+from domain.cards import holds_all
+from domain.commands import (
+    Accept,
+    Bid,
+    Contra,
+    Declare,
+    Pass,
+    Play,
+    PlayerCommand,
+    Recontra,
+    Reserve,
+    Stand,
+    SupplyDeck,
+)
+from domain.draw import best_drawers, draw_cards
+from domain.errors import RuleCode, RuleError
+from domain.events import (
+    AuctionWon,
+    BidMade,
+    CardPlayed,
+    CardsDealt,
+    DealerDrawn,
+    DealThrownIn,
+    Event,
+    Passed,
+    TrickWon,
+)
+from domain.protocol import SYSTEM, Actor
+
+
+def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
+    if isinstance(command, SupplyDeck):
+        if actor != SYSTEM:
+            raise RuleError(RuleCode.NOT_ALLOWED_NOW, "only the service supplies decks")
+        return _supply(state, command)
+    if state.phase is Phase.FINISHED:
+        raise RuleError(RuleCode.GAME_OVER, "the game is over")
+    seats = to_act(state)
+    if not seats:
+        raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no seat acts during the {state.phase} phase")
+    if actor not in seats:
+        waiting = " and ".join(str(s) for s in seats)
+        raise RuleError(RuleCode.NOT_YOUR_TURN, f"seat {waiting} to act", to_act=seats)
+    assert isinstance(actor, int)
+    seat = actor
+    match state.phase, command:
+        case Phase.AUCTION, Bid(amount=amount):
+            return _bid(state, seat, amount)
+        case Phase.AUCTION, Pass():
+            return _pass(state, seat)
+        case Phase.AUCTION, Stand():
+            return _stand(state, seat)
+        case Phase.DECLARE, Declare(denomination=denomination):
+            return _declare(state, seat, denomination)
+        case Phase.CONTRA, Contra():
+            return [ContraCalled(seat=seat)]
+        case Phase.CONTRA | Phase.RECONTRA, Accept():
+            return _settle(state, [])
+        case Phase.RECONTRA, Recontra():
+            return _settle(state, [RecontraCalled(seat=seat)])
+        case Phase.RECONTRA, Declare(denomination=denomination):
+            return _change(state, seat, denomination)
+        case Phase.RESERVE, Reserve(cards=cards):
+            return _reserve(state, seat, cards)
+        case Phase.PLAY, Play(card=card):
+            return _play(state, seat, card)
+    raise RuleError(
+        RuleCode.NOT_ALLOWED_NOW,
+        f"a {command.__struct_config__.tag} command is not allowed in the {state.phase} phase",
+        phase=str(state.phase),
+    )
+
+
+# --- chance -----------------------------------------------------------------------------
+
+
+def _supply(state: State, command: SupplyDeck) -> list[Event]:
+    if state.phase is Phase.DRAW:
+        cards = draw_cards(state.drawing, command.deck, SEATS)
+        high = best_drawers(cards, rules.ORDER)
+        dealer = high[0] if len(high) == 1 else None
+        return [
+            DealerDrawn(
+                shuffle=command.shuffle, commitment=command.commitment, cards=cards, dealer=dealer
+            )
+        ]
+    if state.phase is Phase.DEAL:
+        return [_deal(state, command)]
+    raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")
+
+
+def _deal(state: State, command: SupplyDeck) -> CardsDealt:
+    """Stage 1: ten each in twos, non-dealer first; the rest stays face down (RULES 4.2)."""
+    assert state.dealer is not None
+    order = (other(state.dealer), state.dealer)
+    hands: list[list[str]] = [[], []]
+    deck = iter(command.deck)
+    for _ in range(rules.STAGES[0] // rules.PACKET):
+        for seat in order:
+            hands[seat].extend(next(deck) for _ in range(rules.PACKET))
+    return CardsDealt(
+        deal=state.deal + 1,
+        dealer=state.dealer,
+        shuffle=command.shuffle,
+        commitment=command.commitment,
+        hands=list(hands),
+        rest=list(deck),
+    )
+
+
+def _next_stage(state: State, stage: int) -> StageDealt:
+    """Two more each from the rest of the deal's shuffle, non-dealer first."""
+    assert state.dealer is not None
+    hands: list[list[str] | None] = [None, None]
+    stock = iter(state.stock)
+    for seat in (other(state.dealer), state.dealer):
+        hands[seat] = [next(stock) for _ in range(rules.PACKET)]
+    return StageDealt(deal=state.deal, stage=stage, hands=hands)
+
+
+# --- the auction (RULES 4.3) ------------------------------------------------------------
+
+
+def _bid(state: State, seat: int, amount: int) -> list[Event]:
+    allowed = window(state, seat)
+    low = max(allowed.low, rules.MIN_BID)
+    if amount < low:
+        raise RuleError(RuleCode.BID_TOO_LOW, f"the lowest bid now is {low}", lowest=low)
+    if amount > rules.MAX_BID:
+        raise RuleError(RuleCode.BID_NOT_ALLOWED, "bids go up to 50", amount=amount)
+    if not allowed.beyond_cap(amount):
+        return _after_call(state, [BidMade(seat=seat, amount=amount)])
+    assert allowed.cap is not None
+    if amount not in rules.SLAM_BIDS:
+        raise RuleError(
+            RuleCode.BID_NOT_ALLOWED,
+            f"at most {allowed.cap} now, unless a slam bid (24, 30, 32, 40 or 50)",
+            amount=amount,
+            cap=allowed.cap,
+        )
+    return _after_call(state, [SlamBidMade(seat=seat, amount=amount, cap=allowed.cap)])
+
+
+def _pass(state: State, seat: int) -> list[Event]:
+    if not window(state, seat).may_pass:
+        raise RuleError(
+            RuleCode.NOT_ALLOWED_NOW, "the opponent has passed: raise your bid or stand"
+        )
+    return _after_call(state, [Passed(seat=seat)])
+
+
+def _stand(state: State, seat: int) -> list[Event]:
+    if not window(state, seat).may_stand:
+        raise RuleError(
+            RuleCode.NOT_ALLOWED_NOW, "only a bidder whose opponent has passed may stand"
+        )
+    return _after_call(state, [BidStood(seat=seat, amount=state.bids[seat])])
+
+
+def _after_call(state: State, events: list[Event]) -> list[Event]:
+    """Close the round once both have called: the next stage, the winner or a throw-in."""
+    for event in events:
+        state = evolve(state, event)
+    if state.turn is not None:
+        return events
+    if state.high_bidder is None:
+        return [*events, DealThrownIn(deal=state.deal)]  # nobody bid [decision]
+    if state.round < LAST_ROUND:
+        return [*events, _next_stage(state, state.round + 1)]
+    return [*events, AuctionWon(seat=state.high_bidder, amount=state.high_bid)]
+
+
+# --- the contract (RULES 4.4) -----------------------------------------------------------
+
+
+def check_denomination(state: State, denomination: str) -> None:
+    if denomination in rules.allowed_denominations(state.high_bid, state.slam_only):
+        return
+    if state.slam_only:
+        reason = f"{state.high_bid} was bid as a slam and is no slam in {denomination}"
+    else:
+        needed = rules.odd_tricks_needed(state.high_bid, denomination)
+        reason = f"{state.high_bid} in {denomination} needs {needed} odd tricks, over five"
+    raise RuleError(RuleCode.DENOMINATION_NOT_ALLOWED, reason, denomination=denomination)
+
+
+def _declare(state: State, seat: int, denomination: str) -> list[Event]:
+    check_denomination(state, denomination)
+    return [DenominationNamed(seat=seat, denomination=denomination)]
+
+
+def _change(state: State, seat: int, denomination: str) -> list[Event]:
+    previous = state.denomination
+    assert previous is not None
+    if denomination == previous:
+        raise RuleError(
+            RuleCode.DENOMINATION_NOT_ALLOWED,
+            f"{denomination} is already the denomination: accept to keep it",
+            denomination=denomination,
+        )
+    check_denomination(state, denomination)
+    # The contra stands and no recontra follows a change [decision].
+    changed = DenominationChanged(seat=seat, denomination=denomination, previous=previous)
+    return _settle(state, [changed])
+
+
+def _settle(state: State, events: list[Event]) -> list[Event]:
+    """The contract is fixed: the last stage is dealt and honours announced (RULES 4.2)."""
+    for event in events:
+        state = evolve(state, event)
+    denomination = state.denomination
+    assert state.high_bidder is not None and denomination is not None
+    settled = ContractSettled(
+        seat=state.high_bidder,
+        amount=state.high_bid,
+        denomination=denomination,
+        doubling=state.doubling,
+        odd_tricks=rules.odd_tricks_needed(state.high_bid, denomination),
+    )
+    state = evolve(state, settled)
+    last = _next_stage(state, len(rules.STAGES))
+    state = evolve(state, last)
+    announced: list[Event] = []
+    for seat in range(SEATS):
+        held = rules.honours(state.hands[seat], denomination)
+        if held is not None:
+            kind, count, points = held
+            announced.append(HonoursAnnounced(seat=seat, kind=kind, count=count, points=points))
+    return [*events, settled, last, *announced]
+
+
+# --- the reserve and the play (RULES 4.2, 4.5) ------------------------------------------
+
+
+def _reserve(state: State, seat: int, cards: list[str]) -> list[Event]:
+    if len(cards) != rules.RESERVE_SIZE or len(set(cards)) != len(cards):
+        raise RuleError(
+            RuleCode.INVALID_DISCARD, "the reserve is three different cards", count=len(cards)
+        )
+    if not holds_all(state.hands[seat], cards):
+        raise RuleError(RuleCode.INVALID_DISCARD, "lay aside only cards you hold")
+    return [ReserveLaid(seat=seat, cards=list(cards))]
+
+
+def check_play(state: State, seat: int, card: str) -> None:
+    number = state.trick_number
+    reserve = rules.from_reserve(number)
+    cards = state.reserves[seat] if reserve else state.hands[seat]
+    if card not in cards:
+        where = "reserve (tricks 8-10)" if reserve else "hand (tricks 1-7)"
+        raise RuleError(
+            RuleCode.CARD_NOT_HELD, f"{card} is not in your {where}", card=card, trick=number
+        )
+    led = state.trick[0].card if state.trick else None
+    if card not in rules.legal_plays(cards, led):
+        raise RuleError(RuleCode.MUST_FOLLOW_SUIT, "follow the suit led", card=card)
+
+
+def _play(state: State, seat: int, card: str) -> list[Event]:
+    check_play(state, seat, card)
+    number = state.trick_number
+    events: list[Event] = [CardPlayed(seat=seat, card=card)]
+    state = evolve(state, events[0])
+    if len(state.trick) < rules.trick_size(number):
+        return events
+    plays = [(p.seat, p.card) for p in state.trick]
+    winner = rules.trick_winner(plays, rules.trump_of(state.denomination))
+    won = TrickWon(seat=winner, trick=number, cards=[c for _, c in plays])
+    events.append(won)
+    state = evolve(state, won)
+    if len(state.tricks) == rules.TRICKS:
+        events.extend(score_deal(state))
+    return events

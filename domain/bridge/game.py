@@ -1,0 +1,330 @@
+"""Reserve Bridge behind the game protocol: legal actions, views and redaction."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import msgspec
+from msgspec.structs import replace
+
+from domain.bridge import events as bridge_events
+from domain.bridge import rules
+from domain.bridge.auction import window
+from domain.bridge.decide import decide
+from domain.bridge.evolve import evolve
+from domain.bridge.scoring import totals, vulnerable
+from domain.bridge.state import (
+    SEATS,
+    BridgeCall,
+    BridgeHonour,
+    BridgePlayedCard,
+    BridgeSheetEntry,
+    Doubling,
+    Options,
+    Phase,
+    State,
+    to_act,
+)
+from domain.cards import Card, piquet_pack
+from domain.commands import (
+    Accept,
+    Bid,
+    CardChoice,
+    Contra,
+    Declare,
+    LegalAction,
+    Pass,
+    Play,
+    PlayerCommand,
+    Recontra,
+    ReserveChoice,
+    Stand,
+    SupplyDeck,
+)
+from domain.events import (
+    AuctionWon,
+    BidMade,
+    CardPlayed,
+    CardsDealt,
+    DealerDrawn,
+    DealThrownIn,
+    Event,
+    GameWon,
+    HandScored,
+    Passed,
+    TrickWon,
+)
+from domain.protocol import Actor, Audience, Chance, View, ViewHeader
+
+
+class BridgeTrickView(msgspec.Struct, frozen=True):
+    """A trick: ``size`` cards (4 in tricks 1-6, else 2) played from ``source``."""
+
+    number: int
+    leader: int
+    size: int
+    source: Literal["hand", "reserve"]
+    cards: list[BridgePlayedCard]
+    winner: int | None
+
+
+class BridgeContractView(msgspec.Struct, frozen=True):
+    """The high bid and what became of it; ``slam_only`` when bid as a slam over a cap."""
+
+    declarer: int
+    amount: int
+    slam_only: bool
+    denomination: str | None
+    odd_tricks: int | None
+    doubling: Doubling
+    changed: bool
+
+
+class BridgeSheetView(msgspec.Struct, frozen=True):
+    """The rubber's score sheet: ``below[p][seat]`` is the seat's score in partie ``p``."""
+
+    below: list[list[int]]
+    above: list[int]
+    parties: list[int]
+    vulnerable: list[bool]
+    totals: list[int]
+    last_deal: list[BridgeSheetEntry]
+
+
+class ReserveBridgeView(View, frozen=True, kw_only=True, tag="reserve-bridge"):
+    """``non_dealer`` is player A (speaks and leads first), ``dealer`` player B.
+
+    ``hand`` is the cards in play in tricks 1-7 (all 16 until the reserve is laid) and
+    ``reserve`` the seat's own face-down three; nobody else sees them until played.
+    ``stock`` counts the cards still to be dealt this deal; only the operator sees them
+    (``undealt``), as well as every hand and reserve (``hands``, ``reserves``).
+    """
+
+    non_dealer: int | None
+    stage: int
+    round: int | None
+    hand_sizes: list[int]
+    reserve: list[Card] | None
+    reserves: list[list[Card]] | None
+    reserve_sizes: list[int]
+    reserve_laid: list[bool]
+    stock: int
+    undealt: list[Card] | None
+    auction: list[BridgeCall]
+    passed: int | None
+    contract: BridgeContractView | None
+    honours: list[BridgeHonour]
+    trick: BridgeTrickView | None
+    last_trick: BridgeTrickView | None
+    tricks_won: list[int]
+    sheet: BridgeSheetView
+    winners: list[int]
+    difference: int | None
+
+
+class ReserveBridge:
+    id: ClassVar[str] = "reserve-bridge"
+    min_seats: ClassVar[int] = SEATS
+    max_seats: ClassVar[int] = SEATS
+    pack: ClassVar[tuple[str, ...]] = piquet_pack()
+    options_type: ClassVar[type[msgspec.Struct]] = Options
+    state_type: ClassVar[type[Any]] = State
+    view_type: ClassVar[type[View]] = ReserveBridgeView
+    event_types: ClassVar[tuple[type[Event], ...]] = (
+        DealerDrawn,
+        CardsDealt,
+        bridge_events.StageDealt,
+        BidMade,
+        bridge_events.SlamBidMade,
+        bridge_events.BidStood,
+        Passed,
+        AuctionWon,
+        DealThrownIn,
+        bridge_events.DenominationNamed,
+        bridge_events.ContraCalled,
+        bridge_events.RecontraCalled,
+        bridge_events.DenominationChanged,
+        bridge_events.ContractSettled,
+        bridge_events.HonoursAnnounced,
+        bridge_events.ReserveLaid,
+        CardPlayed,
+        TrickWon,
+        HandScored,
+        bridge_events.PartieWon,
+        bridge_events.RubberWon,
+        GameWon,
+    )
+
+    def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
+        if first_dealer is None:
+            return State(phase=Phase.DRAW, drawing=tuple(range(SEATS)))
+        return State(phase=Phase.DEAL, dealer=first_dealer)
+
+    def chance(self, state: State) -> Chance | None:
+        if state.phase is Phase.DRAW:
+            return Chance(kind="draw", pack=self.pack)
+        if state.phase is Phase.DEAL:
+            return Chance(kind="deal", pack=self.pack)
+        return None
+
+    def decide(
+        self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
+    ) -> list[Event]:
+        return decide(state, command, actor)
+
+    def evolve(self, state: State, event: Event) -> State:
+        return evolve(state, event)
+
+    def to_act(self, state: State) -> list[int]:
+        return to_act(state)
+
+    def finished(self, state: State) -> bool:
+        return state.phase is Phase.FINISHED
+
+    def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
+        if seat not in to_act(state):
+            return []
+        match state.phase:
+            case Phase.AUCTION:
+                allowed = window(state, seat)
+                actions: list[LegalAction] = []
+                if allowed.may_pass:
+                    actions.append(Pass())
+                if allowed.may_stand:
+                    actions.append(Stand())
+                actions.extend(Bid(amount=a) for a in allowed.amounts())
+                return actions
+            case Phase.DECLARE:
+                return [Declare(denomination=d) for d in _allowed(state)]
+            case Phase.CONTRA:
+                return [Contra(), Accept()]
+            case Phase.RECONTRA:
+                changes = [d for d in _allowed(state) if d != state.denomination]
+                return [Recontra(), Accept(), *(Declare(denomination=d) for d in changes)]
+            case Phase.RESERVE:
+                hand = list(state.hands[seat])
+                size = rules.RESERVE_SIZE
+                return [ReserveChoice(cards=CardChoice(from_=hand, min=size, max=size))]
+            case Phase.PLAY:
+                reserve = rules.from_reserve(state.trick_number)
+                cards = state.reserves[seat] if reserve else state.hands[seat]
+                led = state.trick[0].card if state.trick else None
+                return [Play(card=c) for c in rules.legal_plays(cards, led)]
+        return []
+
+    def view(self, state: State, audience: Audience, header: ViewHeader) -> ReserveBridgeView:
+        seat = audience if isinstance(audience, int) else None
+        operator = audience == "operator"
+        playing = header.status == "playing"
+        finished = state.phase is Phase.FINISHED
+        last = state.tricks[-1] if state.tricks else None
+        sheet = _sheet(state)
+        return ReserveBridgeView(
+            **header.fields(),
+            phase=str(state.phase) if playing or finished else "waiting",
+            dealer=state.dealer,
+            to_act=to_act(state) if playing else [],
+            hand=list(state.hands[seat]) if seat is not None else None,
+            hands=[list(h) for h in state.hands] if operator else None,
+            legal_actions=self.legal_actions(state, seat) if seat is not None and playing else [],
+            deal=state.deal,
+            scores=sheet.totals,
+            non_dealer=state.non_dealer,
+            stage=state.stage,
+            round=state.round if state.phase is Phase.AUCTION else None,
+            hand_sizes=[len(h) for h in state.hands],
+            reserve=list(state.reserves[seat]) if seat is not None else None,
+            reserves=[list(r) for r in state.reserves] if operator else None,
+            reserve_sizes=[len(r) for r in state.reserves],
+            reserve_laid=list(state.reserve_laid),
+            stock=len(state.stock),
+            undealt=list(state.stock) if operator else None,
+            auction=list(state.calls),
+            passed=state.passed,
+            contract=_contract(state),
+            honours=list(state.honours),
+            trick=_current_trick(state),
+            last_trick=_trick_view(len(state.tricks), last.leader, last.cards, last.winner)
+            if last
+            else None,
+            tricks_won=[sum(t.winner == s for t in state.tricks) for s in range(SEATS)],
+            sheet=sheet,
+            winners=list(state.winners),
+            difference=abs(sheet.totals[0] - sheet.totals[1]) if finished else None,
+        )
+
+    def redact(self, event: Event, audience: Audience) -> Event:
+        if audience == "operator":
+            return event
+        match event:
+            case CardsDealt(hands=hands):
+                mine = [h if seat == audience else None for seat, h in enumerate(hands)]
+                return replace(event, hands=mine, rest=None)
+            case bridge_events.StageDealt(hands=hands):
+                mine = [h if seat == audience else None for seat, h in enumerate(hands)]
+                return replace(event, hands=mine)
+            case bridge_events.ReserveLaid(seat=seat) if seat != audience:
+                return replace(event, cards=None)
+        return event
+
+
+def _allowed(state: State) -> list[rules.Denomination]:
+    return rules.allowed_denominations(state.high_bid, state.slam_only)
+
+
+def _contract(state: State) -> BridgeContractView | None:
+    if state.high_bidder is None or state.phase in (Phase.AUCTION, Phase.DEAL, Phase.DRAW):
+        return None
+    denomination = state.denomination
+    return BridgeContractView(
+        declarer=state.high_bidder,
+        amount=state.high_bid,
+        slam_only=state.slam_only,
+        denomination=denomination,
+        odd_tricks=rules.odd_tricks_needed(state.high_bid, denomination) if denomination else None,
+        doubling=state.doubling,
+        changed=state.changed,
+    )
+
+
+def _current_trick(state: State) -> BridgeTrickView | None:
+    """The trick being played; its leader is the seat to act while it is empty."""
+    if state.phase is not Phase.PLAY or state.turn is None:
+        return None
+    leader = state.trick[0].seat if state.trick else state.turn
+    return _trick_view(state.trick_number, leader, state.trick, None)
+
+
+def _trick_view(
+    number: int, leader: int, cards: tuple[BridgePlayedCard, ...], winner: int | None
+) -> BridgeTrickView:
+    return BridgeTrickView(
+        number=number,
+        leader=leader,
+        size=rules.trick_size(number),
+        source="reserve" if rules.from_reserve(number) else "hand",
+        cards=list(cards),
+        winner=winner,
+    )
+
+
+def _sheet(state: State) -> BridgeSheetView:
+    columns = sum(state.parties) + (state.phase is not Phase.FINISHED)
+    below = [[0] * SEATS for _ in range(max(columns, 1))]
+    above = [0] * SEATS
+    for entry in state.sheet:
+        if entry.line == "below":
+            below[entry.partie][entry.seat] += entry.points
+        else:
+            above[entry.seat] += entry.points
+    return BridgeSheetView(
+        below=below,
+        above=above,
+        parties=list(state.parties),
+        vulnerable=[vulnerable(state, s) for s in range(SEATS)],
+        totals=totals(state),
+        last_deal=[e for e in state.sheet if e.deal == state.sheet[-1].deal] if state.sheet else [],
+    )
+
+
+RESERVE_BRIDGE = ReserveBridge()
