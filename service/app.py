@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import anyio
+import msgspec
 import psycopg
 from litestar import Litestar, Request, Response
 from litestar.datastructures import State
@@ -20,12 +22,15 @@ from litestar.openapi.spec import (
     Components,
     OpenAPIMediaType,
     OpenAPIResponse,
+    OpenAPIType,
     Reference,
+    Schema,
     SecurityScheme,
     Server,
 )
 from litestar.params import HeaderParameter
 from litestar.plugins.prometheus import PrometheusConfig
+from litestar.routes import HTTPRoute
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from redis.asyncio import Redis
 
@@ -131,6 +136,45 @@ def on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Re
     return _problem_response(request, code, detail, headers=exc.headers, errors=errors)
 
 
+def _integral(value: Any) -> Any:
+    """JSON Schema counts 3.0 as an integer; msgspec's strict mode does not."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_integral(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _integral(v) for k, v in value.items()}
+    return value
+
+
+_AT_PATH = re.compile(r" - at `\$\.?(?P<path>[^`]*)`$")
+
+
+async def strict_body(request: Request[Any, Any, Any]) -> None:
+    """Validate JSON bodies as strictly as the document states them.
+
+    Litestar converts bodies leniently (``"24"`` or ``24.0`` for an integer, ``0`` for
+    ``false``); a client generated from the spec must not come to depend on that, so the
+    body is first decoded strictly against the handler's declared type.
+    """
+    field = request.route_handler.parsed_data_field
+    if field is None:
+        return
+    try:
+        document = _integral(msgspec.json.decode(await request.body()))
+        msgspec.convert(document, field.annotation, strict=True)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        found = _AT_PATH.search(message)
+        key = found["path"] if found else "data"
+        raise ValidationException(
+            detail="the body does not match the schema",
+            extra=[{"message": _AT_PATH.sub("", message), "key": key, "source": "body"}],
+        ) from exc
+    except msgspec.DecodeError:
+        return  # Litestar reports malformed JSON itself
+
+
 def on_unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     log.warning("database unavailable: %s", exc)
     return _problem_response(request, "unavailable", "the database is not reachable")
@@ -152,6 +196,44 @@ def _problemize(openapi: Any) -> None:
                     continue
                 if response.content and "application/json" in response.content:
                     response.content = {PROBLEM_JSON: OpenAPIMediaType(schema=ref)}
+
+
+def _tidy_parameters(openapi: Any) -> None:
+    """An optional query or header parameter is absent, never JSON ``null``: drop the
+    ``null`` branch Litestar gives ``X | None`` parameters, or clients send "null"."""
+    for item in openapi.paths.values():
+        for method in ("get", "put", "post", "delete", "patch"):
+            operation = getattr(item, method, None)
+            for parameter in (operation.parameters or []) if operation else ():
+                schema = getattr(parameter, "schema", None)
+                if not isinstance(schema, Schema) or not schema.one_of:
+                    continue
+                kept = [
+                    s
+                    for s in schema.one_of
+                    if not (isinstance(s, Schema) and s.type == OpenAPIType.NULL)
+                ]
+                if len(kept) == 1 and isinstance(kept[0], Schema) and kept[0].type is not None:
+                    schema.type = kept[0].type
+                    schema.one_of = None
+
+
+def _complete_allow_headers(app: Litestar) -> None:
+    """Litestar builds the automatic OPTIONS answer with the first handler of a path and
+    keeps it when more handlers join that path (``/tables`` has GET and POST), so its
+    ``Allow`` lists too few methods. Point each one at its route's final methods."""
+    for route in app.routes:
+        if not isinstance(route, HTTPRoute):
+            continue
+        handler = route.route_handler_map.get("OPTIONS", (None, None))[0]
+        if handler is None or handler.handler_name != "options_handler":
+            continue
+        allow = ", ".join(sorted(route.methods))
+
+        def answer(scope: Any, allow: str = allow) -> Response[None]:
+            return Response(None, status_code=204, headers={"Allow": allow})
+
+        handler._fn = cast(Any, answer)  # a sync handler, as the one it replaces
 
 
 def openapi_config() -> OpenAPIConfig:
@@ -292,9 +374,12 @@ def create_app(settings: Settings) -> Litestar:
             Exception: on_unexpected,
         },
         middleware=[prometheus.middleware],
+        before_request=strict_body,
         openapi_config=openapi_config(),
         plugins=[TaggedUnionSchemaPlugin(), StrictStructSchemaPlugin()],
         debug=False,
     )
     _problemize(app.openapi_schema)
+    _tidy_parameters(app.openapi_schema)
+    _complete_allow_headers(app)
     return app

@@ -22,6 +22,13 @@ class Caller(msgspec.Struct, frozen=True):
     def is_operator(self) -> bool:
         return self.kind == "operator"
 
+    def require_operator(self, why: str) -> None:
+        """401 without a token, 403 with a token that is not the operator's."""
+        if self.kind == "anonymous":
+            raise ApiProblem("unauthorized", f"{why}: send the operator token")
+        if self.kind != "operator":
+            raise ApiProblem("operator-only", why)
+
     def audience_at(self, table_id: str) -> Audience:
         """What this caller may see of ``table_id``; a seat of another table may not look."""
         if self.kind == "operator":

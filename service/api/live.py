@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 from domain.protocol import Audience
 from service.api.auth import Caller
 from service.api.docs import errors
-from service.api.schemas import EventRecord
+from service.api.schemas import EventRecord, StreamMessage
 from service.settings import Settings
 from service.streams import entry_id, table_stream, version_of
 from service.tables import TableService
@@ -51,6 +51,7 @@ After = Annotated[
         name="after",
         ge=0,
         le=2**31 - 1,
+        schema_extra={"minimum": 0},  # Litestar leaves a falsy bound out of the document
         description="Resume after this version (for clients that cannot set headers).",
     ),
 ]
@@ -155,9 +156,12 @@ def _entries(found: Any) -> Any:
     media_type="text/event-stream",
     responses={
         200: ResponseSpec(
-            data_container=str,
+            data_container=StreamMessage,
             media_type="text/event-stream",
-            description="A stream of `id`/`event`/`data` messages and keep-alive comments.",
+            description=(
+                "A stream of messages whose `data` is an event record, with `id` (the"
+                " version), `event` (its type) and keep-alive comments."
+            ),
             generate_examples=False,
         ),
         **errors(400, 401, 403, 404),

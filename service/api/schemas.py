@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
@@ -18,11 +19,16 @@ from service.read_side import TableSummary
 
 Command = PlayerCommand
 
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"^\S(.*\S)?$")]
+# Printable text that neither starts nor ends with a space (no control characters:
+# Postgres cannot store NUL, and nobody wants a tab in a player's name).
+TEXT = r"^[^\s\x00-\x1f\x7f]([^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f])?$"
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=TEXT)]
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=6)]
 
 
-Tournament = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+TournamentId = Annotated[
+    uuid.UUID, msgspec.Meta(description="An existing tournament of the same game.")
+]
 
 
 def _title(game: Game[Any]) -> str:
@@ -63,7 +69,7 @@ def _create_type(game: Game[Any]) -> type[msgspec.Struct]:
         [
             ("seats", seats),
             ("options", game.options_type, msgspec.field(default_factory=game.options_type)),
-            ("tournament", Tournament | None, None),
+            ("tournament", TournamentId | None, None),
             ("first_dealer", dealer | None, None),
             ("deals", deals | None, None),
         ],
@@ -83,7 +89,7 @@ def _tournament_type(game: Game[Any]) -> type[msgspec.Struct]:
     return msgspec.defstruct(
         f"CreateTournament{_title(game)}",
         [
-            ("name", Annotated[str, msgspec.Meta(min_length=1, max_length=100)]),
+            ("name", Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=TEXT)]),
             ("options", game.options_type, msgspec.field(default_factory=game.options_type)),
         ],
         tag_field="game",
@@ -154,7 +160,7 @@ class CreateTableBase(msgspec.Struct, frozen=True):
 
     seats: int
     options: msgspec.Struct
-    tournament: str | None
+    tournament: uuid.UUID | None
     first_dealer: int | None
     deals: list[Any] | None
 
@@ -192,6 +198,22 @@ class EventRecord(msgspec.Struct, frozen=True):
     at: datetime
     actor: str
     event: AnyEvent
+
+
+class StreamMessage(msgspec.Struct, frozen=True):
+    """One Server-Sent Events message: ``data`` is an ``EventRecord`` as JSON text."""
+
+    data: Annotated[
+        str,
+        msgspec.Meta(
+            extra_json_schema={
+                "contentMediaType": "application/json",
+                "contentSchema": {"$ref": "#/components/schemas/EventRecord"},
+            }
+        ),
+    ]
+    event: Annotated[str, msgspec.Meta(description="The event type, e.g. `card_played`.")]
+    id: Annotated[str, msgspec.Meta(pattern="^[1-9][0-9]*$", description="The version.")]
 
 
 class EventPage(msgspec.Struct, frozen=True):

@@ -11,7 +11,7 @@ import msgspec
 from litestar import Controller, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
-from litestar.params import FromPath, HeaderParameter, JSONBody, QueryParameter
+from litestar.params import FromPath, HeaderParameter, JSONBody, PathParameter, QueryParameter
 
 from domain import table as tables
 from domain.events import Event
@@ -21,6 +21,7 @@ from domain.table import Table
 from service.api.auth import Caller
 from service.api.docs import errors
 from service.api.schemas import (
+    TEXT,
     ActionResult,
     Command,
     CreateTable,
@@ -28,7 +29,6 @@ from service.api.schemas import (
     EventRecord,
     ScoreSheetPage,
     SeatGranted,
-    SeatNumber,
     TablePage,
     TableView,
     TakeSeat,
@@ -63,8 +63,16 @@ IdempotencyKey = Annotated[
     ),
 ]
 After = Annotated[
-    int, QueryParameter(name="after", ge=0, le=2**31 - 1, description="Events after this version.")
+    int,
+    QueryParameter(
+        name="after",
+        ge=0,
+        le=2**31 - 1,
+        schema_extra={"minimum": 0},  # Litestar leaves a falsy bound out of the document
+        description="Events after this version.",
+    ),
 ]
+UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 Wait = Annotated[
     int | None,
     QueryParameter(
@@ -168,7 +176,7 @@ class TableController(Controller):
             " for the table's successive deals, top card first) need the operator token."
         ),
         status_code=201,
-        responses=errors(400, 401, 403),
+        responses=errors(400, 401, 403, 404),
         security=[{}, {"bearer": []}],
     )
     async def create_table(
@@ -176,10 +184,16 @@ class TableController(Controller):
         data: JSONBody[CreateTable],
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
+        read_side: NamedDependency[ReadSide],
     ) -> Response[TableView]:
-        operator_only = data.first_dealer is not None or data.deals is not None
-        if operator_only and not caller.is_operator:
-            raise ApiProblem("operator-only", "first_dealer and deals are for the operator")
+        if data.first_dealer is not None or data.deals is not None:
+            caller.require_operator("first_dealer and deals are for the operator")
+        tournament = None
+        if data.tournament is not None:
+            joined = await read_side.tournament(str(data.tournament))
+            if joined.game != game_of(data):
+                raise ApiProblem("invalid-options", f"tournament {joined.id} plays {joined.game}")
+            tournament = joined.id
         created = tables.create(
             new_table_id(),
             game_of(data),
@@ -187,7 +201,7 @@ class TableController(Controller):
             msgspec.to_builtins(data.options),
             first_dealer=data.first_dealer,
             decks=[d.deck for d in data.deals] if data.deals else None,
-            tournament=data.tournament,
+            tournament=tournament,
         )
         actor = "operator" if caller.is_operator else "anonymous"
         table, _ = await service.create(created, msgspec.to_builtins(data), actor)
@@ -210,7 +224,15 @@ class TableController(Controller):
     async def take_seat(
         self,
         table_id: FromPath[UUID],
-        seat: FromPath[SeatNumber],
+        seat: Annotated[
+            int,
+            PathParameter(
+                ge=0,
+                le=6,
+                schema_extra={"minimum": 0},  # Litestar leaves a falsy bound out
+                description="The seat, 0 to the table's seats - 1.",
+            ),
+        ],
         data: JSONBody[TakeSeat],
         service: NamedDependency[TableService],
     ) -> SeatGranted:
@@ -268,12 +290,19 @@ class TableController(Controller):
         game: Annotated[GameFilter | None, QueryParameter(name="game")] = None,
         status: Annotated[StatusFilter | None, QueryParameter(name="status")] = None,
         tournament: Annotated[
-            str | None, QueryParameter(name="tournament", min_length=1, max_length=100)
+            str | None, QueryParameter(name="tournament", pattern=UUID_PATTERN)
         ] = None,
         player: Annotated[
-            str | None, QueryParameter(name="player", min_length=1, max_length=40)
+            str | None, QueryParameter(name="player", min_length=1, max_length=40, pattern=TEXT)
         ] = None,
-        cursor: Annotated[str | None, QueryParameter(name="cursor", max_length=40)] = None,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                name="cursor",
+                pattern=r"^[0-9]{1,18}$",
+                description="The `next` of the previous page.",
+            ),
+        ] = None,
         limit: Annotated[int, QueryParameter(name="limit", ge=1, le=200)] = 50,
     ) -> TablePage:
         page, following = await read_side.list_tables(

@@ -21,15 +21,9 @@ from service.api.schemas import (
     TournamentTableCreated,
 )
 from service.api.tables import game_of
-from service.problems import ApiProblem
 from service.read_side import ReadSide, Tournament
 from service.store import new_table_id
 from service.tables import TableService
-
-
-def _operator_only(caller: Caller) -> None:
-    if not caller.is_operator:
-        raise ApiProblem("operator-only", "tournaments are run by the operator")
 
 
 class TournamentController(Controller):
@@ -50,7 +44,7 @@ class TournamentController(Controller):
         caller: NamedDependency[Caller],
         read_side: NamedDependency[ReadSide],
     ) -> Tournament:
-        _operator_only(caller)
+        caller.require_operator("tournaments are run by the operator")
         game = game_of(data)
         options: dict[str, Any] = msgspec.to_builtins(data.options)
         tournament_id = await read_side.create_tournament(data.name, game, options)
@@ -91,7 +85,7 @@ class TournamentController(Controller):
         read_side: NamedDependency[ReadSide],
         service: NamedDependency[TableService],
     ) -> TournamentTableCreated:
-        _operator_only(caller)
+        caller.require_operator("tournaments are run by the operator")
         tournament = await read_side.tournament(str(tournament_id))
         created = tables.create(
             new_table_id(),

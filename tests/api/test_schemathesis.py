@@ -49,6 +49,13 @@ max-examples = 30
 
 [checks.positive_data_acceptance]
 expected-statuses = ["2XX", "3XX", 401, 403, 404, 409, 412, 422]
+
+# Creating a table ties fields together (a first dealer below the seat count, as many
+# players as the game seats, a deck that is a permutation of a pack with duplicates)
+# in ways JSON Schema cannot state: a schema-valid body may still be refused with 400.
+[[operations]]
+include-operation-id = ["createTable", "createTournamentTable"]
+checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 403, 404]
 """
 )
 schema = schemathesis.openapi.from_asgi("/docs/openapi.json", APP, config=config)
