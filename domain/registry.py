@@ -5,10 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from domain.fortyfive import FORTY_FIVE
+from domain.pinochle import PINOCHLE, PINOCHLE_FOUR, PINOCHLE_THREE, PINOCHLE_WIDOW
 from domain.protocol import Game
 
 GAMES: dict[str, Game[Any]] = {
     FORTY_FIVE.id: FORTY_FIVE,
+    PINOCHLE.id: PINOCHLE,
+    PINOCHLE_THREE.id: PINOCHLE_THREE,
+    PINOCHLE_WIDOW.id: PINOCHLE_WIDOW,
+    PINOCHLE_FOUR.id: PINOCHLE_FOUR,
 }
 
 

@@ -46,7 +46,7 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
 
     @property
     def status(self) -> Status:
-        if any(name is None for name in self.names):
+        if None in self.names:
             return "waiting"
         return "finished" if self.rules.finished(self.state) else "playing"
 
