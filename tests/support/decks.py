@@ -28,3 +28,17 @@ def forty_five_order(dealer: int) -> list[int]:
     """Seats in dealing order: 3 each then 2 each from the dealer's left (RULES 1.2)."""
     seats = [(dealer + 1 + i) % 4 for i in range(4)]
     return [s for s in seats for _ in range(3)] + [s for s in seats for _ in range(2)]
+
+
+WIDOW = -1  # a pseudo-seat for the widow in dealing orders
+
+
+def packet_order(active: Sequence[int], packets: Sequence[int], widow: int = 0) -> list[int]:
+    """Targets in dealing order: a packet to each seat of ``active`` per round, and after
+    the first round ``widow`` cards to the widow (:data:`WIDOW`) — RULES 3A.2, 3.B."""
+    order: list[int] = []
+    for round_no, packet in enumerate(packets):
+        order += [seat for seat in active for _ in range(packet)]
+        if round_no == 0:
+            order += [WIDOW] * widow
+    return order
