@@ -116,6 +116,8 @@ def legal_actions(rules: Hooks, state: State, seat: int) -> list[LegalAction]:
         case Phase.WIDOW:
             return [TakeWidow(), Concede()]
         case Phase.DIX:
+            # [decision] Every seat is asked in turn from the dealer's left, holder or not,
+            # so a pass reveals nothing; the first holder who wants the exchange makes it.
             assert state.trump is not None
             holds_dix = "9" + state.trump in state.hands[seat]
             return [Pass(), ExchangeDix()] if holds_dix else [Pass()]

@@ -31,7 +31,8 @@ class MeldsClaimed(Event, frozen=True, tag="melds_claimed"):
 
 
 class CardsBuried(Event, frozen=True, tag="cards_buried"):
-    """The soloist's burial, replacing any earlier one. Whether it holds trumps is public."""
+    """The soloist's burial, replacing any earlier one. Whether it holds trumps is public;
+    how many is not [decision: RULES 3A.4 makes only "the fact" public]."""
 
     seat: int
     count: int

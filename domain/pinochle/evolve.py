@@ -194,6 +194,7 @@ def _dix_exchanged(state: State, event: DixExchanged) -> State:
 
 
 def _to_melds(state: State) -> State:
+    """[decision] 3.B: everyone claims in turn from the dealer's left, before the lead."""
     return replace(state, phase=Phase.MELD, turn=state.active[0])
 
 

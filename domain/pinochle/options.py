@@ -38,7 +38,13 @@ class ScheduleStep(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class PinochleOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Auction Pinochle with a widow (RULES 3A). Chips-only options are refused with points."""
+    """Auction Pinochle with a widow (RULES 3A).
+
+    [decision] Options that mean nothing for the table are refused rather than ignored:
+    the chips-only ones with points scoring, ``kitty_shortfall`` without a kitty, and a
+    schedule that does not price the minimum bid. ``deals`` counts thrown-in deals too
+    (the deal passes on them as on any other, RULES 0.4).
+    """
 
     scoring: Literal["chips", "points"] = "chips"
     schedule: Annotated[list[ScheduleStep], msgspec.Meta(min_length=1, max_length=60)] | None = None

@@ -90,6 +90,7 @@ def contract_chips(state: State, reason: SettlementReason, count: list[ScoreItem
     """The chips for a finished or conceded contract (3A.7, 3A.8)."""
     seat, bid, config = state.soloist, state.high_bid, state.config
     assert seat is not None
+    # Spades double; a soloist conceding before naming trump has no spades to double.
     unit = unit_value(config, bid) * (2 if state.trump == "S" else 1)
     sign = SIGN[reason]
     changes = [0] * state.seats

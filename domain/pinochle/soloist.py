@@ -2,10 +2,16 @@
 
 He turns the widow up (or, a compulsory opener left at the minimum, may concede first),
 names trump, claims melds and buries three cards, revising any of them until his first
-lead. Trump comes first: a claim is only valid for its trump, so a change of trump drops
-the claim. Claimed cards cannot be buried, and buried cards cannot be claimed. His first
-``play`` is the moment revisions end; it needs trump, a claim (``[]`` claims nothing) and
-the burial. Before it he may concede, or both opponents may concede to him.
+lead. Claimed cards cannot be buried, and buried cards cannot be claimed. Before his lead
+he may concede, or both opponents may concede to him.
+
+Decisions where RULES is silent:
+- Trump comes first: melds and burial need it. A claim is only valid for its trump, so a
+  change of trump drops the claim, and the burial's "holds trumps" is announced afresh.
+- His first ``play`` is the moment revisions end; it needs trump, an explicit claim
+  (``[]`` claims nothing, so no lead forfeits melds by accident) and the burial.
+- The opponents may concede once trump is named (they concede to a known contract); a
+  concession is final. The game does not wait for them: ``to_act`` is the soloist alone.
 """
 
 from __future__ import annotations
