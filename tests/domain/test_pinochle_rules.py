@@ -331,6 +331,25 @@ def test_a_pass_is_final_and_two_passes_end_the_auction() -> None:
     assert events[1] == AuctionWon(seat=2, amount=310)
 
 
+@pytest.mark.parametrize(
+    ("options", "ante"),
+    [
+        pytest.param({}, [-3, -3, -3, -3], id="every seat antes 3, inactive too"),
+        pytest.param({"kitty": False}, None, id="no kitty, no ante"),
+        pytest.param({"scoring": "points"}, None, id="points tables have no kitty"),
+    ],
+)
+def test_the_kitty_ante_at_the_start(options: dict[str, object], ante: list[int] | None) -> None:
+    """RULES 3A.8: every seat antes 3 chips at the start."""
+    playout = deal_table({}, seats=4, dealer=3, options=options)
+    settled = [e for e in playout.events if isinstance(e, ChipsSettled)]
+    if ante is None:
+        assert settled == []
+        return
+    assert [(e.reason, e.changes, e.kitty_total) for e in settled] == [("ante", ante, 12)]
+    assert tables.view(playout.table, 3).kitty == 12  # type: ignore[attr-defined]
+
+
 def test_three_passes_throw_the_deal_in_and_everyone_feeds_the_kitty() -> None:
     """RULES 3A.3 and 3A.8: the next dealer deals; each seat adds 3 chips."""
     playout = deal_table({})

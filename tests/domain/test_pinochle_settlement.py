@@ -170,17 +170,21 @@ def test_the_table_goes_on_before_its_last_deal() -> None:
 
 
 @pytest.mark.parametrize(
-    ("made", "conceded", "change"),
+    ("made", "conceded_by", "change"),
     [
-        pytest.param(True, False, 300, id="made: +bid"),
-        pytest.param(False, False, -600, id="played and lost: -2 x bid"),
-        pytest.param(False, True, -300, id="conceded: -bid"),
+        pytest.param(True, None, 300, id="made: +bid"),
+        pytest.param(False, None, -600, id="played and lost: -2 x bid"),
+        pytest.param(False, "soloist", -300, id="conceded: -bid"),
+        pytest.param(False, "opponents", 300, id="conceded to him: +bid"),
     ],
 )
-def test_points_scoring(made: bool, conceded: bool, change: int) -> None:
+def test_points_scoring(made: bool, conceded_by: str | None, change: int) -> None:
     """RULES 3A.7 points."""
     state = deal_over(made=made, options={"scoring": "points"}, scores=[0, 0, 0])
-    events = PINOCHLE.conceded(state, True) if conceded else PINOCHLE.score_deal(state)
+    if conceded_by is None:
+        events = PINOCHLE.score_deal(state)
+    else:
+        events = PINOCHLE.conceded(state, by_soloist=conceded_by == "soloist")
     scored = events[0]
     assert isinstance(scored, HandScored)
     assert scored.changes == [change, 0, 0]
