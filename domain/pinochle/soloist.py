@@ -86,7 +86,11 @@ def prepare_actions(rules: Hooks, state: State, seat: int) -> list[LegalAction]:
     actions: list[LegalAction] = [NameTrump(suit=s) for s in "SHCD" if s != state.trump]
     if state.trump is not None:
         actions += meld_offers(state.hands[seat], state.trump)
-        actions.append(BuryChoice(cards=CardChoice(from_=buriable(state), min=BURY, max=BURY)))
+        free = buriable(state)
+        # A claim may show all but one or two of his 18 cards: then he must claim less
+        # before he can bury, and no burial is on offer.
+        if len(free) >= BURY:
+            actions.append(BuryChoice(cards=CardChoice(from_=free, min=BURY, max=BURY)))
     if rules.concessions:
         actions.append(Concede())
     if not missing_before_lead(state):

@@ -159,6 +159,23 @@ def test_a_card_in_a_claimed_meld_cannot_be_buried() -> None:
     playout.act(0, Bury(cards=["KS", "TC", "JS"]))  # the other king is still free
 
 
+def test_a_claim_that_leaves_no_three_cards_to_bury_must_shrink_first() -> None:
+    """RULES 3A.4: with every card of the 18 claimed nothing can be buried."""
+    hand = cards("AS AS TS TS KS KS QS QS JS JS AH AH AC AC AD")
+    playout = deal_table({0: hand}, ["AD", "9S", "9S"])
+    win_auction(playout, 0)
+    playout.act(0, NameTrump(suit="S"))
+    offer = next(a for a in tables.legal_actions(playout.table, 0) if isinstance(a, MeldOffer))
+    assert isinstance(offer.melds, list) and claim_points(offer.melds) == 300 + 200 + 20
+    playout.act(0, Meld(melds=offer.melds))
+    assert not any(isinstance(a, BuryChoice) for a in tables.legal_actions(playout.table, 0))
+    with pytest.raises(RuleError):
+        playout.act(0, Bury(cards=["9S", "9S", "AD"]))
+    playout.act(0, Meld(melds=[make("flush", "S"), make("flush", "S"), make("aces_around", "S")]))
+    choice = next(a for a in tables.legal_actions(playout.table, 0) if isinstance(a, BuryChoice))
+    assert sorted(choice.cards.from_) == ["9S", "9S", "AC", "AD", "AH"]
+
+
 def test_a_buried_card_cannot_be_claimed() -> None:
     playout = example_table()
     win_auction(playout, 0)

@@ -99,7 +99,7 @@ def pick_pinochle(actions: list[dict[str, Any]], rng: random.Random, pass_rate: 
             if roll < 0.93 and "concede" in kinds:
                 return first("concede")
             return rng.randrange(len(actions))
-        return claim() if rng.random() < 0.5 else first("bury")
+        return first("bury") if "bury" in kinds and rng.random() < 0.5 else claim()
     if kinds and set(kinds) == {"meld"}:
         return claim()
     return rng.randrange(len(actions))
