@@ -92,9 +92,69 @@ class Reserve(Command, frozen=True, tag="reserve"):
     cards: CardList
 
 
+MeldKind = Literal[
+    "flush",
+    "royal_marriage",
+    "marriage",
+    "aces_around",
+    "kings_around",
+    "queens_around",
+    "jacks_around",
+    "pinochle",
+    "dix",
+]
+
+
+class MeldClaim(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One meld: its kind and the cards that make it, e.g. ``royal_marriage`` ``KS QS``."""
+
+    kind: MeldKind
+    cards: Annotated[list[Card], msgspec.Meta(min_length=1, max_length=5)]
+
+
+class Meld(Command, frozen=True, tag="meld"):
+    """Claim these melds (replacing any earlier claim of this deal); ``[]`` claims none."""
+
+    melds: Annotated[list[MeldClaim], msgspec.Meta(max_length=30)]
+
+
+class Bury(Command, frozen=True, tag="bury"):
+    """The soloist buries these cards face down (replacing any earlier burial)."""
+
+    cards: CardList
+
+
+class Concede(Command, frozen=True, tag="concede"):
+    """Concede the deal: the soloist gives it up, or an opponent agrees to give it to him."""
+
+
+class TakeWidow(Command, frozen=True, tag="take_widow"):
+    """The soloist turns the widow up and takes it (when he may concede without it)."""
+
+
+class ExchangeDix(Command, frozen=True, tag="exchange_dix"):
+    """Give the nine of trumps for the turned-up trump card."""
+
+
 # typing.Union, not `|`: Litestar's OpenAPI registry needs a named generic alias.
 PlayerCommand = Union[  # noqa: UP007
-    Pass, Bid, Hold, NameTrump, Exchange, Play, Stand, Declare, Contra, Recontra, Accept, Reserve
+    Pass,
+    Bid,
+    Hold,
+    NameTrump,
+    Exchange,
+    Play,
+    Stand,
+    Declare,
+    Contra,
+    Recontra,
+    Accept,
+    Reserve,
+    Meld,
+    Bury,
+    Concede,
+    TakeWidow,
+    ExchangeDix,
 ]
 
 
@@ -118,6 +178,26 @@ class ReserveChoice(msgspec.Struct, frozen=True, tag_field="type", tag="reserve"
     cards: CardChoice
 
 
+class MeldChoice(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Any pick of ``min`` to ``max`` melds from ``from`` (as a multiset) is a legal claim."""
+
+    from_: list[MeldClaim] = msgspec.field(name="from")
+    min: int
+    max: int
+
+
+class MeldOffer(msgspec.Struct, frozen=True, tag_field="type", tag="meld"):
+    """A legal meld claim: ready to send (a list), or a choice of melds to pick from."""
+
+    melds: list[MeldClaim] | MeldChoice
+
+
+class BuryChoice(msgspec.Struct, frozen=True, tag_field="type", tag="bury"):
+    """A legal burial: any ``min``..``max`` of the offered cards (claimed cards left out)."""
+
+    cards: CardChoice
+
+
 LegalAction = Union[  # noqa: UP007
     Pass,
     Bid,
@@ -131,6 +211,11 @@ LegalAction = Union[  # noqa: UP007
     Recontra,
     Accept,
     ReserveChoice,
+    MeldOffer,
+    BuryChoice,
+    Concede,
+    TakeWidow,
+    ExchangeDix,
 ]
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from domain.bridge import RESERVE_BRIDGE
 from domain.fortyfive import FORTY_FIVE
+from domain.pinochle import PINOCHLE, PINOCHLE_FOUR, PINOCHLE_THREE, PINOCHLE_WIDOW
 from domain.pitch import PITCH
 from domain.protocol import Game
 
@@ -13,6 +14,10 @@ GAMES: dict[str, Game[Any]] = {
     FORTY_FIVE.id: FORTY_FIVE,
     PITCH.id: PITCH,
     RESERVE_BRIDGE.id: RESERVE_BRIDGE,
+    PINOCHLE.id: PINOCHLE,
+    PINOCHLE_THREE.id: PINOCHLE_THREE,
+    PINOCHLE_WIDOW.id: PINOCHLE_WIDOW,
+    PINOCHLE_FOUR.id: PINOCHLE_FOUR,
 }
 
 

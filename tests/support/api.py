@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from httpx import AsyncClient, Response
@@ -40,10 +41,20 @@ async def seat_all(client: AsyncClient, table_id: str, seats: int) -> list[str]:
     return tokens
 
 
+Picker = Callable[[list[dict[str, Any]], random.Random], int]
+
+
 async def play_to_end(
-    client: AsyncClient, table_id: str, tokens: list[str], rng: random.Random, limit: int = 20_000
+    client: AsyncClient,
+    table_id: str,
+    tokens: list[str],
+    rng: random.Random,
+    limit: int = 20_000,
+    pick: Picker = pick_index,
 ) -> dict[str, Any]:
-    """The seat to act reads its view and sends a legal action, until the game ends."""
+    """The seat to act reads its view and sends a legal action, until the game ends.
+
+    ``pick`` chooses among the legal actions (a game may bias it so that games end)."""
     view = ok(await client.get(f"/tables/{table_id}"))
     for _ in range(limit):
         if view["status"] == "finished":
@@ -51,7 +62,7 @@ async def play_to_end(
         seat = rng.choice(view["to_act"])
         mine = ok(await client.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
         actions = mine["legal_actions"]
-        command = choose(actions[pick_index(actions, rng)], rng)
+        command = choose(actions[pick(actions, rng)], rng)
         answer = ok(
             await client.post(
                 f"/tables/{table_id}/actions", json=command, headers=bearer(tokens[seat])

@@ -41,3 +41,17 @@ def reserve_bridge_order(dealer: int) -> list[int]:
     """Seats in dealing order: twos, non-dealer first; 10, 2, 2, 2 each (RULES 4.2)."""
     pair = [1 - dealer, 1 - dealer, dealer, dealer]
     return pair * 5 + pair * 3
+
+
+WIDOW = -1  # a pseudo-seat for the widow in dealing orders
+
+
+def active_packet_order(active: Sequence[int], packets: Sequence[int], widow: int = 0) -> list[int]:
+    """Targets in dealing order: a packet to each seat of ``active`` per round, and after
+    the first round ``widow`` cards to the widow (:data:`WIDOW`) — RULES 3A.2, 3.B."""
+    order: list[int] = []
+    for round_no, packet in enumerate(packets):
+        order += [seat for seat in active for _ in range(packet)]
+        if round_no == 0:
+            order += [WIDOW] * widow
+    return order

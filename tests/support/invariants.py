@@ -42,11 +42,24 @@ def _offered(wanted: dict[str, Any], actions: list[dict[str, Any]]) -> bool:
 
 def _matches(value: Any, template: Any) -> bool:
     if isinstance(template, dict) and {"from", "min", "max"} <= template.keys():
-        picked = Counter(value)
+        if not isinstance(value, list):
+            return False
+        picked = Counter(map(_item_key, value))
         return template["min"] <= len(value) <= template["max"] and not (
-            picked - Counter(template["from"])
+            picked - Counter(map(_item_key, template["from"]))
         )
     return bool(value == template)
+
+
+def _item_key(item: Any) -> Any:
+    """A hashable key for one pick of a choice. Picks may be structured (a meld is
+    ``{"kind", "cards"}``); the order of the cards inside a pick does not matter, as the
+    order of the picks themselves does not."""
+    if isinstance(item, dict):
+        return tuple(sorted((k, _item_key(v)) for k, v in item.items()))
+    if isinstance(item, list):
+        return tuple(sorted(map(_item_key, item)))
+    return item
 
 
 def check_decide_matches_legal_actions(

@@ -103,12 +103,16 @@ class Playout:
         for _ in range(limit):
             if self.table.status != "playing":
                 return
-            seat = self.rng.choice(tables.to_act(self.table))
+            seat = self.choose_seat()
             action = self.pick(tables.legal_actions(self.table, seat))
             command = to_command(action, self.rng)
             self.act(seat, command)
             yield seat, command
         raise AssertionError("the game did not end")
+
+    def choose_seat(self) -> int:
+        """The seat that acts next; games with optional actions off turn may override."""
+        return self.rng.choice(tables.to_act(self.table))
 
     def pick(self, actions: list[LegalAction]) -> LegalAction:
         return actions[pick_index(msgspec.to_builtins(actions), self.rng, self.pass_rate)]

@@ -1,0 +1,69 @@
+"""Chance steps: the first-dealer draw and the deal (RULES 0.4, 3A.1, 3A.2, 3.B, 3.D)."""
+
+from __future__ import annotations
+
+from domain.commands import SupplyDeck
+from domain.draw import best_drawers, draw_cards
+from domain.events import CardsDealt, DealerDrawn, Event
+from domain.pinochle.cards import DRAW_ORDER
+from domain.pinochle.events import TrumpTurnedUp
+from domain.pinochle.hooks import Hooks
+from domain.pinochle.state import State
+
+
+def sitting_in(seats: int, dealer: int) -> tuple[int, ...]:
+    """3A.1: three active seats from the dealer's left. Four seats: the dealer sits out;
+    five: the dealer and the player second to his left [decision, after Hoyle]."""
+    order = [(dealer + step) % seats for step in range(1, seats + 1)]
+    out = {dealer, (dealer + 2) % seats} if seats == 5 else {dealer}
+    if seats == 3:
+        out = set()
+    return tuple(seat for seat in order if seat not in out)
+
+
+def everyone(seats: int, dealer: int) -> tuple[int, ...]:
+    """Every seat, from the dealer's left (the dealer last)."""
+    return tuple((dealer + step) % seats for step in range(1, seats + 1))
+
+
+def draw(state: State, command: SupplyDeck) -> DealerDrawn:
+    """One card to each seat still drawing; the lowest deals, ties draw again (RULES 0.4)."""
+    cards = draw_cards(state.drawing, command.deck, state.seats)
+    low = best_drawers(cards, DRAW_ORDER)
+    return DealerDrawn(
+        shuffle=command.shuffle,
+        commitment=command.commitment,
+        cards=cards,
+        dealer=low[0] if len(low) == 1 else None,
+    )
+
+
+def deal(rules: Hooks, state: State, command: SupplyDeck) -> list[Event]:
+    """Packets to the active seats from the dealer's left, the widow after the first round.
+
+    The turn-up games deal every card; the dealer's last card is turned up (RULES 3.B).
+    """
+    assert state.dealer is not None
+    active = rules.active_seats(state.seats, state.dealer)
+    hands: list[list[str]] = [[] for _ in range(state.seats)]
+    widow: list[str] = []
+    deck = iter(command.deck)
+    for round_no, packet in enumerate(state.config.packets):
+        for seat in active:
+            hands[seat].extend(next(deck) for _ in range(packet))
+        if round_no == 0:
+            widow = [next(deck) for _ in range(state.config.widow)]
+    dealt = CardsDealt(
+        deal=state.deal + 1,
+        dealer=state.dealer,
+        shuffle=command.shuffle,
+        commitment=command.commitment,
+        hands=list(hands),
+        rest=widow or None,
+    )
+    events: list[Event] = [dealt]
+    if state.deal == 0:
+        events += rules.first_deal(state)
+    if not rules.auction:
+        events.append(TrumpTurnedUp(seat=state.dealer, card=hands[state.dealer][-1]))
+    return events

@@ -1,0 +1,225 @@
+"""Folding Pinochle events into state. Never validates: events are facts."""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from domain.cards import remove_cards, suit
+from domain.draw import best_drawers
+from domain.events import (
+    AuctionWon,
+    BidMade,
+    CardPlayed,
+    CardsDealt,
+    DealerDrawn,
+    DealThrownIn,
+    Event,
+    GameWon,
+    HandScored,
+    Passed,
+    TrickWon,
+    TrumpNamed,
+)
+from domain.pinochle.cards import DRAW_ORDER, points, sorted_cards
+from domain.pinochle.events import (
+    CardsBuried,
+    ChipsSettled,
+    DealConceded,
+    DixExchanged,
+    MeldsClaimed,
+    TargetRaised,
+    TrumpTurnedUp,
+    WidowTurnedUp,
+)
+from domain.pinochle.hooks import Hooks
+from domain.pinochle.state import Call, Claim, CompletedTrick, Phase, PlayedCard, State, per_seat
+
+DEAL_ENDING = {"made", "opponents_conceded", "conceded", "set", "widowless_concession"}
+
+
+def evolve(rules: Hooks, state: State, event: Event) -> State:
+    match event:
+        case DealerDrawn(dealer=None, cards=cards):
+            return replace(state, drawing=best_drawers(cards, DRAW_ORDER))
+        case DealerDrawn(dealer=dealer):
+            return replace(state, phase=Phase.DEAL, dealer=dealer, drawing=())
+        case CardsDealt():
+            return _dealt(rules, state, event)
+        case BidMade(seat=seat, amount=amount):
+            calls = (*state.calls, Call(seat, "bid", amount))
+            turn = _next_bidder(state, state.passed, seat)
+            return replace(state, calls=calls, high_bid=amount, high_bidder=seat, turn=turn)
+        case Passed(seat=seat) if state.phase is Phase.DIX:
+            if seat == state.dealer:
+                return _to_melds(state)
+            return replace(state, turn=state.next_active(seat))
+        case Passed(seat=seat):
+            passed = (*state.passed, seat)
+            calls = (*state.calls, Call(seat, "pass"))
+            return replace(
+                state, calls=calls, passed=passed, turn=_next_bidder(state, passed, seat)
+            )
+        case AuctionWon(seat=seat, amount=amount):
+            return replace(
+                state, phase=Phase.WIDOW, soloist=seat, high_bid=amount, high_bidder=seat, turn=seat
+            )
+        case WidowTurnedUp(seat=seat, cards=cards):
+            hands = _with_hand(state, seat, sorted_cards((*state.hands[seat], *cards)))
+            return replace(state, phase=Phase.PREPARE, hands=hands, widow_up=True, turn=seat)
+        case DealThrownIn():
+            return _between_deals(state)
+        case TrumpNamed(suit=trump):
+            if state.soloist is not None:  # a claim is only valid for its trump
+                state = _with_claim(state, state.soloist, None, 0)
+            return replace(state, trump=trump)
+        case MeldsClaimed(seat=seat, melds=claim, points=worth):
+            state = _with_claim(state, seat, tuple(claim), worth)
+            return _next_melder(state, seat) if state.phase is Phase.MELD else state
+        case CardsBuried(seat=seat, cards=cards, trumps=trumps):
+            kept = remove_cards(state.cards_of(seat), cards or ())
+            hands = _with_hand(state, seat, sorted_cards(kept))
+            return replace(state, hands=hands, buried=tuple(cards or ()), trumps_buried=trumps)
+        case DealConceded(seat=seat) if seat != state.soloist:
+            return replace(state, conceded=(*state.conceded, seat))
+        case TrumpTurnedUp(card=card):
+            return _turned_up(state, card)
+        case DixExchanged():
+            return _dix_exchanged(state, event)
+        case CardPlayed(seat=seat, card=card):
+            return _played(rules, state, seat, card)
+        case TrickWon(seat=winner, cards=cards):
+            done = CompletedTrick(leader=state.trick[0].seat, winner=winner, cards=state.trick)
+            taken = list(state.taken)
+            taken[winner] += points(cards)
+            return replace(
+                state, trick=(), tricks=(*state.tricks, done), turn=winner, taken=tuple(taken)
+            )
+        case HandScored(scores=scores):
+            return replace(_between_deals(state), scores=tuple(scores))
+        case ChipsSettled(scores=scores, kitty_total=kitty, reason=reason):
+            if reason in DEAL_ENDING:
+                state = _between_deals(state)
+            return replace(state, scores=tuple(scores), kitty=kitty)
+        case TargetRaised(target=target):
+            return replace(state, target=target)
+        case GameWon(winners=winners):
+            return replace(state, phase=Phase.FINISHED, winners=tuple(winners), turn=None)
+    return state
+
+
+def _with_hand(state: State, seat: int, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    hands = list(state.hands)
+    hands[seat] = hand
+    return tuple(hands)
+
+
+def _with_claim(state: State, seat: int, claim: Claim | None, worth: int) -> State:
+    melds, points = list(state.melds), list(state.meld_points)
+    melds[seat], points[seat] = claim, worth
+    return replace(state, melds=tuple(melds), meld_points=tuple(points))
+
+
+def _next_bidder(state: State, passed: tuple[int, ...], after: int) -> int | None:
+    """The next active seat clockwise of ``after`` that has not passed."""
+    seat = after
+    for _ in state.active:
+        seat = state.next_active(seat)
+        if seat not in passed:
+            return seat
+    return None
+
+
+def _dealt(rules: Hooks, state: State, event: CardsDealt) -> State:
+    seats = state.seats
+    return replace(
+        state,
+        phase=Phase.AUCTION if rules.auction else Phase.DIX,
+        deal=event.deal,
+        dealer=event.dealer,
+        active=rules.active_seats(seats, event.dealer),
+        hands=tuple(sorted_cards(h or ()) for h in event.hands),
+        widow=tuple(event.rest or ()),
+        widow_up=False,
+        turn=rules.active_seats(seats, event.dealer)[0],
+        calls=(),
+        passed=(),
+        high_bid=0,
+        high_bidder=None,
+        soloist=None,
+        trump=None,
+        turn_up=None,
+        dix_exchanged_by=None,
+        dix_bonus=per_seat(seats),
+        dix_barred=per_seat(seats),
+        melds=(None,) * seats,
+        meld_points=per_seat(seats),
+        buried=(),
+        trumps_buried=False,
+        conceded=(),
+        trick=(),
+        tricks=(),
+        taken=per_seat(seats),
+    )
+
+
+def _between_deals(state: State) -> State:
+    assert state.dealer is not None
+    return replace(state, phase=Phase.DEAL, dealer=(state.dealer + 1) % state.seats, turn=None)
+
+
+def _turned_up(state: State, card: str) -> State:
+    state = replace(state, trump=suit(card), turn_up=card, turn=state.active[0], phase=Phase.DIX)
+    if card[0] != "9":
+        return state
+    # RULES 3.B [decision]: a turned-up nine is the dealer's dix, scored and not melded again.
+    assert state.dealer is not None
+    return _to_melds(_dix_scored(state, state.dealer, state.dealer))
+
+
+def _dix_scored(state: State, seat: int, dealer: int) -> State:
+    bonus, barred = list(state.dix_bonus), list(state.dix_barred)
+    bonus[seat] = 10
+    barred[dealer] += 1
+    return replace(state, dix_bonus=tuple(bonus), dix_barred=tuple(barred), dix_exchanged_by=seat)
+
+
+def _dix_exchanged(state: State, event: DixExchanged) -> State:
+    hands = list(state.hands)
+    hands[event.seat] = sorted_cards((*remove_cards(hands[event.seat], [event.dix]), event.card))
+    hands[event.dealer] = sorted_cards(
+        (*remove_cards(hands[event.dealer], [event.card]), event.dix)
+    )
+    state = replace(state, hands=tuple(hands))
+    return _to_melds(_dix_scored(state, event.seat, event.dealer))
+
+
+def _to_melds(state: State) -> State:
+    """[decision] 3.B: everyone claims in turn from the dealer's left, before the lead."""
+    return replace(state, phase=Phase.MELD, turn=state.active[0])
+
+
+def _next_melder(state: State, seat: int) -> State:
+    """The next seat clockwise still to claim melds, or on to the play."""
+    candidate = seat
+    for _ in state.active:
+        candidate = state.next_active(candidate)
+        if state.melds[candidate] is None:
+            return replace(state, turn=candidate)
+    turn = state.next_active(state.trick[-1].seat) if state.trick else state.leader
+    return replace(state, phase=Phase.PLAY, turn=turn)
+
+
+def _played(rules: Hooks, state: State, seat: int, card: str) -> State:
+    hands = _with_hand(state, seat, remove_cards(state.hands[seat], [card]))
+    first_lead = state.phase is Phase.PREPARE
+    state = replace(
+        state,
+        hands=hands,
+        trick=(*state.trick, PlayedCard(seat, card)),
+        turn=state.next_active(seat),
+        phase=Phase.PLAY,
+    )
+    if first_lead and rules.opponents_meld:
+        # RULES 3.C: the lead fixes trump; now each opponent claims his melds in turn.
+        return replace(state, phase=Phase.MELD)
+    return state

@@ -1,0 +1,174 @@
+"""Auction Pinochle with a widow (RULES 3A) behind the game protocol, and the hooks that
+the variants (:mod:`domain.pinochle.variants`) override."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import msgspec
+from msgspec.structs import replace
+
+from domain.commands import LegalAction, PlayerCommand, SupplyDeck
+from domain.events import (
+    AuctionWon,
+    BidMade,
+    CardPlayed,
+    CardsDealt,
+    DealerDrawn,
+    DealThrownIn,
+    Event,
+    GameWon,
+    HandScored,
+    Passed,
+    TrickWon,
+    TrumpNamed,
+)
+from domain.pinochle import decide as deciding
+from domain.pinochle import settlement, view
+from domain.pinochle.cards import PACK
+from domain.pinochle.deal import sitting_in
+from domain.pinochle.events import (
+    CardsBuried,
+    ChipsSettled,
+    DealConceded,
+    DixExchanged,
+    MeldsClaimed,
+    SettlementReason,
+    TargetRaised,
+    TrumpTurnedUp,
+    WidowTurnedUp,
+)
+from domain.pinochle.evolve import evolve
+from domain.pinochle.options import Config, PinochleOptions, auction_config
+from domain.pinochle.state import Phase, State, per_seat
+from domain.protocol import Actor, Audience, Chance, View, ViewHeader
+
+
+class PinochleView(view.PinochleViewBase, frozen=True, kw_only=True, tag="pinochle"):
+    """Auction Pinochle: three active seats of three to five; chips (or points)."""
+
+
+class AuctionPinochle:
+    """RULES 3A. Three to five seats, three active each deal; the auction for the widow
+    makes a soloist against two; settled in chips with a kitty (or in points to 1000)."""
+
+    id: ClassVar[str] = "pinochle"
+    min_seats: ClassVar[int] = 3
+    max_seats: ClassVar[int] = 5
+    pack: ClassVar[tuple[str, ...]] = PACK
+    options_type: ClassVar[type[msgspec.Struct]] = PinochleOptions
+    state_type: ClassVar[type[Any]] = State
+    view_type: ClassVar[type[View]] = PinochleView
+    event_types: ClassVar[tuple[type[Event], ...]] = (
+        DealerDrawn,
+        CardsDealt,
+        BidMade,
+        Passed,
+        AuctionWon,
+        DealThrownIn,
+        WidowTurnedUp,
+        TrumpNamed,
+        MeldsClaimed,
+        CardsBuried,
+        DealConceded,
+        TrumpTurnedUp,
+        DixExchanged,
+        CardPlayed,
+        TrickWon,
+        HandScored,
+        ChipsSettled,
+        TargetRaised,
+        GameWon,
+    )
+
+    # --- hooks (see domain.pinochle.hooks) ------------------------------------------------
+    auction: ClassVar[bool] = True
+    concessions: ClassVar[bool] = True
+    opponents_meld: ClassVar[bool] = False
+
+    def config(self, options: Any, seats: int) -> Config:
+        assert isinstance(options, PinochleOptions)
+        return auction_config(options, seats)
+
+    def active_seats(self, seats: int, dealer: int) -> tuple[int, ...]:
+        return sitting_in(seats, dealer)
+
+    def first_deal(self, state: State) -> list[Event]:
+        return settlement.ante(state)
+
+    def thrown_in(self, state: State) -> list[Event]:
+        events = settlement.ante(state)
+        return events + settlement.table_end(self._fold(state, events))
+
+    def conceded(self, state: State, by_soloist: bool, widowless: bool = False) -> list[Event]:
+        reason: SettlementReason = "conceded" if by_soloist else "opponents_conceded"
+        if state.config.scoring == "points":
+            return settlement.contract_points(state, reason, [], widowless=widowless)
+        if widowless:
+            events = settlement.widowless_chips(state)
+        else:
+            events = settlement.contract_chips(state, reason, [])
+        return events + settlement.table_end(self._fold(state, events))
+
+    def score_deal(self, state: State) -> list[Event]:
+        count = settlement.soloist_count(state)
+        made = sum(item.points for item in count) >= state.high_bid
+        reason: SettlementReason = "made" if made else "set"
+        if state.config.scoring == "points":
+            return settlement.contract_points(state, reason, count)
+        events = settlement.contract_chips(state, reason, count)
+        return events + settlement.table_end(self._fold(state, events))
+
+    def _fold(self, state: State, events: list[Event]) -> State:
+        for event in events:
+            state = evolve(self, state, event)
+        return state
+
+    # --- the game protocol ------------------------------------------------------------------
+
+    def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
+        state = State(
+            phase=Phase.DRAW,
+            config=self.config(options, seats),
+            seats=seats,
+            hands=((),) * seats,
+            scores=per_seat(seats),
+            melds=(None,) * seats,
+            meld_points=per_seat(seats),
+        )
+        if first_dealer is None:
+            return replace(state, drawing=tuple(range(seats)))
+        return replace(state, phase=Phase.DEAL, dealer=first_dealer)
+
+    def chance(self, state: State) -> Chance | None:
+        if state.phase is Phase.DRAW:
+            return Chance(kind="draw", pack=self.pack)
+        if state.phase is Phase.DEAL:
+            return Chance(kind="deal", pack=self.pack)
+        return None
+
+    def decide(
+        self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
+    ) -> list[Event]:
+        return deciding.decide(self, state, command, actor)
+
+    def evolve(self, state: State, event: Event) -> State:
+        return evolve(self, state, event)
+
+    def to_act(self, state: State) -> list[int]:
+        return deciding.to_act(state)
+
+    def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
+        return deciding.legal_actions(self, state, seat)
+
+    def finished(self, state: State) -> bool:
+        return state.phase is Phase.FINISHED
+
+    def view(self, state: State, audience: Audience, header: ViewHeader) -> View:
+        return self.view_type(**view.fields(self, state, audience, header))
+
+    def redact(self, event: Event, audience: Audience) -> Event:
+        return view.redact(event, audience)
+
+
+PINOCHLE = AuctionPinochle()

@@ -1,0 +1,150 @@
+"""Table options of the Pinochle games and the normalised settings the rules read.
+
+Each game id has its own options struct (unknown fields are refused at table creation,
+``invalid-options``); all of them normalise into one :class:`Config` kept in the state.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+# RULES 3A.7 [decision, Hoyle-style]: (lowest bid of the step, chips per seat).
+DEFAULT_SCHEDULE: tuple[tuple[int, int], ...] = (
+    (200, 1),
+    (250, 2),
+    (300, 3),
+    (350, 5),
+    (400, 10),
+    (450, 15),
+    (500, 20),
+    (550, 25),
+    (600, 30),
+)
+ANTE = 3  # chips each seat puts in the kitty at the start and on a thrown-in deal (3A.8)
+KITTY_BID = 350  # from this bid the kitty pays and is paid like a seat (3A.8)
+TARGET = 1000
+TARGET_STEP = 250
+
+Bid = Annotated[int, msgspec.Meta(ge=0, le=1000, multiple_of=10)]
+
+
+class ScheduleStep(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Bids from ``bid`` up (to the next step) are worth ``chips`` from each seat."""
+
+    bid: Bid
+    chips: Annotated[int, msgspec.Meta(ge=1, le=10_000)]
+
+
+class PinochleOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Auction Pinochle with a widow (RULES 3A).
+
+    [decision] Options that mean nothing for the table are refused rather than ignored:
+    the chips-only ones with points scoring, ``kitty_shortfall`` without a kitty, and a
+    schedule that does not price the minimum bid. ``deals`` counts thrown-in deals too
+    (the deal passes on them as on any other, RULES 0.4).
+    """
+
+    scoring: Literal["chips", "points"] = "chips"
+    schedule: Annotated[list[ScheduleStep], msgspec.Meta(min_length=1, max_length=60)] | None = None
+    kitty: bool | None = None
+    kitty_shortfall: Literal["opponents", "what_is_there"] | None = None
+    deals: Annotated[int, msgspec.Meta(ge=1, le=500)] | None = None
+    min_bid: Literal[200, 250, 300] = 300
+    roundhouse: bool = False
+    compulsory_opening: bool = False
+    deal_packets: Literal["3", "4"] = "3"
+    must_head_plain: bool = False
+
+    def __post_init__(self) -> None:
+        chips_only = {
+            "schedule": self.schedule,
+            "kitty": self.kitty,
+            "kitty_shortfall": self.kitty_shortfall,
+            "deals": self.deals,
+        }
+        if self.scoring == "points":
+            named = [k for k, v in chips_only.items() if v is not None]
+            if named:
+                raise ValueError(f"{', '.join(named)} apply to chips scoring only")
+        if self.kitty is False and self.kitty_shortfall is not None:
+            raise ValueError("kitty_shortfall needs the kitty")
+        if self.schedule is not None:
+            bids = [step.bid for step in self.schedule]
+            if bids != sorted(set(bids)):
+                raise ValueError("schedule steps must rise strictly by bid")
+            if bids[0] > self.min_bid:
+                raise ValueError(f"the schedule must price the minimum bid {self.min_bid}")
+
+
+class WidowOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Widow Pinochle (RULES 3.C): bidding as 3A, scored in points to 1000."""
+
+    min_bid: Literal[200, 250, 300] = 300
+    roundhouse: bool = False
+    compulsory_opening: bool = False
+    deal_packets: Literal["3", "4"] = "3"
+    must_head_plain: bool = False
+
+
+class TurnUpOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Three- and four-hand Pinochle with a turn-up (RULES 3.B, 3.D)."""
+
+    must_head_plain: bool = False
+
+
+class Config(msgspec.Struct, frozen=True, kw_only=True):
+    """The rules a table plays by, whatever its game id."""
+
+    scoring: Literal["chips", "points"] = "points"
+    schedule: tuple[tuple[int, int], ...] = DEFAULT_SCHEDULE
+    kitty: bool = False
+    kitty_shortfall: Literal["opponents", "what_is_there"] = "opponents"
+    deals: int = 0  # chips tables end after this many deals; 0 for points tables
+    min_bid: int = 300
+    max_bid: int = 650
+    compulsory_opening: bool = False
+    packets: tuple[int, ...] = (3, 3, 3, 3, 3)  # per player, round by round
+    widow: int = 3  # cards dealt to the widow after the first round
+    must_head_plain: bool = False
+
+
+def packets_of(deal_packets: str) -> tuple[int, ...]:
+    """3A.2: 3 each, widow, then 3s to 15; or 4 each, widow, 4, 4, 3."""
+    return (3, 3, 3, 3, 3) if deal_packets == "3" else (4, 4, 4, 3)
+
+
+def auction_config(options: PinochleOptions | WidowOptions, seats: int) -> Config:
+    chips = isinstance(options, PinochleOptions) and options.scoring == "chips"
+    base = Config(
+        min_bid=options.min_bid,
+        max_bid=790 if options.roundhouse else 650,
+        compulsory_opening=options.compulsory_opening,
+        packets=packets_of(options.deal_packets),
+        must_head_plain=options.must_head_plain,
+    )
+    if not chips:
+        return base
+    assert isinstance(options, PinochleOptions)
+    schedule = options.schedule
+    return msgspec.structs.replace(
+        base,
+        scoring="chips",
+        schedule=DEFAULT_SCHEDULE
+        if schedule is None
+        else tuple((step.bid, step.chips) for step in schedule),
+        kitty=options.kitty is not False,
+        kitty_shortfall=options.kitty_shortfall or "opponents",
+        # default: two full rotations of the deal (3A.7)
+        deals=options.deals if options.deals is not None else 2 * seats,
+    )
+
+
+def unit_value(config: Config, bid: int) -> int:
+    """Chips per seat for ``bid`` from the schedule (spades not yet doubled)."""
+    value = config.schedule[0][1]
+    for lowest, chips in config.schedule:
+        if bid >= lowest:
+            value = chips
+    return value

@@ -1,0 +1,62 @@
+"""Play of the hand (RULES 3A.6, 3.B): follow, trump when void, head the trick on a trump
+lead (and, with ``must_head_plain``, on a plain lead); of two identical cards the first
+played wins. The last trick ends the deal and the game's hook scores it."""
+
+from __future__ import annotations
+
+from domain.cards import suit
+from domain.commands import LegalAction, Play
+from domain.errors import RuleCode, RuleError
+from domain.events import CardPlayed, Event, TrickWon
+from domain.pinochle import cards as rules_of_play
+from domain.pinochle.evolve import evolve
+from domain.pinochle.hooks import Hooks
+from domain.pinochle.state import State
+from domain.tricks import trick_winner
+
+
+def playable(state: State, seat: int) -> list[str]:
+    assert state.trump is not None
+    trick = [p.card for p in state.trick]
+    return rules_of_play.legal_plays(
+        state.hands[seat], trick, state.trump, state.config.must_head_plain
+    )
+
+
+def actions(state: State, seat: int) -> list[LegalAction]:
+    return [Play(card=c) for c in playable(state, seat)]
+
+
+def check_play(state: State, seat: int, card: str) -> None:
+    if card not in state.hands[seat]:
+        raise RuleError(RuleCode.CARD_NOT_HELD, f"seat {seat} does not hold {card}", card=card)
+    if card in playable(state, seat):
+        return
+    assert state.trump is not None
+    led = suit(state.trick[0].card)
+    holds_led = any(suit(c) == led for c in state.hands[seat])
+    if holds_led and suit(card) == led:
+        raise RuleError(
+            RuleCode.MUST_HEAD_TRICK, "play a higher card of the suit led: you hold one", card=card
+        )
+    if holds_led:
+        raise RuleError(RuleCode.MUST_FOLLOW_SUIT, f"follow suit: you hold a {led}", card=card)
+    raise RuleError(RuleCode.MUST_PLAY_TRUMP, "you are void in the suit led: trump", card=card)
+
+
+def play(rules: Hooks, state: State, seat: int, card: str) -> list[Event]:
+    check_play(state, seat, card)
+    events: list[Event] = [CardPlayed(seat=seat, card=card)]
+    state = evolve(rules, state, events[0])
+    if len(state.trick) < len(state.active):
+        return events
+    assert state.trump is not None
+    trump, led = state.trump, suit(state.trick[0].card)
+    plays = [(p.seat, p.card) for p in state.trick]
+    winner = trick_winner(plays, lambda c: rules_of_play.power_in_trick(c, trump, led))
+    won = TrickWon(seat=winner, trick=len(state.tricks) + 1, cards=[c for _, c in plays])
+    events.append(won)
+    state = evolve(rules, state, won)
+    if not any(state.hands[s] for s in state.active):
+        events.extend(rules.score_deal(state))
+    return events
