@@ -107,15 +107,15 @@ class Follower:
                 self.finished = table.status == "finished" and self.last >= table.version
                 return messages
 
-    async def follow(self) -> list[ServerSentEventMessage]:
-        """The next messages, or none after ``KEEP_ALIVE`` seconds of quiet."""
+    async def follow(self, quiet: float) -> list[ServerSentEventMessage]:
+        """The next messages, or none after ``quiet`` seconds without any."""
         try:
             found: Any = await self.redis.xread(
-                {self.key: entry_id(self.last)}, count=100, block=int(KEEP_ALIVE * 1000)
+                {self.key: entry_id(self.last)}, count=100, block=max(1, int(quiet * 1000))
             )
         except RedisError:
             # Redis is a doorbell only: without it, Postgres notifications ring instead.
-            if await self.watcher.wait_for_table(self.table_id, self.last, KEEP_ALIVE):
+            if await self.watcher.wait_for_table(self.table_id, self.last, quiet):
                 return await self.catch_up()
             return []
         entries: list[tuple[bytes, dict[bytes, bytes]]] = _entries(found)
@@ -191,8 +191,8 @@ async def _messages(follower: Follower, timeout: float) -> AsyncIterator[Any]:
     deadline = time.monotonic() + timeout
     for message in await follower.catch_up():
         yield message
-    while not follower.finished and time.monotonic() < deadline:
-        messages = await follower.follow()
+    while not follower.finished and (remaining := deadline - time.monotonic()) > 0:
+        messages = await follower.follow(min(KEEP_ALIVE, remaining))
         if not messages:
             yield ServerSentEventMessage(data=None, comment="keep-alive")
         for message in messages:

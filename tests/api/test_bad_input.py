@@ -241,7 +241,7 @@ async def count_tables(database_url: str) -> int:
         ({"game": "chess", "seats": 4}, {}, 400, "malformed-request"),
         ({"game": "forty-five", "seats": 3}, {}, 400, "invalid-options"),
         ({"game": "forty-five", "seats": 4, "options": {"target": 60}}, {}, 400, "invalid-options"),
-        ({"game": "forty-five", "seats": 4, "first_dealer": 1}, {}, 403, "operator-only"),
+        ({"game": "forty-five", "seats": 4, "first_dealer": 1}, {}, 401, "unauthorized"),
         ({"game": "forty-five", "seats": 4, "first_dealer": 9}, OPERATOR, 400, "invalid-options"),
         ({"game": "forty-five", "seats": 4, "first_dealer": 5}, OPERATOR, 400, "invalid-options"),
         (
@@ -271,6 +271,15 @@ async def test_bad_table_settings_create_nothing(
     assert response.status_code == status, response.text
     assert response.json()["code"] == code
     assert await count_tables(database_url) == before
+
+
+async def test_operator_settings_need_the_operator_token(client: Any) -> None:
+    """first_dealer and deals: without a token 401, with a seat's token 403."""
+    table = await new_table(client)
+    token = (await seat_all(client, table["id"], 4))[0]
+    body = {"game": "forty-five", "seats": 4, "first_dealer": 1}
+    response = await client.post("/tables", json=body, headers=bearer(token))
+    assert response.status_code == 403 and response.json()["code"] == "operator-only"
 
 
 async def test_a_taken_seat_and_a_missing_seat_are_refused(client: Any) -> None:

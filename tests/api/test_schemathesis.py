@@ -52,9 +52,15 @@ expected-statuses = ["2XX", "3XX", 401, 403, 404, 409, 412, 422]
 
 # Creating a table ties fields together (a first dealer below the seat count, as many
 # players as the game seats, a deck that is a permutation of a pack with duplicates)
-# in ways JSON Schema cannot state: a schema-valid body may still be refused with 400.
+# and options with each other (a chip schedule that prices the minimum bid) in ways
+# JSON Schema cannot state: a schema-valid body may still be refused with 400.
+# The stream stays open until its `timeout`: keep it short here.
 [[operations]]
-include-operation-id = ["createTable", "createTournamentTable"]
+include-operation-id = "streamTable"
+parameters = { timeout = 1 }
+
+[[operations]]
+include-operation-id = ["createTable", "createTournament", "createTournamentTable"]
 checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 403, 404]
 """
 )

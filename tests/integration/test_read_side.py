@@ -122,7 +122,12 @@ async def test_tournament_standings_rank_players_and_partnerships(reader: Any) -
 
 
 async def test_tournaments_are_for_the_operator(reader: Any) -> None:
-    response = await reader.post("/tournaments", json={"game": "forty-five", "name": "x"})
+    body = {"game": "forty-five", "name": "x"}
+    response = await reader.post("/tournaments", json=body)
+    assert response.status_code == 401 and response.json()["code"] == "unauthorized"
+    table = await new_table(reader)
+    token = (await seat_all(reader, table["id"], 4))[0]
+    response = await reader.post("/tournaments", json=body, headers=bearer(token))
     assert response.status_code == 403 and response.json()["code"] == "operator-only"
 
 
