@@ -17,10 +17,10 @@ from domain.bridge.state import (
     SEATS,
     BridgeCall,
     BridgeHonour,
+    BridgeOptions,
     BridgePlayedCard,
     BridgeSheetEntry,
     Doubling,
-    Options,
     Phase,
     State,
     to_act,
@@ -127,7 +127,7 @@ class ReserveBridge:
     min_seats: ClassVar[int] = SEATS
     max_seats: ClassVar[int] = SEATS
     pack: ClassVar[tuple[str, ...]] = piquet_pack()
-    options_type: ClassVar[type[msgspec.Struct]] = Options
+    options_type: ClassVar[type[msgspec.Struct]] = BridgeOptions
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = ReserveBridgeView
     event_types: ClassVar[tuple[type[Event], ...]] = (

@@ -20,7 +20,7 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
-class Options(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class BridgeOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Reserve Bridge has no table options: RULES 4 fixes every rule."""
 
 

@@ -22,7 +22,14 @@ from domain.events import (
     TrickWon,
     TrumpNamed,
 )
-from domain.fortyfive.state import SEATS, Call, CompletedTrick, Phase, PlayedCard, State
+from domain.fortyfive.state import (
+    SEATS,
+    CompletedTrick,
+    FortyFiveCall,
+    FortyFivePlayedCard,
+    Phase,
+    State,
+)
 from domain.tricks import left_of
 
 
@@ -47,7 +54,7 @@ def evolve(state: State, event: Event) -> State:
         case CardsDealt():
             return _dealt(state, event)
         case BidMade(seat=seat, amount=amount):
-            calls = (*state.calls, Call(seat, "bid", amount))
+            calls = (*state.calls, FortyFiveCall(seat, "bid", amount))
             return replace(
                 state,
                 calls=calls,
@@ -56,13 +63,13 @@ def evolve(state: State, event: Event) -> State:
                 turn=next_bidder(state.passed, seat),
             )
         case Held(seat=seat, amount=amount):
-            calls = (*state.calls, Call(seat, "hold", amount))
+            calls = (*state.calls, FortyFiveCall(seat, "hold", amount))
             return replace(
                 state, calls=calls, high_bidder=seat, turn=next_bidder(state.passed, seat)
             )
         case Passed(seat=seat):
             passed = (*state.passed, seat)
-            calls = (*state.calls, Call(seat, "pass"))
+            calls = (*state.calls, FortyFiveCall(seat, "pass"))
             return replace(state, calls=calls, passed=passed, turn=next_bidder(passed, seat))
         case AuctionWon(seat=seat):
             return replace(state, phase=Phase.TRUMP, turn=seat)
@@ -81,7 +88,7 @@ def evolve(state: State, event: Event) -> State:
             return replace(
                 state,
                 hands=tuple(hands),
-                trick=(*state.trick, PlayedCard(seat, card)),
+                trick=(*state.trick, FortyFivePlayedCard(seat, card)),
                 turn=left_of(seat, SEATS),
             )
         case TrickWon(seat=winner):

@@ -42,10 +42,10 @@ from domain.fortyfive.evolve import evolve
 from domain.fortyfive.state import (
     SEATS,
     SIDES,
-    Call,
+    FortyFiveCall,
     FortyFiveOptions,
+    FortyFivePlayedCard,
     Phase,
-    PlayedCard,
     State,
     side_of,
 )
@@ -54,10 +54,10 @@ from domain.protocol import Actor, Audience, Chance, View, ViewHeader
 _ACTING_PHASES = (Phase.AUCTION, Phase.TRUMP, Phase.EXCHANGE, Phase.PLAY)
 
 
-class TrickView(msgspec.Struct, frozen=True):
+class FortyFiveTrickView(msgspec.Struct, frozen=True):
     leader: int
     winner: int | None
-    cards: list[PlayedCard]
+    cards: list[FortyFivePlayedCard]
 
 
 class FortyFiveView(View, frozen=True, kw_only=True, tag="forty-five"):
@@ -65,14 +65,14 @@ class FortyFiveView(View, frozen=True, kw_only=True, tag="forty-five"):
 
     sides: list[list[int]]
     hand_sizes: list[int]
-    auction: list[Call]
+    auction: list[FortyFiveCall]
     high_bid: int | None
     high_bidder: int | None
     trump: str | None
     exchanged: list[int | None]
     stock: int
-    trick: TrickView | None
-    last_trick: TrickView | None
+    trick: FortyFiveTrickView | None
+    last_trick: FortyFiveTrickView | None
     tricks_won: list[int]
     winners: list[int]
 
@@ -183,10 +183,12 @@ class FortyFive:
             trump=state.trump,
             exchanged=list(state.exchanged),
             stock=len(state.stock),
-            trick=TrickView(leader=state.leader, winner=None, cards=list(state.trick))
+            trick=FortyFiveTrickView(leader=state.leader, winner=None, cards=list(state.trick))
             if state.phase is Phase.PLAY and state.leader is not None
             else None,
-            last_trick=TrickView(leader=last.leader, winner=last.winner, cards=list(last.cards))
+            last_trick=FortyFiveTrickView(
+                leader=last.leader, winner=last.winner, cards=list(last.cards)
+            )
             if last
             else None,
             tricks_won=tricks_won,

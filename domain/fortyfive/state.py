@@ -22,13 +22,13 @@ class FortyFiveOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Auction Forty-Five has no table options: Barker's rules are fixed (RULES 1)."""
 
 
-class Call(msgspec.Struct, frozen=True):
+class FortyFiveCall(msgspec.Struct, frozen=True):
     seat: int
     call: Literal["bid", "pass", "hold"]
     amount: int | None = None
 
 
-class PlayedCard(msgspec.Struct, frozen=True):
+class FortyFivePlayedCard(msgspec.Struct, frozen=True):
     seat: int
     card: str
 
@@ -36,7 +36,7 @@ class PlayedCard(msgspec.Struct, frozen=True):
 class CompletedTrick(msgspec.Struct, frozen=True):
     leader: int
     winner: int
-    cards: tuple[PlayedCard, ...]
+    cards: tuple[FortyFivePlayedCard, ...]
 
 
 SEATS = 4
@@ -56,13 +56,13 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     hands: tuple[tuple[str, ...], ...] = ((), (), (), ())
     stock: tuple[str, ...] = ()
     turn: int | None = None
-    calls: tuple[Call, ...] = ()
+    calls: tuple[FortyFiveCall, ...] = ()
     passed: tuple[int, ...] = ()
     high_bid: int = 0
     high_bidder: int | None = None
     trump: str | None = None
     exchanged: tuple[int | None, ...] = (None, None, None, None)
-    trick: tuple[PlayedCard, ...] = ()
+    trick: tuple[FortyFivePlayedCard, ...] = ()
     tricks: tuple[CompletedTrick, ...] = ()
     scores: tuple[int, int] = (0, 0)
     winners: tuple[int, ...] = ()

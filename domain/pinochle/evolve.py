@@ -32,7 +32,15 @@ from domain.pinochle.events import (
     WidowTurnedUp,
 )
 from domain.pinochle.hooks import Hooks
-from domain.pinochle.state import Call, Claim, CompletedTrick, Phase, PlayedCard, State, per_seat
+from domain.pinochle.state import (
+    Claim,
+    CompletedTrick,
+    Phase,
+    PinochleCall,
+    PinochlePlayedCard,
+    State,
+    per_seat,
+)
 
 DEAL_ENDING = {"made", "opponents_conceded", "conceded", "set", "widowless_concession"}
 
@@ -46,7 +54,7 @@ def evolve(rules: Hooks, state: State, event: Event) -> State:
         case CardsDealt():
             return _dealt(rules, state, event)
         case BidMade(seat=seat, amount=amount):
-            calls = (*state.calls, Call(seat, "bid", amount))
+            calls = (*state.calls, PinochleCall(seat, "bid", amount))
             turn = _next_bidder(state, state.passed, seat)
             return replace(state, calls=calls, high_bid=amount, high_bidder=seat, turn=turn)
         case Passed(seat=seat) if state.phase is Phase.DIX:
@@ -55,7 +63,7 @@ def evolve(rules: Hooks, state: State, event: Event) -> State:
             return replace(state, turn=state.next_active(seat))
         case Passed(seat=seat):
             passed = (*state.passed, seat)
-            calls = (*state.calls, Call(seat, "pass"))
+            calls = (*state.calls, PinochleCall(seat, "pass"))
             return replace(
                 state, calls=calls, passed=passed, turn=_next_bidder(state, passed, seat)
             )
@@ -215,7 +223,7 @@ def _played(rules: Hooks, state: State, seat: int, card: str) -> State:
     state = replace(
         state,
         hands=hands,
-        trick=(*state.trick, PlayedCard(seat, card)),
+        trick=(*state.trick, PinochlePlayedCard(seat, card)),
         turn=state.next_active(seat),
         phase=Phase.PLAY,
     )

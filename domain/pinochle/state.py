@@ -23,13 +23,13 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
-class Call(msgspec.Struct, frozen=True):
+class PinochleCall(msgspec.Struct, frozen=True):
     seat: int
     call: Literal["bid", "pass"]
     amount: int | None = None
 
 
-class PlayedCard(msgspec.Struct, frozen=True):
+class PinochlePlayedCard(msgspec.Struct, frozen=True):
     seat: int
     card: str
 
@@ -37,7 +37,7 @@ class PlayedCard(msgspec.Struct, frozen=True):
 class CompletedTrick(msgspec.Struct, frozen=True):
     leader: int
     winner: int
-    cards: tuple[PlayedCard, ...]
+    cards: tuple[PinochlePlayedCard, ...]
 
 
 Claim = tuple[MeldClaim, ...]
@@ -56,7 +56,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     widow: tuple[str, ...] = ()
     widow_up: bool = False
     turn: int | None = None
-    calls: tuple[Call, ...] = ()
+    calls: tuple[PinochleCall, ...] = ()
     passed: tuple[int, ...] = ()
     high_bid: int = 0
     high_bidder: int | None = None
@@ -71,7 +71,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     buried: tuple[str, ...] = ()
     trumps_buried: bool = False
     conceded: tuple[int, ...] = ()  # opponents who have conceded to the soloist
-    trick: tuple[PlayedCard, ...] = ()
+    trick: tuple[PinochlePlayedCard, ...] = ()
     tricks: tuple[CompletedTrick, ...] = ()
     taken: tuple[int, ...] = ()  # per seat: card points in the tricks won this deal
     scores: tuple[int, ...] = ()  # chips or points, per seat

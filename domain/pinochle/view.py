@@ -19,14 +19,14 @@ from domain.events import CardsDealt, Event
 from domain.pinochle.decide import legal_actions, to_act
 from domain.pinochle.events import CardsBuried
 from domain.pinochle.hooks import Hooks
-from domain.pinochle.state import Call, CompletedTrick, Phase, PlayedCard, State
+from domain.pinochle.state import CompletedTrick, Phase, PinochleCall, PinochlePlayedCard, State
 from domain.protocol import Audience, View, ViewHeader
 
 
-class TrickView(msgspec.Struct, frozen=True):
+class PinochleTrickView(msgspec.Struct, frozen=True):
     leader: int
     winner: int | None
-    cards: list[PlayedCard]
+    cards: list[PinochlePlayedCard]
 
 
 class PinochleViewBase(View, frozen=True, kw_only=True):
@@ -35,7 +35,7 @@ class PinochleViewBase(View, frozen=True, kw_only=True):
     scoring: str
     active: list[int]
     hand_sizes: list[int]
-    auction: list[Call]
+    auction: list[PinochleCall]
     high_bid: int | None
     soloist: int | None
     widow: list[Card] | None
@@ -48,8 +48,8 @@ class PinochleViewBase(View, frozen=True, kw_only=True):
     buried_count: int
     trumps_buried: bool
     conceded: list[int]
-    trick: TrickView | None
-    last_trick: TrickView | None
+    trick: PinochleTrickView | None
+    last_trick: PinochleTrickView | None
     tricks_won: list[int]
     card_points: list[int]
     kitty: int | None
@@ -58,8 +58,8 @@ class PinochleViewBase(View, frozen=True, kw_only=True):
     winners: list[int]
 
 
-def _trick(trick: CompletedTrick) -> TrickView:
-    return TrickView(leader=trick.leader, winner=trick.winner, cards=list(trick.cards))
+def _trick(trick: CompletedTrick) -> PinochleTrickView:
+    return PinochleTrickView(leader=trick.leader, winner=trick.winner, cards=list(trick.cards))
 
 
 def fields(rules: Hooks, state: State, audience: Audience, header: ViewHeader) -> dict[str, Any]:
@@ -97,7 +97,7 @@ def fields(rules: Hooks, state: State, audience: Audience, header: ViewHeader) -
         "buried_count": len(state.buried),
         "trumps_buried": state.trumps_buried,
         "conceded": list(state.conceded),
-        "trick": TrickView(leader=state.trick[0].seat, winner=None, cards=list(state.trick))
+        "trick": PinochleTrickView(leader=state.trick[0].seat, winner=None, cards=list(state.trick))
         if state.trick
         else None,
         "last_trick": _trick(state.tricks[-1]) if state.tricks else None,

@@ -50,3 +50,9 @@ def test_strict_request_bodies_forbid_unknown_fields() -> None:
     schemas = spec()["components"]["schemas"]
     for name in ("CreateFortyFive", "FortyFiveDeck", "TakeSeat", "Bid", "Play"):
         assert schemas[name]["additionalProperties"] is False, name
+
+
+def test_component_names_are_the_types_own() -> None:
+    """Two games' types with one name would be renamed ``module_Name`` for clients."""
+    clashes = [name for name in spec()["components"]["schemas"] if "_" in name]
+    assert not clashes, f"rename these types so each name is unique: {clashes}"

@@ -12,7 +12,7 @@ from domain.errors import RuleCode, RuleError
 from domain.events import AuctionWon, DealThrownIn, GameWon, HandScored, Held, TrickWon
 from domain.fortyfive import rules
 from domain.fortyfive.scoring import score_deal
-from domain.fortyfive.state import CompletedTrick, Phase, PlayedCard, State
+from domain.fortyfive.state import CompletedTrick, FortyFivePlayedCard, Phase, State
 from tests.support.decks import forty_five_order, stack_deck
 from tests.support.playout import Playout
 
@@ -115,7 +115,7 @@ def _state_with_tricks(bid: int, bidder: int, winners: list[int], trumps: list[s
     tricks = []
     for i, winner in enumerate(winners):
         card = trumps[i] if i < len(trumps) else ["2D", "3D", "4D", "6D", "7D"][i]
-        cards = (PlayedCard(winner, card),)
+        cards = (FortyFivePlayedCard(winner, card),)
         tricks.append(CompletedTrick(leader=winner, winner=winner, cards=cards))
     return State(
         phase=Phase.PLAY,
