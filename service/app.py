@@ -50,7 +50,7 @@ from service.projector import Projector
 from service.read_side import ReadSide
 from service.relay import Relay
 from service.settings import Settings
-from service.store import EventStore
+from service.store import EventStore, Notifier
 from service.tables import TableService, rule_error_context
 from service.watch import TableWatcher
 
@@ -313,7 +313,9 @@ def create_app(settings: Settings) -> Litestar:
         )
         await pool.open()
         redis = Redis.from_url(settings.redis_url or "redis://127.0.0.1:6379/0")
-        store = EventStore(pool)
+        notifier = Notifier(pool)
+        notifier.start()
+        store = EventStore(pool, notifier)
         watcher = TableWatcher(database_url)
         await watcher.start()
         app.state.update(
@@ -323,7 +325,7 @@ def create_app(settings: Settings) -> Litestar:
             store=store,
             watcher=watcher,
             settings=settings,
-            service=TableService(store),
+            service=TableService(store, watcher),
             auth=Authenticator(store, settings.operator_token),
         )
         stop = asyncio.Event()
@@ -341,6 +343,7 @@ def create_app(settings: Settings) -> Litestar:
         finally:
             stop.set()
             await asyncio.gather(*background)
+            await notifier.stop()
             await watcher.stop()
             await redis.aclose()
             await pool.close()

@@ -172,15 +172,20 @@ def bench_command(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
-    from service.bench import sse
+    from service.bench import rebuild, sse, suite
     from service.bench.harness import running_server, scratch_database
 
-    with (
-        scratch_database(args.admin_database_url) as database_url,
-        running_server(database_url, args.redis_url, workers=args.workers) as (base, _),
-    ):
-        if args.benchmark == "sse":
-            result = asyncio.run(sse.measure(base, args.tables, args.seconds))
+    if args.benchmark == "all":
+        result = suite.run(args.admin_database_url, args.redis_url, args.seconds, args.workers)
+    elif args.benchmark == "rebuild":
+        with scratch_database(args.admin_database_url) as database_url:
+            result = asyncio.run(rebuild.measure(database_url, args.events))
+    else:
+        with (
+            scratch_database(args.admin_database_url) as database_url,
+            running_server(database_url, args.redis_url, workers=args.workers) as server,
+        ):
+            result = asyncio.run(sse.measure(server.base, args.tables, args.seconds))
     print(json.dumps(result, indent=2))
     return 0
 
@@ -214,7 +219,8 @@ def parser() -> argparse.ArgumentParser:
     migrate_cmd.set_defaults(run=migrate_command)
 
     bench_cmd = commands.add_parser("bench", help="measure a real server (prints JSON)")
-    bench_cmd.add_argument("benchmark", choices=["sse"])
+    bench_cmd.add_argument("benchmark", choices=["all", "rebuild", "sse"])
+    bench_cmd.add_argument("--events", type=int, default=100_000, help="rebuild: store size")
     bench_cmd.add_argument("--tables", type=int, default=16)
     bench_cmd.add_argument("--seconds", type=float, default=20.0)
     bench_cmd.add_argument("--workers", type=int, default=1)

@@ -27,11 +27,14 @@ from psycopg_pool import AsyncConnectionPool
 from domain.events import Event
 from projections import scoresheet, standings
 from service.codec import event_decoder
+from service.leader import while_leading
 from service.store import EventStore, StoredEvent, read_all_on
 from service.watch import TableWatcher
 
 log = logging.getLogger("cardroom.projector")
 _encode = msgspec.json.Encoder().encode
+PAUSE = 0.05  # seconds between idle looks
+LEADER_LOCK = 0x636172642D70726F  # "card-pro"
 
 Fold = Callable[[Any, str, StoredEvent, Event], Any]
 
@@ -75,6 +78,7 @@ PROJECTIONS: dict[str, Projection] = {
 
 class Projector:
     def __init__(self, pool: AsyncConnectionPool[Any], batch: int = 500) -> None:
+        self.leading = asyncio.Event()
         self.pool = pool
         self.store = EventStore(pool)
         self.batch = batch
@@ -156,8 +160,27 @@ class Projector:
         }
 
     async def run(self, stop: asyncio.Event, watcher: TableWatcher | None = None) -> None:
-        """Keep every projection caught up until ``stop`` is set."""
+        """Keep every projection caught up while this process leads, until ``stop``.
+
+        One projector works at a time (the others stand by), so that several worker
+        processes do not all wake and contend for every batch.
+        """
+        conninfo = self.pool.conninfo
+        assert isinstance(conninfo, str), "the projector's pool is built from a URL"
+        await while_leading(
+            conninfo,
+            LEADER_LOCK,
+            stop,
+            self.leading,
+            lambda lock: self._project(stop, watcher, lock),
+            "projector",
+        )
+
+    async def _project(
+        self, stop: asyncio.Event, watcher: TableWatcher | None, lock: psycopg.AsyncConnection[Any]
+    ) -> None:
         while not stop.is_set():
+            seen = watcher.delivered if watcher is not None else 0
             try:
                 done = [await self.step(p) for p in PROJECTIONS.values()]
             except (psycopg.Error, OSError) as exc:
@@ -165,11 +188,13 @@ class Projector:
                 done = [0]
                 await asyncio.sleep(1.0)
             if not any(done):
+                await lock.execute("SELECT 1")  # still leading: the lock's session is alive
                 if watcher is not None:
-                    await watcher.wait_for_any(timeout=0.5)
-                else:
-                    with suppress(TimeoutError):
-                        await asyncio.wait_for(stop.wait(), timeout=0.1)
+                    await watcher.wait_for_any(seen, timeout=0.5)
+                # Read models are asynchronous: folding a moment's commits together
+                # spares the command path a transaction per projection per command.
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=PAUSE)
 
     async def rebuild(
         self, projection: Projection, progress: Callable[[int, int], None] | None = None

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import msgspec
@@ -26,6 +24,7 @@ from domain import table as tables
 from domain.registry import GAMES
 from service.api.schemas import EventRecord
 from service.codec import event_decoder
+from service.leader import pause, while_leading
 from service.settings import Settings
 from service.store import EventStore, StoredEvent
 from service.streams import (
@@ -40,6 +39,7 @@ from service.watch import TableWatcher
 log = logging.getLogger("cardroom.relay")
 LEADER_LOCK = 0x636172642D72656C  # "card-rel"
 CHECKPOINT = "relay"
+COALESCE = 0.003  # seconds
 _encode = msgspec.json.Encoder().encode
 
 
@@ -70,38 +70,24 @@ class Relay:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Lead when possible, relay while leading, until ``stop`` is set."""
-        while not stop.is_set():
-            try:
-                async with self._leadership() as lock:
-                    if lock is None:
-                        await _sleep(stop, 2.0)
-                        continue
-                    self.leading.set()
-                    await self._relay(stop, lock)
-            except (psycopg.Error, OSError) as exc:
-                log.warning("relay lost Postgres (%s); retrying", exc)
-                await _sleep(stop, 1.0)
-            finally:
-                self.leading.clear()
-
-    @asynccontextmanager
-    async def _leadership(self) -> AsyncIterator[psycopg.AsyncConnection[Any] | None]:
-        conn = await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True)
-        try:
-            cur = await conn.execute("SELECT pg_try_advisory_lock(%s)", (LEADER_LOCK,))
-            row = await cur.fetchone()
-            yield conn if row and row[0] else None
-        finally:
-            await conn.close()  # closing the session releases the lock
+        await while_leading(
+            self.conninfo,
+            LEADER_LOCK,
+            stop,
+            self.leading,
+            lambda lock: self._relay(stop, lock),
+            "relay",
+        )
 
     async def _relay(self, stop: asyncio.Event, lock: psycopg.AsyncConnection[Any]) -> None:
         checkpoint = await self.store.checkpoint(CHECKPOINT)
         failures = 0
         while not stop.is_set():
+            seen = self.watcher.delivered if self.watcher is not None else 0
             batch = await self.store.read_all(checkpoint, limit=self.batch)
             if not batch:
                 await lock.execute("SELECT 1")  # still leading: the lock's session is alive
-                await self._idle(stop)
+                await self._idle(stop, seen)
                 continue
             try:
                 await self.publish([event for _, event in batch])
@@ -109,17 +95,19 @@ class Relay:
                 failures += 1
                 delay = min(5.0, 0.05 * 2**failures)
                 log.warning("Redis unavailable (%s); retrying in %.2fs", exc, delay)
-                await _sleep(stop, delay)
+                await pause(stop, delay)
                 continue
             failures = 0
             checkpoint = (batch[-1][0], batch[-1][1].position)
             await self.store.save_checkpoint(CHECKPOINT, checkpoint)
 
-    async def _idle(self, stop: asyncio.Event) -> None:
+    async def _idle(self, stop: asyncio.Event, seen: int) -> None:
         if self.watcher is not None:
-            await self.watcher.wait_for_any(timeout=0.5)
+            await self.watcher.wait_for_any(seen, timeout=0.5)
+            # A moment more gathers the commits of a busy instant into one batch.
+            await asyncio.sleep(COALESCE)
         else:
-            await _sleep(stop, 0.05)
+            await pause(stop, 0.05)
 
     async def publish(self, batch: list[StoredEvent]) -> None:
         unknown = {e.table_id for e in batch} - self.games.keys()
@@ -161,11 +149,6 @@ class Relay:
             if isinstance(result, Exception) and not is_repeat(result):
                 raise result
         self.published += len(batch)
-
-
-async def _sleep(stop: asyncio.Event, seconds: float) -> None:
-    with suppress(TimeoutError):
-        await asyncio.wait_for(stop.wait(), timeout=seconds)
 
 
 async def run_standalone(settings: Settings) -> None:

@@ -19,7 +19,11 @@ long-running transaction holds consumers back until it ends.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import hashlib
+import logging
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -30,6 +34,7 @@ import psycopg
 from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
+log = logging.getLogger("cardroom.store")
 GENESIS = bytes(32)
 CHANNEL = "cardroom_events"
 Checkpoint = tuple[int, int]  # (tx, position) of the last event a consumer processed
@@ -63,7 +68,7 @@ class Snapshot(msgspec.Struct, frozen=True):
     game: str
     version: int
     last_hash: bytes
-    state: bytes
+    state: bytes | None  # None: the caller's known version is current
 
 
 class IdempotencyRecord(msgspec.Struct, frozen=True):
@@ -123,38 +128,128 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-_INSERT_EVENTS = (
-    "INSERT INTO events (table_id, version, type, data, actor, command, recorded_at, hash)"
-    " SELECT %(table)s, v, t, d::jsonb, a, c::jsonb, %(at)s, h"
-    " FROM unnest(%(versions)s::int[], %(types)s::text[], %(datas)s::text[],"
-    " %(actors)s::text[], %(commands)s::text[], %(hashes)s::bytea[]) AS x(v, t, d, a, c, h)"
-)
-_INSERT_TABLE = (
-    "INSERT INTO tables (id, game, status, tournament, players, version, last_hash, state,"
-    " created_at, updated_at)"
-    " VALUES (%(table)s, %(game)s, %(status)s, %(tournament)s, %(players)s, %(version)s,"
-    " %(hash)s, %(state)s, %(at)s, %(at)s)"
-)
-_UPDATE_TABLE = (
-    "UPDATE tables SET status = %(status)s, players = %(players)s, version = %(version)s,"
-    " last_hash = %(hash)s, state = %(state)s, updated_at = %(at)s"
-    " WHERE id = %(table)s AND version = %(expected)s"
-)
+@functools.cache
+def commit_statement(new_table: bool, seeds: bool, tokens: bool, idempotency: bool) -> str:
+    """One statement for a whole commit, so it costs one round trip and no BEGIN/COMMIT.
+
+    The snapshot row moves first (``row``); every other write reads ``row`` and writes
+    nothing when it is empty, so a stale expected version writes nothing at all. A stale
+    append also collides on the events' primary key. The caller checks ``moved``.
+    """
+    if new_table:
+        row = (
+            "INSERT INTO tables (id, game, status, tournament, players, version, last_hash,"
+            " state, created_at, updated_at) VALUES (%(table)s, %(game)s, %(status)s,"
+            " %(tournament)s, %(players)s, %(version)s, %(hash)s, %(state)s, %(at)s, %(at)s)"
+            " RETURNING id"
+        )
+    else:
+        row = (
+            "UPDATE tables SET status = %(status)s, players = %(players)s,"
+            " version = %(version)s, last_hash = %(hash)s, state = %(state)s,"
+            " updated_at = %(at)s WHERE id = %(table)s AND version = %(expected)s RETURNING id"
+        )
+    parts = [
+        f"row AS ({row})",
+        "appended AS (INSERT INTO events"
+        " (table_id, version, type, data, actor, command, recorded_at, hash)"
+        " SELECT row.id, v, t, d::jsonb, a, c::jsonb, %(at)s, h FROM row,"
+        " unnest(%(versions)s::int[], %(types)s::text[], %(datas)s::text[],"
+        " %(actors)s::text[], %(commands)s::text[], %(hashes)s::bytea[]) AS x(v, t, d, a, c, h))",
+    ]
+    if seeds:
+        parts.append(
+            "seeds AS (INSERT INTO shuffle_secrets (table_id, shuffle, seed)"
+            " SELECT row.id, n, s FROM row, unnest(%(seed_numbers)s::int[],"
+            " %(seed_values)s::bytea[]) AS x(n, s))"
+        )
+    if tokens:
+        parts.append(
+            "tokens AS (INSERT INTO seat_tokens (token_hash, table_id, seat)"
+            " SELECT d, row.id, n FROM row, unnest(%(token_hashes)s::bytea[],"
+            " %(token_seats)s::int[]) AS x(d, n))"
+        )
+    if idempotency:
+        parts.append(
+            "idempotency AS (INSERT INTO idempotency_keys"
+            " (table_id, actor, key, request_hash, status, body, etag)"
+            " SELECT row.id, %(i_actor)s, %(i_key)s, %(i_hash)s, %(i_status)s, %(i_body)s,"
+            " %(i_etag)s FROM row)"
+        )
+    return "WITH " + ", ".join(parts) + " SELECT count(*) FROM row"
+
+
+class Notifier:
+    """Announces commits with ``NOTIFY``, after them and outside their transactions.
+
+    A transaction that notifies holds a cluster-wide lock while it commits, so
+    notifying inside the append would serialise every commit and undo Postgres' group
+    commit. Instead commits are announced a moment later, a batch per statement (the
+    latest version of each table moved). A notification lost in a crash only delays the
+    listeners, who also look at Postgres on their own.
+    """
+
+    def __init__(self, pool: AsyncConnectionPool[Any], delay: float = 0.001) -> None:
+        self.pool = pool
+        self.delay = delay
+        self.pending: dict[str, int] = {}
+        self.wake = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    def notify(self, table_id: str, version: int) -> None:
+        self.pending[table_id] = max(version, self.pending.get(table_id, 0))
+        self.wake.set()
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run(), name="cardroom-notifier")
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+            await self._send()  # what was committed last is still announced
+
+    async def _run(self) -> None:
+        while True:
+            await self.wake.wait()
+            await asyncio.sleep(self.delay)
+            self.wake.clear()
+            try:
+                await self._send()
+            except (psycopg.Error, OSError) as exc:
+                log.warning("could not announce commits (%s)", exc)
+
+    async def _send(self) -> None:
+        if not self.pending:
+            return
+        notes = [f"{table}:{version}" for table, version in self.pending.items()]
+        self.pending = {}
+        async with self.pool.connection() as conn:
+            await conn.execute(
+                "SELECT pg_notify(%s, note) FROM unnest(%s::text[]) AS note", (CHANNEL, notes)
+            )
 
 
 class EventStore:
-    def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
+    def __init__(self, pool: AsyncConnectionPool[Any], notifier: Notifier | None = None) -> None:
         self.pool = pool
+        self.notifier = notifier
 
-    async def load(self, table_id: str) -> Snapshot | None:
+    async def load(self, table_id: str, known_version: int | None = None) -> Snapshot | None:
+        """The table's snapshot; its state only when ``known_version`` is not current."""
         async with self.pool.connection() as conn:
             cur = conn.cursor(row_factory=tuple_row)
             await cur.execute(
-                "SELECT game, version, last_hash, state FROM tables WHERE id = %s",
-                (table_id,),
+                "SELECT game, version, last_hash,"
+                " CASE WHEN version = %s THEN NULL ELSE state END FROM tables WHERE id = %s",
+                (known_version, table_id),
+                prepare=True,
             )
             row = await cur.fetchone()
-        return None if row is None else Snapshot(row[0], row[1], bytes(row[2]), bytes(row[3]))
+        if row is None:
+            return None
+        return Snapshot(row[0], row[1], bytes(row[2]), None if row[3] is None else bytes(row[3]))
 
     async def version(self, table_id: str) -> int | None:
         async with self.pool.connection() as conn:
@@ -162,10 +257,11 @@ class EventStore:
             row = await cur.fetchone()
         return None if row is None else int(row[0])
 
-    async def commit(self, commit: Commit) -> datetime:
+    async def commit(self, commit: Commit) -> bytes:
         """Append ``commit.events`` after ``expected_version``; all or nothing.
 
-        Raises :class:`VersionConflict` when another append got there first.
+        Returns the chain hash of the last event appended. Raises
+        :class:`VersionConflict` when another append got there first.
         """
         at = commit.at
         versions, hashes, datas, commands = [], [], [], []
@@ -195,42 +291,38 @@ class EventStore:
             "expected": commit.expected_version,
             "hash": previous,
             "state": commit.state,
+            "seed_numbers": [n for n, _ in commit.seeds],
+            "seed_values": [seed for _, seed in commit.seeds],
+            "token_hashes": [digest for digest, _ in commit.seat_tokens],
+            "token_seats": [seat for _, seat in commit.seat_tokens],
         }
+        idem = commit.idempotency
+        if idem is not None:
+            params.update(
+                i_actor=idem.actor,
+                i_key=idem.key,
+                i_hash=idem.request_hash,
+                i_status=idem.status,
+                i_body=idem.body,
+                i_etag=idem.etag,
+            )
+        sql = commit_statement(
+            commit.expected_version == 0,
+            bool(commit.seeds),
+            bool(commit.seat_tokens),
+            idem is not None,
+        )
         try:
-            async with self.pool.connection() as conn, conn.transaction():
-                if commit.expected_version == 0:
-                    await conn.execute(_INSERT_TABLE, params)
-                else:
-                    await conn.execute(_UPDATE_TABLE, params)
-                await conn.execute(_INSERT_EVENTS, params)
-                await self._extras(conn, commit)
-                # Delivered on commit only: wakes the relay and long-polls at once.
-                await conn.execute(
-                    "SELECT pg_notify(%s, %s)", (CHANNEL, f"{commit.table_id}:{new_version}")
-                )
+            async with self.pool.connection() as conn:
+                cur = await conn.execute(sql, params, prepare=True)
+                row = await cur.fetchone()
         except psycopg.errors.UniqueViolation as exc:
             raise VersionConflict(commit.table_id) from exc
-        return at
-
-    async def _extras(self, conn: psycopg.AsyncConnection[Any], commit: Commit) -> None:
-        if commit.seeds:
-            await conn.cursor().executemany(
-                "INSERT INTO shuffle_secrets (table_id, shuffle, seed) VALUES (%s, %s, %s)",
-                [(commit.table_id, n, seed) for n, seed in commit.seeds],
-            )
-        if commit.seat_tokens:
-            await conn.cursor().executemany(
-                "INSERT INTO seat_tokens (token_hash, table_id, seat) VALUES (%s, %s, %s)",
-                [(digest, commit.table_id, seat) for digest, seat in commit.seat_tokens],
-            )
-        if commit.idempotency is not None:
-            r = commit.idempotency
-            await conn.execute(
-                "INSERT INTO idempotency_keys"
-                " (table_id, actor, key, request_hash, status, body, etag)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                (commit.table_id, r.actor, r.key, r.request_hash, r.status, r.body, r.etag),
-            )
+        if not row or row[0] != 1:
+            raise VersionConflict(commit.table_id)
+        if self.notifier is not None:
+            self.notifier.notify(commit.table_id, new_version)
+        return previous
 
     async def seeds(self, table_id: str, shuffles: Sequence[int]) -> dict[int, bytes | None]:
         async with self.pool.connection() as conn:

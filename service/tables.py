@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import time
+from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 
@@ -36,6 +38,7 @@ from service.store import (
     VersionConflict,
     now,
 )
+from service.watch import TableWatcher
 
 _sorted_json = msgspec.json.Encoder(order="sorted")
 RETRIES = 5
@@ -70,17 +73,54 @@ def token_digest(token: str) -> bytes:
 
 
 class TableService:
-    def __init__(self, store: EventStore) -> None:
+    """Commands and reads of tables, with the decoded snapshots of recent tables cached.
+
+    The cache holds only committed snapshots. Reads always ask Postgres for the current
+    version (and skip the transfer and decode when the cached one is current). Commands
+    start from the cache without asking: if another process moved the table on, the
+    append collides and the command is decided again on a fresh snapshot; a refusal
+    decided on a cached snapshot is checked again on a fresh one before it is returned.
+    """
+
+    def __init__(
+        self, store: EventStore, watcher: TableWatcher | None = None, cache_size: int = 10_000
+    ) -> None:
         self.store = store
+        self.watcher = watcher
+        self.cache_size = cache_size
+        self.snapshots: OrderedDict[str, Loaded] = OrderedDict()
+
+    def _remember(self, loaded: Loaded) -> Loaded:
+        self.snapshots[loaded.table.id] = loaded
+        self.snapshots.move_to_end(loaded.table.id)
+        if len(self.snapshots) > self.cache_size:
+            self.snapshots.popitem(last=False)
+        return loaded
+
+    def _forget(self, table_id: str) -> None:
+        self.snapshots.pop(table_id, None)
 
     # --- reading ------------------------------------------------------------------------
 
     async def load(self, table_id: str) -> Loaded:
-        snapshot = await self.store.load(table_id)
+        """The table as committed now (as of the last commit notification, when the
+        LISTEN connection is known to be live: then no query is needed)."""
+        cached = self.snapshots.get(table_id)
+        known = cached.table.version if cached is not None else None
+        watcher = self.watcher
+        if cached is not None and watcher is not None and watcher.known(table_id) == known:
+            return cached
+        read_at = time.monotonic()
+        snapshot = await self.store.load(table_id, known)
         if snapshot is None:
             raise ApiProblem("table-not-found", f"no table {table_id}")
+        if self.watcher is not None:
+            self.watcher.observe(table_id, snapshot.version, read_at)
+        if snapshot.state is None and cached is not None:
+            return cached
+        assert snapshot.state is not None
         table = snapshot_decoder(snapshot.game).decode(snapshot.state)
-        return Loaded(table, snapshot.last_hash)
+        return self._remember(Loaded(table, snapshot.last_hash))
 
     async def view(self, table_id: str, audience: Audience) -> View:
         return tables.view((await self.load(table_id)).table, audience)
@@ -168,17 +208,31 @@ class TableService:
             answer = await self._replay(table_id, actor, idempotency_key, digest)
             if answer is not None:
                 return answer
-        for _ in range(RETRIES):
-            loaded = await self.load(table_id)
+        for attempt in range(RETRIES):
+            cached = self.snapshots.get(table_id) if attempt == 0 else None
+            loaded = cached or await self.load(table_id)
             current = etag(loaded.table.version, seat)
             if if_match is not None and "*" not in if_match and current not in if_match:
+                if cached is not None:
+                    continue  # perhaps only the cache is behind: ask Postgres
                 raise ApiProblem(
                     "precondition-failed",
                     f"the table is at version {loaded.table.version}",
                     headers={"ETag": current},
                     version=loaded.table.version,
                 )
-            events = tables.decide(loaded.table, command, seat)
+            try:
+                events = tables.decide(loaded.table, command, seat)
+            except RuleError:
+                if cached is not None:
+                    continue  # refuse only on the state as committed now
+                if idempotency_key is not None:
+                    # A twin request with this key may have won meanwhile: its answer
+                    # is this request's answer too.
+                    answer = await self._replay(table_id, actor, idempotency_key, digest)
+                    if answer is not None:
+                        return answer
+                raise
             settled = await self.settle(loaded.table, events, actor, payload)
             at = now()
             body: bytes = render(settled.table, settled.visible, at)
@@ -189,11 +243,12 @@ class TableService:
             try:
                 await self._commit(loaded, settled, at=at, idempotency=idem)
             except VersionConflict:
+                self._forget(table_id)
                 if idempotency_key is not None:
                     answer = await self._replay(table_id, actor, idempotency_key, digest)
                     if answer is not None:
                         return answer
-                if if_match is not None:
+                if if_match is not None and cached is None:
                     raise ApiProblem(
                         "version-conflict", "another command was recorded first"
                     ) from None
@@ -273,7 +328,7 @@ class TableService:
         idempotency: IdempotencyRecord | None = None,
     ) -> None:
         row = project(settled.table)
-        await self.store.commit(
+        last_hash = await self.store.commit(
             Commit(
                 table_id=settled.table.id,
                 expected_version=loaded.table.version if expected is None else expected,
@@ -290,6 +345,7 @@ class TableService:
                 at=at,
             )
         )
+        self._remember(Loaded(settled.table, last_hash))
 
 
 def rule_error_context(error: RuleError) -> dict[str, Any]:

@@ -1,9 +1,9 @@
 """Commit notifications inside one process: who is waiting for a table to move.
 
-Every append sends ``NOTIFY cardroom_events, '<table>:<version>'`` in its transaction, so
-Postgres delivers it only after the commit. One ``LISTEN`` connection per process feeds
-the long-polls, the SSE fallback and the relay's wake-ups; Redis is not needed for any
-of them. A lost connection is reopened, and waiters always re-read Postgres after waking,
+Every append is announced with ``NOTIFY cardroom_events, '<table>:<version>'`` just after
+its commit (service.store.Notifier). One ``LISTEN`` connection per process feeds the
+long-polls, the SSE fallback and the relay's wake-ups; Redis is not needed for any of
+them. A lost connection is reopened, and waiters always re-read Postgres after waking,
 so a missed notification only delays an answer until the waiter's timeout.
 """
 
@@ -20,6 +20,9 @@ from service.store import CHANNEL
 
 log = logging.getLogger("cardroom.watch")
 MAX_TRACKED = 100_000
+BEAT = "heartbeat"
+BEAT_EVERY = 1.0  # seconds
+BEAT_TIMEOUT = 2.5  # seconds without a heartbeat before versions are not trusted
 
 
 class TableWatcher:
@@ -27,20 +30,59 @@ class TableWatcher:
         self.conninfo = conninfo
         self.versions: dict[str, int] = {}
         self._waiters: dict[str, set[asyncio.Event]] = {}
-        self._any = asyncio.Event()
+        self.delivered = 0  # notifications so far: consumers wait for it to grow
+        self._any: set[asyncio.Event] = set()
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
+        self.last_beat = 0.0
+        self.listening_since = float("inf")
+        self._beats: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._listen(), name="cardroom-watch")
+        self._beats = asyncio.create_task(self._beat(), name="cardroom-heartbeat")
         with suppress(TimeoutError):
             await asyncio.wait_for(self.connected.wait(), timeout=5)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._beats):
+            if task is not None:
+                task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await task
+
+    def known(self, table_id: str) -> int | None:
+        """The table's current version, when notifications are known to be flowing.
+
+        Trusted only while heartbeats sent through Postgres keep arriving: a silent
+        LISTEN connection could otherwise hide a commit. ``None``: ask Postgres.
+        """
+        if time.monotonic() - self.last_beat > BEAT_TIMEOUT:
+            return None
+        return self.versions.get(table_id)
+
+    def observe(self, table_id: str, version: int, read_at: float) -> None:
+        """A version Postgres answered for a read begun at ``read_at`` (monotonic time);
+        notifications keep it current from then on, if they were flowing by then."""
+        flowing = time.monotonic() - self.last_beat <= BEAT_TIMEOUT
+        if flowing and read_at >= self.listening_since:
+            self.versions[table_id] = max(version, self.versions.get(table_id, 0))
+
+    async def _beat(self) -> None:
+        """Send a heartbeat through Postgres every second (see :meth:`known`)."""
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(
+                    self.conninfo, autocommit=True
+                ) as conn:
+                    while True:
+                        await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, BEAT))
+                        await asyncio.sleep(BEAT_EVERY)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("heartbeat connection lost (%s); reconnecting", exc)
+                await asyncio.sleep(0.5)
 
     async def _listen(self) -> None:
         while True:
@@ -49,6 +91,9 @@ class TableWatcher:
                     self.conninfo, autocommit=True
                 ) as conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
+                    # Whatever was notified while no one listened is unknown here.
+                    self.versions.clear()
+                    self.listening_since = time.monotonic()
                     self.connected.set()
                     async for notice in conn.notifies():
                         self._deliver(notice.payload)
@@ -56,10 +101,14 @@ class TableWatcher:
                 raise
             except Exception as exc:  # reconnect on any failure; waiters poll meanwhile
                 self.connected.clear()
+                self.last_beat = 0.0
                 log.warning("LISTEN connection lost (%s); reconnecting", exc)
                 await asyncio.sleep(0.5)
 
     def _deliver(self, payload: str) -> None:
+        if payload == BEAT:
+            self.last_beat = time.monotonic()
+            return
         table_id, _, version = payload.rpartition(":")
         if not table_id or not version.isdigit():
             return
@@ -68,7 +117,9 @@ class TableWatcher:
         self.versions[table_id] = max(int(version), self.versions.get(table_id, 0))
         for waiter in self._waiters.get(table_id, ()):
             waiter.set()
-        self._any.set()
+        self.delivered += 1
+        for waiter in self._any:
+            waiter.set()
 
     async def wait_for_table(self, table_id: str, beyond: int, timeout: float) -> bool:
         """Until ``table_id`` is known past version ``beyond``; False on timeout."""
@@ -93,8 +144,18 @@ class TableWatcher:
                 if not waiters:
                     del self._waiters[table_id]
 
-    async def wait_for_any(self, timeout: float) -> None:
-        """Until any table moves (or ``timeout``): the relay's doorbell."""
-        with suppress(TimeoutError):
-            await asyncio.wait_for(self._any.wait(), timeout=timeout)
-        self._any.clear()
+    async def wait_for_any(self, since: int, timeout: float) -> int:
+        """Until a notification beyond the ``since``-th arrives (or ``timeout``).
+
+        The doorbell of the relay and the projector: each remembers ``delivered`` before
+        it reads Postgres, so a commit notified meanwhile is never slept through.
+        """
+        if self.delivered <= since:
+            waiter = asyncio.Event()
+            self._any.add(waiter)
+            try:
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(waiter.wait(), timeout=timeout)
+            finally:
+                self._any.discard(waiter)
+        return self.delivered

@@ -12,10 +12,13 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
+import psutil
 import psycopg
+
+from service.migrate import migrate
 
 DEFAULT_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 
@@ -28,22 +31,30 @@ def free_port() -> int:
 
 @contextmanager
 def scratch_database(admin_url: str) -> Iterator[str]:
-    """A new database on ``admin_url``'s server, dropped afterwards."""
+    """A new, migrated database on ``admin_url``'s server, dropped afterwards."""
     name = f"cardroom_bench_{secrets.token_hex(4)}"
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield psycopg.conninfo.make_conninfo(admin_url, dbname=name)
+        url = psycopg.conninfo.make_conninfo(admin_url, dbname=name)
+        migrate(url)
+        yield url
     finally:
         with psycopg.connect(admin_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+class Server(NamedTuple):
+    base: str
+    operator: str
+    pid: int
+
+
 @contextmanager
 def running_server(
     database_url: str, redis_url: str, workers: int = 1, extra_env: dict[str, str] | None = None
-) -> Iterator[tuple[str, str]]:
-    """``cardroom serve`` in a subprocess; yields (base URL, operator token)."""
+) -> Iterator[Server]:
+    """``cardroom serve`` in a subprocess: its base URL, operator token and pid."""
     port = free_port()
     token = secrets.token_urlsafe(16)
     env = {
@@ -69,10 +80,46 @@ def running_server(
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the server did not start")
             time.sleep(0.1)
-        yield base, token
+        yield Server(base, token, process.pid)
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
+
+
+class CpuMeter:
+    """CPU seconds spent by the server's processes, Postgres and this load generator."""
+
+    def __init__(self, server_pid: int) -> None:
+        self.server = psutil.Process(server_pid)
+        self.start = self._sample()
+
+    def _sample(self) -> dict[str, float]:
+        server = [self.server, *self.server.children(recursive=True)]
+        postgres = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "postgres"]
+        return {
+            "server": _cpu(server),
+            "postgres": _cpu(postgres),
+            "load_generator": _cpu([psutil.Process()]),
+        }
+
+    def per_thousand(self, operations: int, elapsed: float) -> dict[str, float]:
+        """CPU seconds per 1,000 operations by part, and how busy the cores were."""
+        end = self._sample()
+        spent = {part: end[part] - self.start[part] for part in end}
+        result = {part: round(s * 1000 / max(operations, 1), 3) for part, s in spent.items()}
+        result["cores_busy"] = round(sum(spent.values()) / elapsed, 2)
+        return result
+
+
+def _cpu(processes: list[psutil.Process]) -> float:
+    total = 0.0
+    for process in processes:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
 
 
 def percentiles(samples: Sequence[float]) -> dict[str, Any]:

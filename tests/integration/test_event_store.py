@@ -167,7 +167,7 @@ async def test_concurrent_appends_to_one_stream_have_exactly_one_winner(
         store.commit(commit(table_id, 1, snapshot.last_hash, events(f"w{i}"))) for i in range(8)
     ]
     results = await asyncio.gather(*attempts, return_exceptions=True)
-    assert sum(r is None or isinstance(r, datetime) for r in results) == 1
+    assert sum(isinstance(r, bytes) for r in results) == 1
     assert sum(isinstance(r, VersionConflict) for r in results) == 7
     assert [e.version for e in await store.read_stream(table_id)] == [1, 2]
 
@@ -203,8 +203,13 @@ async def test_consumer_does_not_pass_a_transaction_still_in_flight(
         seen = await _read_everything(store, checkpoint)
         assert [e.table_id for _, e in seen] == [], "read past an uncommitted earlier event"
         slow.commit()
-        seen = await _read_everything(store, checkpoint)
-        assert [e.table_id for _, e in seen] == [early, late]
+        # Any transaction in the cluster older than ours holds the horizon back a moment.
+        for _ in range(200):
+            seen = [e for _, e in await _read_everything(store, checkpoint)]
+            if seen:
+                break
+            await asyncio.sleep(0.01)
+        assert [e.table_id for e in seen] == [early, late]
     finally:
         slow.close()
         fast.close()

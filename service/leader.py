@@ -1,0 +1,61 @@
+"""One active worker at a time, elected through a Postgres advisory lock.
+
+The leader holds a session lock on a connection of its own: if its process dies, the
+connection closes and the lock goes with it, and a standby takes over within seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
+from typing import Any
+
+import psycopg
+
+log = logging.getLogger("cardroom.leader")
+STANDBY = 2.0  # seconds between a standby's attempts to lead
+
+
+@asynccontextmanager
+async def leadership(
+    conninfo: str, lock: int
+) -> AsyncIterator[psycopg.AsyncConnection[Any] | None]:
+    """The lock's connection while this process leads, ``None`` if another does."""
+    conn = await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
+    try:
+        cur = await conn.execute("SELECT pg_try_advisory_lock(%s)", (lock,))
+        row = await cur.fetchone()
+        yield conn if row and row[0] else None
+    finally:
+        await conn.close()  # closing the session releases the lock
+
+
+async def while_leading(
+    conninfo: str,
+    lock: int,
+    stop: asyncio.Event,
+    leading: asyncio.Event,
+    work: Callable[[psycopg.AsyncConnection[Any]], Awaitable[None]],
+    name: str,
+) -> None:
+    """Run ``work`` whenever this process leads, until ``stop`` is set."""
+    while not stop.is_set():
+        try:
+            async with leadership(conninfo, lock) as conn:
+                if conn is None:
+                    await pause(stop, STANDBY)
+                    continue
+                leading.set()
+                await work(conn)
+        except (psycopg.Error, OSError) as exc:
+            log.warning("%s lost Postgres (%s); retrying", name, exc)
+            await pause(stop, 1.0)
+        finally:
+            leading.clear()
+
+
+async def pause(stop: asyncio.Event, seconds: float) -> None:
+    with suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), timeout=seconds)
