@@ -30,6 +30,7 @@ from tests.conftest import make_settings
 from tests.support import services
 from tests.support.api import OPERATOR, bearer, new_table, ok, play_to_end, seat_all
 from tests.support.live import serving
+from tests.support.playout import choose, pick_index
 from tests.support.seeding import seed_games
 
 
@@ -201,8 +202,6 @@ async def test_a_typical_seat_view_stays_under_4_kb(reader: Any) -> None:
         mine = await reader.get(f"/tables/{table['id']}", headers=bearer(tokens[seat]))
         assert mine.headers["cache-control"] == "private, no-cache"
         sizes.append(len(mine.content))
-        from tests.support.playout import choose, pick_index
-
         actions = mine.json()["legal_actions"]
         command = choose(actions[pick_index(actions, rng)], rng)
         view = ok(
@@ -299,3 +298,39 @@ async def test_a_rebuilt_projection_equals_the_live_one() -> None:
         rebuilt = {name: await stored_docs(pool, name) for name in PROJECTIONS}
     assert rebuilt == live
     assert live["scoresheet"] and live["standings"]
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"),
+    [
+        ("forty-five", 4),
+        ("pitch", 7),
+        ("pinochle", 5),
+        ("pinochle-three", 3),
+        ("pinochle-widow", 3),
+        ("pinochle-four", 4),
+        ("reserve-bridge", 2),
+    ],
+)
+async def test_seat_views_of_every_game_stay_under_4_kb(reader: Any, game: str, seats: int) -> None:
+    """Mobile apps poll seat views: measured over 300 commands of each game."""
+    table = await new_table(reader, game, seats)
+    tokens = await seat_all(reader, table["id"], seats)
+    rng = random.Random(12)
+    sizes = []
+    view = ok(await reader.get(f"/tables/{table['id']}"))
+    for _ in range(300):
+        if view["status"] != "playing":
+            break
+        seat = rng.choice(view["to_act"])
+        mine = await reader.get(f"/tables/{table['id']}", headers=bearer(tokens[seat]))
+        sizes.append(len(mine.content))
+        actions = mine.json()["legal_actions"]
+        command = choose(actions[pick_index(actions, rng)], rng)
+        answer = await reader.post(
+            f"/tables/{table['id']}/actions", json=command, headers=bearer(tokens[seat])
+        )
+        view = ok(answer)["table"]
+    sizes.sort()
+    print(f"{game}: seat view bytes median {sizes[len(sizes) // 2]}, max {sizes[-1]}")
+    assert sizes[-1] < 4096
