@@ -46,24 +46,15 @@ from domain.events import (
     Passed,
     TrickWon,
 )
-from domain.protocol import SYSTEM, Actor
+from domain.protocol import Actor
+from domain.turns import acting_seat, not_allowed, require_system
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
     if isinstance(command, SupplyDeck):
-        if actor != SYSTEM:
-            raise RuleError(RuleCode.NOT_ALLOWED_NOW, "only the service supplies decks")
+        require_system(actor)
         return _supply(state, command)
-    if state.phase is Phase.FINISHED:
-        raise RuleError(RuleCode.GAME_OVER, "the game is over")
-    seats = to_act(state)
-    if not seats:
-        raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no seat acts during the {state.phase} phase")
-    if actor not in seats:
-        waiting = " and ".join(str(s) for s in seats)
-        raise RuleError(RuleCode.NOT_YOUR_TURN, f"seat {waiting} to act", to_act=seats)
-    assert isinstance(actor, int)
-    seat = actor
+    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
     match state.phase, command:
         case Phase.AUCTION, Bid(amount=amount):
             return _bid(state, seat, amount)
@@ -85,11 +76,7 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
             return _reserve(state, seat, cards)
         case Phase.PLAY, Play(card=card):
             return _play(state, seat, card)
-    raise RuleError(
-        RuleCode.NOT_ALLOWED_NOW,
-        f"a {command.__struct_config__.tag} command is not allowed in the {state.phase} phase",
-        phase=str(state.phase),
-    )
+    raise not_allowed(command, str(state.phase))
 
 
 # --- chance -----------------------------------------------------------------------------

@@ -24,22 +24,17 @@ from domain.fortyfive import rules
 from domain.fortyfive.evolve import DRAW_ORDER, evolve
 from domain.fortyfive.scoring import score_deal
 from domain.fortyfive.state import SEATS, Phase, State, side_of
-from domain.protocol import SYSTEM, Actor
+from domain.protocol import Actor
 from domain.tricks import clockwise_from, left_of, trick_winner
+from domain.turns import acting_seat, not_allowed, require_system
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
     if isinstance(command, SupplyDeck):
-        if actor != SYSTEM:
-            raise RuleError(RuleCode.NOT_ALLOWED_NOW, "only the service supplies decks")
+        require_system(actor)
         return _supply(state, command)
-    if state.phase is Phase.FINISHED:
-        raise RuleError(RuleCode.GAME_OVER, "the game is over")
-    if state.turn is None:
-        raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no seat acts during the {state.phase} phase")
-    if actor != state.turn:
-        raise RuleError(RuleCode.NOT_YOUR_TURN, f"seat {state.turn} is to act", to_act=[state.turn])
-    seat = state.turn
+    turn = [] if state.turn is None else [state.turn]
+    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, turn, actor)
     match state.phase, command:
         case Phase.AUCTION, Pass():
             return _pass(state, seat)
@@ -53,11 +48,7 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
             return _exchange(state, seat, discard)
         case Phase.PLAY, Play(card=card):
             return _play(state, seat, card)
-    raise RuleError(
-        RuleCode.NOT_ALLOWED_NOW,
-        f"a {command.__struct_config__.tag} command is not allowed in the {state.phase} phase",
-        phase=str(state.phase),
-    )
+    raise not_allowed(command, str(state.phase))
 
 
 # --- chance -----------------------------------------------------------------------------

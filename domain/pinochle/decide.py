@@ -26,6 +26,7 @@ from domain.pinochle.events import DixExchanged
 from domain.pinochle.hooks import Hooks
 from domain.pinochle.state import Phase, State
 from domain.protocol import SYSTEM, Actor
+from domain.turns import game_over, not_allowed, require_system
 
 ACTING = (Phase.AUCTION, Phase.WIDOW, Phase.PREPARE, Phase.DIX, Phase.MELD, Phase.PLAY)
 
@@ -41,15 +42,14 @@ def decide(
     rules: Hooks, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
 ) -> list[Event]:
     if isinstance(command, SupplyDeck):
-        if actor != SYSTEM:
-            raise RuleError(RuleCode.NOT_ALLOWED_NOW, "only the service supplies decks")
+        require_system(actor)
         if state.phase is Phase.DRAW:
             return [deal.draw(state, command)]
         if state.phase is Phase.DEAL:
             return deal.deal(rules, state, command)
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")
     if state.phase is Phase.FINISHED:
-        raise RuleError(RuleCode.GAME_OVER, "the game is over")
+        raise game_over()
     if state.phase not in ACTING or state.turn is None or actor == SYSTEM:
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no seat acts during the {state.phase} phase")
     if actor not in state.active:
@@ -86,11 +86,7 @@ def _on_turn(rules: Hooks, state: State, command: PlayerCommand, seat: int) -> l
             return _exchange_dix(state, seat)
         case Phase.PLAY, Play(card=card):
             return play.play(rules, state, seat, card)
-    raise RuleError(
-        RuleCode.NOT_ALLOWED_NOW,
-        f"a {command.__struct_config__.tag} command is not allowed in the {state.phase} phase",
-        phase=str(state.phase),
-    )
+    raise not_allowed(command, str(state.phase))
 
 
 def _exchange_dix(state: State, seat: int) -> list[Event]:

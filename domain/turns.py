@@ -1,0 +1,40 @@
+"""The checks every game's ``decide`` makes before its phase logic, and their errors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from domain.commands import PlayerCommand
+from domain.errors import RuleCode, RuleError
+from domain.protocol import SYSTEM, Actor
+
+
+def require_system(actor: Actor) -> None:
+    """Decks come from the service alone (the chance steps)."""
+    if actor != SYSTEM:
+        raise RuleError(RuleCode.NOT_ALLOWED_NOW, "only the service supplies decks")
+
+
+def game_over() -> RuleError:
+    return RuleError(RuleCode.GAME_OVER, "the game is over")
+
+
+def acting_seat(phase: str, finished: bool, to_act: Sequence[int], actor: Actor) -> int:
+    """``actor`` as the seat that acts now, or the refusal a real table would give."""
+    if finished:
+        raise game_over()
+    if not to_act or actor == SYSTEM:
+        raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no seat acts during the {phase} phase")
+    if actor not in to_act:
+        waiting = " and ".join(str(s) for s in to_act)
+        raise RuleError(RuleCode.NOT_YOUR_TURN, f"seat {waiting} to act", to_act=list(to_act))
+    return actor
+
+
+def not_allowed(command: PlayerCommand, phase: str) -> RuleError:
+    """A command this game does not take in this phase."""
+    return RuleError(
+        RuleCode.NOT_ALLOWED_NOW,
+        f"a {command.__struct_config__.tag} command is not allowed in the {phase} phase",
+        phase=phase,
+    )
