@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sys
 import time
 import uuid
 from typing import Any
@@ -191,24 +192,36 @@ def summary(view: dict[str, Any]) -> dict[str, Any]:
 def main(args: Any) -> int:
     """The ``cardroom bot`` command (arguments parsed in :mod:`service.cli`)."""
     url = args.url.rstrip("/")
-    if args.play_all:
-        played = play_all(
-            url,
-            args.game,
-            args.seats,
-            options=json.loads(args.options),
-            tables=args.tables,
-            seed=args.seed,
-            delay=args.delay,
-        )
-        for line in asyncio.run(played):
-            print(json.dumps(line), flush=True)
-        return 0
-    if args.table is None or args.seat is None:
+    if not args.play_all and (args.table is None or args.seat is None):
         raise SystemExit("cardroom bot: give --table and --seat, or --play-all")
-    name = args.name or f"bot {args.seat}"
-    seat = play_seat(
-        url, args.table, args.seat, name=name, token=args.token, seed=args.seed, delay=args.delay
-    )
-    print(json.dumps({**summary(asyncio.run(seat)), "seat": args.seat}), flush=True)
+    try:
+        if args.play_all:
+            options = json.loads(args.options)
+            played = play_all(
+                url,
+                args.game,
+                args.seats,
+                options=options,
+                tables=args.tables,
+                seed=args.seed,
+                delay=args.delay,
+            )
+            lines = asyncio.run(played)
+        else:
+            name = args.name or f"bot {args.seat}"
+            seat = play_seat(
+                url,
+                args.table,
+                args.seat,
+                name=name,
+                token=args.token,
+                seed=args.seed,
+                delay=args.delay,
+            )
+            lines = [{**summary(asyncio.run(seat)), "seat": args.seat}]
+    except (Refused, httpx.HTTPError) as exc:
+        print(f"cardroom bot: {exc}", file=sys.stderr)
+        return 1
+    for line in lines:
+        print(json.dumps(line), flush=True)
     return 0
