@@ -43,7 +43,7 @@ from service.api.examples import attach as attach_examples
 from service.api.live import stream_table
 from service.api.ops import healthz, readyz
 from service.api.ops import metrics as metrics_endpoint
-from service.api.reference import assets_router, problem_table, render_plugins
+from service.api.reference import PLAYING, assets_router, problem_table, render_plugins
 from service.api.tables import TableController
 from service.api.tournaments import TournamentController
 from service.migrate import migrate
@@ -56,18 +56,18 @@ from service.store import EventStore
 from service.tables import TableService, rule_error_context
 from service.watch import TableWatcher
 
-API_VERSION = "1.0.0"
+API_VERSION = "1.1.0"  # the README's changelog says what each version changed
 log = logging.getLogger("cardroom")
 
 DESCRIPTION = f"""\
 Cardroom hosts auction card games over a REST API, event-sourced: every bid, exchange
 and play is an append-only event. Rules engine {RULES_ENGINE_VERSION}.
 
-Errors are RFC 9457 `application/problem+json` documents whose `code` names the cause.
-
+{PLAYING}
 ## Problem types
 
-Each problem's `type` is `https://cardroom.dev/problems/` followed by its `code`.
+Errors are RFC 9457 `application/problem+json` documents whose `code` names the cause;
+a problem's `type` is `https://cardroom.dev/problems/` followed by its `code`.
 
 {problem_table()}
 """

@@ -18,6 +18,19 @@ from service.problems import CATALOGUE
 DOCS = "/docs"
 ASSETS = f"{DOCS}/assets"
 
+PLAYING = """
+## Playing a table
+
+1. `createTable`, then `takeSeat` for each seat: each answer carries that seat's bearer
+   token (the last seat taken starts the game).
+2. `getTable` with the seat's token: the view lists the seat's `legal_actions`, ready to
+   send. Wait for the table to move with `If-None-Match` (the last `ETag`) and `?wait=30`.
+3. `postAction` one of them — where an entry offers a card choice
+   `{"from": [...], "min": m, "max": n}`, send the cards picked — with `If-Match` (the
+   view's `ETag`) and an `Idempotency-Key`. After a 409 or 412, read the table again.
+4. Until the view's `status` is `finished`. `cardroom bot` does exactly this.
+"""
+
 
 def render_plugins() -> list[OpenAPIRenderPlugin]:
     """Swagger UI at ``/docs`` (the first plugin serves the root); JSON at ``openapi.json``."""

@@ -9,6 +9,7 @@ from typing import Any
 from litestar import Litestar
 from litestar.routes import HTTPRoute
 
+from service.app import API_VERSION
 from service.problems import CATALOGUE
 from tests.api.test_openapi import COMMITTED
 
@@ -51,7 +52,8 @@ def test_every_problem_type_is_listed_with_its_meaning() -> None:
         assert f"| `{code}` | {kind.status} | {kind.meaning} |" in description, code
 
 
-def test_the_spec_carries_the_api_version() -> None:
-    from service.app import API_VERSION
-
+def test_the_spec_carries_the_api_version_and_the_readme_its_changes() -> None:
     assert json.loads(COMMITTED.read_text())["info"]["version"] == API_VERSION
+    readme = (COMMITTED.parents[1] / "README.md").read_text()
+    changelog = readme.split("## Changelog", 1)[1]
+    assert f"\n### {API_VERSION}\n" in changelog, f"README: no changelog entry for {API_VERSION}"
