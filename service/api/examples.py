@@ -69,7 +69,7 @@ def command_summaries() -> dict[str, str]:
 
 
 def create_bodies() -> dict[str, Any]:
-    """A table of each game with every option at its default; an operator's stacked deck."""
+    """A table of each game with every option at its default; an operator's own deck."""
     bodies: dict[str, Any] = {}
     for game_id, game in GAMES.items():
         options = msgspec.to_builtins(game.options_type())
@@ -95,7 +95,7 @@ def requests() -> dict[str, dict[str, tuple[str, Any]]]:
     return {
         "createTable": create_bodies(),
         "takeSeat": {"name": ("A player's name", {"name": "Ann"})},
-        "postAction": {tag: (summaries[tag], body) for tag, body in COMMANDS.items()},
+        "postAction": {tag: (summaries.get(tag, tag), body) for tag, body in COMMANDS.items()},
         "createTournament": {
             "club night": (
                 "A Forty-Five tournament",
@@ -152,7 +152,7 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
         "tournament": None,
         "created_at": s.json(s.at(1)),
     }
-    record = game.records("spectator", turn + first.version, turn + first.version)
+    record = game.records("spectator", first.version + 1, first.version + 1)  # the first call
     tournament = {"id": s.TOURNAMENT, "name": "Club night", "game": "forty-five", "options": {}}
     health = {"status": "ok", "checks": {"postgres": "ok", "redis": "ok"}}
     return {

@@ -58,27 +58,29 @@ class Sample(msgspec.Struct, kw_only=True):
     final: Any = None
 
     def record(self, table: Table[Any], events: list[Event], actor: str) -> Table[Any]:
-        for event in events:
-            table = tables.evolve(table, event)
-            self.events.append((table.version, actor, event))
-        return self.settle(table)
+        """``table`` after a seat's ``events`` and the chance steps they lead to."""
+        return self.settle(self._append(table, events, actor))
 
     def settle(self, table: Table[Any]) -> Table[Any]:
-        """Reveal spent seeds and deal, until a seat is to act (service/tables.py)."""
+        """Reveal spent seeds and deal, until a seat is to act (as service/tables.py)."""
         while True:
-            for shuffle_no in tables.reveals_due(table):
-                revealed = SeedRevealed(
-                    shuffle=shuffle_no, supplied=False, seed=_seed(shuffle_no).hex()
-                )
-                table = self.record(table, [revealed], SYSTEM)
+            revealed: list[Event] = [
+                SeedRevealed(shuffle=n, supplied=False, seed=_seed(n).hex())
+                for n in tables.reveals_due(table)
+            ]
+            table = self._append(table, revealed, SYSTEM)
             chance = tables.pending_chance(table)
             if chance is None:
                 return table
             seed = _seed(table.shuffles + 1)
             dealt = tables.supply(table, shuffle(chance.pack, seed), seed_commitment(seed))
-            for event in dealt:
-                table = tables.evolve(table, event)
-                self.events.append((table.version, SYSTEM, event))
+            table = self._append(table, dealt, SYSTEM)
+
+    def _append(self, table: Table[Any], events: list[Event], actor: str) -> Table[Any]:
+        for event in events:
+            table = tables.evolve(table, event)
+            self.events.append((table.version, actor, event))
+        return table
 
     def records(self, audience: Audience, first: int = 1, last: int | None = None) -> list[Any]:
         """Event records from version ``first`` to ``last`` as ``audience`` may see them."""
@@ -110,14 +112,11 @@ def sample() -> Sample:
             kept.choice = table
         chosen = choose(actions[pick_index(actions, rng)], rng)
         command = _COMMAND.decode(msgspec.json.encode(chosen))
-        before, table = (
-            table,
-            kept.record(table, tables.decide(table, command, seat), f"seat:{seat}"),
-        )
+        before = table
+        table = kept.record(table, tables.decide(table, command, seat), f"seat:{seat}")
         if kept.before_bid is None and chosen["type"] == "bid":
             kept.before_bid, kept.after_bid = before, table
-        scored = sum(isinstance(e, HandScored) for _, _, e in kept.events)
-        if kept.scored is None and scored == 2:
+        if kept.scored is None and sum(isinstance(e, HandScored) for *_, e in kept.events) == 2:
             kept.scored = table
     kept.final = table
     return kept
