@@ -17,9 +17,9 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import (
     Components,
+    License,
     OpenAPIMediaType,
     OpenAPIResponse,
     OpenAPIType,
@@ -39,9 +39,11 @@ from domain.errors import RuleError
 from service import metrics
 from service.api.auth import Authenticator, Caller
 from service.api.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
+from service.api.examples import attach as attach_examples
 from service.api.live import stream_table
 from service.api.ops import healthz, readyz
 from service.api.ops import metrics as metrics_endpoint
+from service.api.reference import PLAYING, assets_router, problem_table, render_plugins
 from service.api.tables import TableController
 from service.api.tournaments import TournamentController
 from service.migrate import migrate
@@ -54,14 +56,20 @@ from service.store import EventStore, Notifier
 from service.tables import TableService, rule_error_context
 from service.watch import TableWatcher
 
-API_VERSION = "1.0.0"
+API_VERSION = "1.1.0"  # the README's changelog says what each version changed
 log = logging.getLogger("cardroom")
 
 DESCRIPTION = f"""\
 Cardroom hosts auction card games over a REST API, event-sourced: every bid, exchange
 and play is an append-only event. Rules engine {RULES_ENGINE_VERSION}.
 
-Errors are RFC 9457 `application/problem+json` documents whose `code` names the cause.
+{PLAYING}
+## Problem types
+
+Errors are RFC 9457 `application/problem+json` documents whose `code` names the cause;
+a problem's `type` is `https://cardroom.dev/problems/` followed by its `code`.
+
+{problem_table()}
 """
 
 
@@ -241,8 +249,9 @@ def openapi_config() -> OpenAPIConfig:
         title="Cardroom",
         version=API_VERSION,
         description=DESCRIPTION,
+        license=License(name="MIT", identifier="MIT"),
         path="/docs",
-        render_plugins=[JsonRenderPlugin()],
+        render_plugins=render_plugins(),
         servers=[Server(url="/", description="this server")],
         components=Components(
             security_schemes={
@@ -357,6 +366,7 @@ def create_app(settings: Settings) -> Litestar:
             healthz,
             readyz,
             metrics_endpoint,
+            assets_router(),
         ],
         lifespan=[lifespan],
         dependencies={
@@ -384,5 +394,6 @@ def create_app(settings: Settings) -> Litestar:
     )
     _problemize(app.openapi_schema)
     _tidy_parameters(app.openapi_schema)
+    attach_examples(app.openapi_schema)
     _complete_allow_headers(app)
     return app

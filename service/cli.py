@@ -205,6 +205,13 @@ def openapi_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def bot_command(args: argparse.Namespace) -> int:
+    """Play a seat (or, with --play-all, whole tables) by choosing from legal_actions."""
+    from service import bot
+
+    return bot.main(args)
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="cardroom", description=__doc__)
     commands = root.add_subparsers(dest="command", required=True)
@@ -246,6 +253,23 @@ def parser() -> argparse.ArgumentParser:
 
     relay_cmd = commands.add_parser("relay", help="publish committed events to Redis")
     relay_cmd.set_defaults(run=relay_command)
+
+    bot_cmd = commands.add_parser("bot", help="play a seat, or whole tables, from legal_actions")
+    bot_cmd.add_argument("--url", default="http://127.0.0.1:8000")
+    bot_cmd.add_argument("--table", help="the table to play at")
+    bot_cmd.add_argument("--seat", type=int, help="the seat to take (or to play, with --token)")
+    bot_cmd.add_argument("--name", help="the player's name (default: bot SEAT)")
+    bot_cmd.add_argument("--token", help="the seat's token, when it is already taken")
+    bot_cmd.add_argument("--seed", type=int, help="seed of the random choices")
+    bot_cmd.add_argument("--delay", type=float, default=0.0, help="seconds before each command")
+    bot_cmd.add_argument(
+        "--play-all", action="store_true", help="create tables and play every seat"
+    )
+    bot_cmd.add_argument("--game", default="pitch", help="with --play-all: the game id")
+    bot_cmd.add_argument("--seats", type=int, default=4, help="with --play-all: seats per table")
+    bot_cmd.add_argument("--tables", type=int, default=1, help="with --play-all: tables at once")
+    bot_cmd.add_argument("--options", default="{}", help="with --play-all: options as JSON")
+    bot_cmd.set_defaults(run=bot_command)
 
     openapi_cmd = commands.add_parser("openapi", help="write the OpenAPI and AsyncAPI documents")
     openapi_cmd.add_argument("--output", default="api_spec/openapi.json", help="a path, or -")

@@ -6,7 +6,7 @@ One table maps causes to statuses; handlers raise :class:`ApiProblem` (or let a 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -19,14 +19,26 @@ PROBLEM_BASE = "https://cardroom.dev/problems/"
 class Problem(msgspec.Struct, omit_defaults=True):
     """An RFC 9457 problem document; ``code`` is the stable machine-readable cause."""
 
-    type: str
+    type: Annotated[str, msgspec.Meta(description=f"`{PROBLEM_BASE}` followed by the code.")]
     title: str
     status: int
-    code: str
-    detail: str | None = None
-    instance: str | None = None
-    errors: list[dict[str, Any]] | None = None
-    context: dict[str, Any] | None = None
+    code: Annotated[
+        str,
+        msgspec.Meta(
+            description="The stable cause, e.g. `not-your-turn`. Every code, its status and"
+            " its meaning are listed under *Problem types* in the API description."
+        ),
+    ]
+    detail: Annotated[str | None, msgspec.Meta(description="This occurrence, in words.")] = None
+    instance: Annotated[str | None, msgspec.Meta(description="The request path.")] = None
+    errors: Annotated[
+        list[dict[str, Any]] | None,
+        msgspec.Meta(description="For malformed requests: each failed field and why."),
+    ] = None
+    context: Annotated[
+        dict[str, Any] | None,
+        msgspec.Meta(description="Facts of the refusal, e.g. the seat to act or the high bid."),
+    ] = None
 
 
 class ProblemType(msgspec.Struct, frozen=True):

@@ -14,7 +14,13 @@ from redis.asyncio import Redis
 from service.api.schemas import Health
 
 
-@get("/healthz", operation_id="health", summary="Liveness: the process answers", tags=["ops"])
+@get(
+    "/healthz",
+    operation_id="health",
+    summary="Liveness: the process answers",
+    tags=["ops"],
+    security=[{}],
+)
 async def healthz() -> Health:
     return Health(status="ok")
 
@@ -24,6 +30,7 @@ async def healthz() -> Health:
     operation_id="readiness",
     summary="Readiness: Postgres answers (Redis is reported, not required)",
     tags=["ops"],
+    security=[{}],
     responses={
         503: ResponseSpec(Health, description="A dependency is down.", generate_examples=False)
     },
@@ -54,6 +61,7 @@ async def readyz(
     operation_id="metrics",
     summary="Prometheus metrics",
     tags=["ops"],
+    security=[{}],
     media_type=CONTENT_TYPE_LATEST,
     include_in_schema=True,
 )

@@ -220,6 +220,7 @@ class TableController(Controller):
         ),
         status_code=201,
         responses=errors(400, 401, 404, 409),
+        security=[{}],
     )
     async def take_seat(
         self,

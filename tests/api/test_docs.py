@@ -1,0 +1,59 @@
+"""The interactive reference at /docs: served, complete, and with nothing from a CDN."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from litestar import Litestar
+from litestar.routes import HTTPRoute
+
+from service.app import API_VERSION
+from service.problems import CATALOGUE
+from tests.api.test_openapi import COMMITTED
+
+ASSET = re.compile(r"""(?:src|href)=["']([^"']+)["']""")
+
+
+async def test_the_docs_page_loads_swagger_ui_from_the_service_itself(client: Any) -> None:
+    page = await client.get("/docs")
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assets = ASSET.findall(page.text)
+    assert any(a.endswith("swagger-ui-bundle.js") for a in assets), assets
+    for asset in assets:
+        assert asset.startswith("/docs/assets/"), f"{asset} is not served by the service"
+        served = await client.get(asset)
+        assert served.status_code == 200, asset
+        assert len(served.content) > 500, asset
+    script = await client.get("/docs/assets/swagger-ui-bundle.js")
+    assert "javascript" in script.headers["content-type"]
+
+
+async def test_the_docs_page_lists_every_operation(client: Any, app: Litestar) -> None:
+    page = (await client.get("/docs")).text
+    embedded = json.loads(page.split("spec: ", 1)[1].split(",\n", 1)[0])
+    assert embedded == json.loads(COMMITTED.read_text())
+    listed = {op["operationId"] for item in embedded["paths"].values() for op in item.values()}
+    handlers = {
+        handler.operation_id
+        for route in app.routes
+        if isinstance(route, HTTPRoute)
+        for handler in route.route_handlers
+        if handler.include_in_schema and isinstance(handler.operation_id, str)
+    }
+    assert listed == handlers
+
+
+def test_every_problem_type_is_listed_with_its_meaning() -> None:
+    description = json.loads(COMMITTED.read_text())["info"]["description"]
+    for code, kind in CATALOGUE.items():
+        assert f"| `{code}` | {kind.status} | {kind.meaning} |" in description, code
+
+
+def test_the_spec_carries_the_api_version_and_the_readme_its_changes() -> None:
+    assert json.loads(COMMITTED.read_text())["info"]["version"] == API_VERSION
+    readme = (COMMITTED.parents[1] / "README.md").read_text()
+    changelog = readme.split("## Changelog", 1)[1]
+    assert f"\n### {API_VERSION}\n" in changelog, f"README: no changelog entry for {API_VERSION}"

@@ -1,0 +1,100 @@
+"""The OpenAPI examples: one for every operation, response and command type; every one
+valid against its schema, and every request example accepted by the service."""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+import msgspec
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry
+from referencing.jsonschema import DRAFT202012
+
+from domain.commands import PlayerCommand
+from service.api.examples import COMMANDS
+from service.openapi import spec
+from tests.support.api import OPERATOR, ok
+
+SPEC = spec()
+OPERATIONS = {op["operationId"]: op for item in SPEC["paths"].values() for op in item.values()}
+REGISTRY = Registry().with_resource("urn:spec", DRAFT202012.create_resource(SPEC))
+
+
+def examples(content: dict[str, Any]) -> dict[str, Any]:
+    return {name: example["value"] for name, example in content.get("examples", {}).items()}
+
+
+def check(schema: dict[str, Any], value: Any, where: str) -> None:
+    # Component references are absolute within the document: resolve them against it.
+    rooted = msgspec.json.decode(
+        msgspec.json.encode(schema).replace(b'"#/components/', b'"urn:spec#/components/')
+    )
+    errors = [e.message for e in Draft202012Validator(rooted, registry=REGISTRY).iter_errors(value)]
+    assert not errors, f"{where}: {errors[:3]}"
+
+
+@pytest.mark.parametrize("operation", list(OPERATIONS))
+def test_every_operation_has_request_and_response_examples(operation: str) -> None:
+    op = OPERATIONS[operation]
+    body = op.get("requestBody", {}).get("content", {})
+    for media, content in body.items():
+        named = examples(content)
+        assert named, f"{operation}: no request example for {media}"
+        for name, value in named.items():
+            check(content["schema"], value, f"{operation} request {name}")
+    for parameter in op.get("parameters", []):
+        assert "example" in parameter, f"{operation}: parameter {parameter['name']}"
+        check(parameter["schema"], parameter["example"], f"{operation} {parameter['name']}")
+    for status, response in op["responses"].items():
+        for media, content in response.get("content", {}).items():
+            named = examples(content)
+            assert named, f"{operation} {status} {media}: no example"
+            for name, value in named.items():
+                check(content["schema"], value, f"{operation} {status} {name}")
+
+
+def test_every_command_type_has_an_example_the_service_decodes() -> None:
+    tags = set()
+    for member in typing.get_args(PlayerCommand):
+        info = msgspec.inspect.type_info(member)
+        assert isinstance(info, msgspec.inspect.StructType)
+        tags.add(info.tag)
+    assert set(COMMANDS) == tags
+    body = OPERATIONS["postAction"]["requestBody"]["content"]["application/json"]
+    assert set(examples(body)) == tags
+    for tag, value in examples(body).items():
+        command = msgspec.convert(value, PlayerCommand, strict=True)
+        assert msgspec.to_builtins(command) == value, tag
+
+
+def test_problem_examples_name_documented_codes() -> None:
+    for operation, op in OPERATIONS.items():
+        for status, response in op["responses"].items():
+            if "application/problem+json" not in response.get("content", {}):
+                continue
+            for value in examples(response["content"]["application/problem+json"]).values():
+                assert value["status"] == int(status), (operation, value)
+                assert value["type"].endswith("/" + value["code"])
+
+
+def request_examples(operation: str) -> dict[str, Any]:
+    return examples(OPERATIONS[operation]["requestBody"]["content"]["application/json"])
+
+
+async def test_the_service_accepts_every_request_example(client: Any) -> None:
+    created = None
+    for name, body in request_examples("createTable").items():
+        created = ok(await client.post("/tables", json=body, headers=OPERATOR), 201)
+        assert created["game"] == body["game"], name
+    assert created is not None
+    for body in request_examples("takeSeat").values():
+        ok(await client.post(f"/tables/{created['id']}/seats/1", json=body), 201)
+    tournament = None
+    for body in request_examples("createTournament").values():
+        tournament = ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)
+    assert tournament is not None
+    for body in request_examples("createTournamentTable").values():
+        path = f"/tournaments/{tournament['id']}/tables"
+        ok(await client.post(path, json=body, headers=OPERATOR), 201)
