@@ -200,6 +200,20 @@ def openapi_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def verify_command(args: argparse.Namespace) -> int:
+    """Verify a table export offline: no server, no database, just the file."""
+    from service.audit.render import render
+    from service.audit.verify import verify_file, verify_lines
+
+    try:
+        report = verify_lines(sys.stdin.buffer) if args.file == "-" else verify_file(args.file)
+    except OSError as exc:
+        print(f"cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    sys.stdout.write(render(report))
+    return 0 if report.ok else 1
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="cardroom", description=__doc__)
     commands = root.add_subparsers(dest="command", required=True)
@@ -240,6 +254,12 @@ def parser() -> argparse.ArgumentParser:
 
     relay_cmd = commands.add_parser("relay", help="publish committed events to Redis")
     relay_cmd.set_defaults(run=relay_command)
+
+    verify_cmd = commands.add_parser(
+        "verify", help="verify a table export offline (exit 1 names the first bad event)"
+    )
+    verify_cmd.add_argument("file", help="an export from GET /tables/{id}/export, or - for stdin")
+    verify_cmd.set_defaults(run=verify_command)
 
     openapi_cmd = commands.add_parser("openapi", help="write the OpenAPI and AsyncAPI documents")
     openapi_cmd.add_argument("--output", default="api_spec/openapi.json", help="a path, or -")
