@@ -289,15 +289,24 @@ class Rerun:
             return self._in_play(pos, entry, shuffle_no, chance)
         seed = self._seed(reveal)
         commitment = seed_commitment(seed)
+        produced = tables.supply(self.table, shuffle(chance.pack, seed), commitment)
         if exported is not None and exported != commitment:
+            # Which is false, the seed or the commitment? A seed that deals exactly the
+            # exported cards is the real one: then the commitment was altered.
+            assert isinstance(entry.event, ChanceEvent)
+            if replace(entry.event, commitment=commitment) == produced[0]:
+                raise Mismatch(
+                    entry.version,
+                    f"commitment {exported[:16]}… is not the SHA-256 of the seed revealed at"
+                    f" version {reveal.version}, though that seed deals exactly these cards",
+                )
             raise Mismatch(
                 reveal.version,
-                f"the seed revealed for shuffle {shuffle_no} does not match the commitment"
-                f" published at version {entry.version}",
+                f"the seed revealed for shuffle {shuffle_no} matches neither the commitment"
+                f" published at version {entry.version} nor the cards dealt there",
             )
         self.seeds[shuffle_no] = seed.hex()
         self.counts.seeded += 1
-        produced = tables.supply(self.table, shuffle(chance.pack, seed), commitment)
         return self._expect(pos, produced, SYSTEM)
 
     def _seed(self, reveal: Entry) -> bytes:
