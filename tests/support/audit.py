@@ -55,10 +55,11 @@ async def play(
     service: TableService,
     table_id: str,
     player: Player,
-    until: Callable[[Table[Any]], bool] = lambda t: t.status != "playing",
+    until: Callable[[Table[Any]], bool] = lambda t: False,
     limit: int = 20_000,
 ) -> Table[Any]:
-    """Send the player's commands through the service until ``until`` holds."""
+    """Send the player's commands through the service until the game ends or ``until``
+    holds."""
     table = (await service.load(table_id)).table
     settled: list[Table[Any]] = []
 
@@ -67,7 +68,7 @@ async def play(
         return b"{}"
 
     for _ in range(limit):
-        if until(table):
+        if table.status != "playing" or until(table):
             return table
         seat, command = player.command(table)
         await service.act(
