@@ -206,7 +206,10 @@ def verify_command(args: argparse.Namespace) -> int:
     from service.audit.verify import verify_file, verify_lines
 
     try:
-        report = verify_lines(sys.stdin.buffer) if args.file == "-" else verify_file(args.file)
+        if args.file == "-":
+            report = verify_lines(sys.stdin.buffer, args.head)
+        else:
+            report = verify_file(args.file, args.head)
     except OSError as exc:
         print(f"cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -259,6 +262,9 @@ def parser() -> argparse.ArgumentParser:
         "verify", help="verify a table export offline (exit 1 names the first bad event)"
     )
     verify_cmd.add_argument("file", help="an export from GET /tables/{id}/export, or - for stdin")
+    verify_cmd.add_argument(
+        "--head", help="the table's last chain hash, published apart from the file, to anchor it"
+    )
     verify_cmd.set_defaults(run=verify_command)
 
     openapi_cmd = commands.add_parser("openapi", help="write the OpenAPI and AsyncAPI documents")

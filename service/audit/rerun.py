@@ -31,6 +31,7 @@ from domain.commands import PlayerCommand
 from domain.errors import RuleError
 from domain.events import CardsDealt, ChanceEvent, Event, SeedRevealed, TableCreated
 from domain.protocol import Chance
+from domain.registry import GAMES
 from domain.shuffle import SEED_BYTES, deck_commitment, seed_commitment, shuffle
 from domain.table import Table
 
@@ -365,11 +366,22 @@ def _check_request(first: Entry, created: TableCreated) -> None:
         "seats": created.seats,
         "first_dealer": created.first_dealer,
         "tournament": created.tournament,
-        "options": created.options,
     }
     for key, value in stated.items():
         if request.get(key) is not None and request[key] != value:
             raise Mismatch(first.version, f"the request asked for {key} {request[key]!r}")
+    options = request.get("options")
+    if isinstance(options, dict):
+        # Compared as the game reads them: a default left out is the same option.
+        game = GAMES[created.game]
+        try:
+            same = tables.parse_options(game, options) == tables.parse_options(
+                game, created.options
+            )
+        except RuleError:
+            same = False
+        if not same:
+            raise Mismatch(first.version, f"the request asked for options {options!r}")
     deals = request.get("deals")
     if deals is not None:
         decks = [d.get("deck") if isinstance(d, dict) else None for d in deals]

@@ -65,17 +65,24 @@ class _Stop(Exception):
         self.failure = failure
 
 
-def verify_file(path: str | Path) -> Report:
+def verify_file(path: str | Path, head: str | None = None) -> Report:
     with open(path, "rb") as lines:
-        return verify_lines(lines)
+        return verify_lines(lines, head)
 
 
-def verify_lines(lines: Iterable[bytes]) -> Report:
-    """Verify an export given as its lines; the report says what held and what failed."""
+def verify_lines(lines: Iterable[bytes], head: str | None = None) -> Report:
+    """Verify an export given as its lines; the report says what held and what failed.
+
+    The chain alone shows that no event changed *unless every later hash was recomputed
+    too*; ``head``, the last hash as published apart from the file (say, when the game
+    ended), anchors the chain so that such a forgery, or a cut-short export, fails.
+    """
     report = Report()
     try:
         header, entries = _parse(lines, report)
         _check_chain(header, entries, report)
+        if head is not None:
+            _check_anchor(header, head.strip().lower(), report)
         created = _check_header(header, entries)
         report.checks.append("the header agrees with the table's table_created event")
         _rerun(header, created, entries, report)
@@ -194,6 +201,18 @@ def _check_chain(header: ExportHeader, entries: list[Entry], report: Report) -> 
         f"{last} events, versions 1 to {last}: every chain hash recomputed, the last one"
         f" is the header's head {header.head[:16]}…"
     )
+
+
+def _check_anchor(header: ExportHeader, head: str, report: Report) -> None:
+    if header.head != head:
+        raise _Stop(
+            Failure(
+                header.version,
+                f"the chain ends at {header.head[:16]}…, not at the published head"
+                f" {head[:16]}…: this is not the table's history as published",
+            )
+        )
+    report.checks.append(f"the chain ends at the published head {head[:16]}…")
 
 
 # --- 3. the header ----------------------------------------------------------------------

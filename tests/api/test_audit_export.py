@@ -124,10 +124,10 @@ async def test_seeds_are_revealed_only_once_their_deal_is_over(
     table_id, seats, options = await new_game(client, "forty-five")
     player = Player("forty-five", seats, options, seed=3)
 
-    def third_deal_under_way(t: Any) -> bool:
-        return t.deals == 3 and len(t.state.tricks) >= 2
+    def second_deal_under_way(t: Any) -> bool:
+        return t.deals == 2 and len(t.state.tricks) >= 2  # nobody reaches 120 in one deal
 
-    table = await play(app.state.service, table_id, player, until=third_deal_under_way)
+    table = await play(app.state.service, table_id, player, until=second_deal_under_way)
     assert table.status == "playing"
     document = await export(client, table_id)
     events = events_of(document)
@@ -176,9 +176,9 @@ async def test_cardroom_verify_needs_only_the_file(
     environment["CARDROOM_DATABASE_URL"] = "postgresql://nobody@127.0.0.1:1/none"
     command = str(Path(sys.executable).parent / "cardroom")
 
-    def verify(path: Path | str) -> subprocess.CompletedProcess[str]:
+    def verify(path: Path | str, *options: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [command, "verify", str(path)],
+            [command, "verify", str(path), *options],
             capture_output=True,
             text=True,
             env=environment,
@@ -186,9 +186,10 @@ async def test_cardroom_verify_needs_only_the_file(
             timeout=120,
         )
 
-    passed = verify(good)
+    passed = verify(good, "--head", lines[0]["head"])
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "RESULT: OK" in passed.stdout and table_id in passed.stdout
+    assert "the chain ends at the published head" in passed.stdout
     failed = verify(bad)
     assert failed.returncode == 1
     assert "RESULT: FAILED at version 20 (line 21)" in failed.stdout

@@ -17,6 +17,7 @@ import pytest
 from httpx import AsyncClient
 from litestar import Litestar
 
+from domain import RULES_ENGINE_VERSION
 from service.audit.render import render
 from service.audit.verify import Failure, verify_lines
 from tests.support.audit import complete_game, document_of, export, lines_of, other_seed, rechain
@@ -105,8 +106,13 @@ def test_swapped_events_fail_at_the_first_of_them(finished: bytes) -> None:
         renumbered = copy.deepcopy(swapped)
         renumbered[first]["version"], renumbered[second]["version"] = first, second
         assert failure(renumbered).version == first, (first, second)
-        if {lines[first]["data"]["type"], lines[second]["data"]["type"]} == {"seat_taken"}:
-            continue  # seats may be taken in any order: a re-chained swap is a true history
+        if second != first + 1 or {lines[first]["data"]["type"], lines[second]["data"]["type"]} == {
+            "seat_taken"
+        }:
+            # Seats may be taken in any order: re-chained, such a swap is a true history. A
+            # far swap may bring an identical or equally legal event to the first place,
+            # so the rules can object only later; the anchored head catches it at once.
+            continue
         assert failure(rechain(swapped)).version == first, (first, second)
 
 
@@ -176,3 +182,32 @@ def test_a_changed_header_fails_at_the_header(finished: bytes) -> None:
     assert failure(changed).version == 1
     assert failure(b"").version is None
     assert failure(finished.splitlines()[0] + b"\n").version == 1
+
+
+def test_the_rules_engine_a_table_was_played_under_is_reported(finished: bytes) -> None:
+    lines = lines_of(finished)
+    assert lines[0]["rules_version"] == lines[1]["data"]["rules_version"] == RULES_ENGINE_VERSION
+    lines[0]["rules_version"] = lines[1]["data"]["rules_version"] = "0.9.0"
+    report = verify_lines(document_of(rechain(lines)).splitlines())
+    assert report.ok  # the rules have not changed since: every event still follows
+    assert any("played under rules engine 0.9.0" in note for note in report.notes)
+    assert f"engine 0.9.0 (verifier {RULES_ENGINE_VERSION})" in render(report)
+
+
+def test_an_anchored_head_catches_a_re_chained_history(finished: bytes) -> None:
+    """Cut short at a batch boundary and re-chained, an export is a true earlier history
+    that the rules accept; the head published when the game ended tells it apart."""
+    lines = lines_of(finished)
+    head = lines[0]["head"]
+    assert verify_lines(finished.splitlines(), head=head).ok
+    boundary = next(
+        v
+        for v in range(len(lines) // 2, len(lines))
+        if lines[v]["command"] is not None and lines[v]["actor"].startswith("seat:")
+    )
+    cut = rechain(copy.deepcopy(lines[:boundary]))
+    cut[0]["status"] = "playing"
+    assert verify_lines(document_of(cut).splitlines()).ok
+    report = verify_lines(document_of(cut).splitlines(), head=head)
+    assert report.failure is not None and report.failure.version == boundary - 1
+    assert "not at the published head" in report.failure.message

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -136,6 +137,7 @@ def other_seed(seed: str) -> str:
 # --- the documented line schema -----------------------------------------------------------
 
 
+@cache
 def export_line_schema() -> dict[str, Any]:
     """The schema the OpenAPI document gives one export line, with its components."""
     from service.openapi import spec
@@ -145,11 +147,16 @@ def export_line_schema() -> dict[str, Any]:
     return {**content["content"]["application/x-ndjson"]["schema"], **document}
 
 
-def nonconforming_lines(document: bytes) -> list[str]:
-    """Each export line that does not match its documented schema, with the reason."""
+@cache
+def _validator() -> Any:
     import jsonschema_rs
 
-    validator = jsonschema_rs.validator_for(export_line_schema())
+    return jsonschema_rs.validator_for(export_line_schema())
+
+
+def nonconforming_lines(document: bytes) -> list[str]:
+    """Each export line that does not match its documented schema, with the reason."""
+    validator = _validator()
     problems = []
     for number, line in enumerate(document.splitlines(), start=1):
         for error in validator.iter_errors(msgspec.json.decode(line)):
