@@ -21,8 +21,11 @@ from service.read_side import TableSummary
 Command = PlayerCommand
 
 # Printable text that neither starts nor ends with a space (no control characters:
-# Postgres cannot store NUL, and nobody wants a tab in a player's name).
-TEXT = r"^[^\s\x00-\x1f\x7f]([^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f])?$"
+# Postgres cannot store NUL, and nobody wants a tab in a player's name). The C1 controls
+# and U+FEFF are named outright: Python's ``\s`` counts U+0085 as a space and JSON
+# Schema's does not, while JSON Schema's counts U+FEFF and Python's does not — the
+# server and a client validating by the document must agree on every name.
+TEXT = r"^[^\s\x00-\x1f\x7f-\x9f\ufeff]([^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f\ufeff])?$"
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=TEXT)]
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=6)]
 
