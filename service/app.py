@@ -37,6 +37,7 @@ from redis.asyncio import Redis
 from domain import RULES_ENGINE_VERSION
 from domain.errors import RuleError
 from service import metrics
+from service.api.audit import AuditController
 from service.api.auth import Authenticator, Caller
 from service.api.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
 from service.api.examples import attach as attach_examples
@@ -362,6 +363,7 @@ def create_app(settings: Settings) -> Litestar:
         route_handlers=[
             TableController,
             TournamentController,
+            AuditController,
             stream_table,
             healthz,
             readyz,

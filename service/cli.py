@@ -212,6 +212,23 @@ def bot_command(args: argparse.Namespace) -> int:
     return bot.main(args)
 
 
+def verify_command(args: argparse.Namespace) -> int:
+    """Verify a table export offline: no server, no database, just the file."""
+    from service.audit.render import render
+    from service.audit.verify import verify_file, verify_lines
+
+    try:
+        if args.file == "-":
+            report = verify_lines(sys.stdin.buffer, args.head)
+        else:
+            report = verify_file(args.file, args.head)
+    except OSError as exc:
+        print(f"cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    sys.stdout.write(render(report))
+    return 0 if report.ok else 1
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="cardroom", description=__doc__)
     commands = root.add_subparsers(dest="command", required=True)
@@ -270,6 +287,15 @@ def parser() -> argparse.ArgumentParser:
     bot_cmd.add_argument("--tables", type=int, default=1, help="with --play-all: tables at once")
     bot_cmd.add_argument("--options", default="{}", help="with --play-all: options as JSON")
     bot_cmd.set_defaults(run=bot_command)
+
+    verify_cmd = commands.add_parser(
+        "verify", help="verify a table export offline (exit 1 names the first bad event)"
+    )
+    verify_cmd.add_argument("file", help="an export from GET /tables/{id}/export, or - for stdin")
+    verify_cmd.add_argument(
+        "--head", help="the table's last chain hash, published apart from the file, to anchor it"
+    )
+    verify_cmd.set_defaults(run=verify_command)
 
     openapi_cmd = commands.add_parser("openapi", help="write the OpenAPI and AsyncAPI documents")
     openapi_cmd.add_argument("--output", default="api_spec/openapi.json", help="a path, or -")

@@ -64,6 +64,9 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
     "not-found": ProblemType(404, "Not found", "No such resource or route."),
     "table-not-found": ProblemType(404, "Table not found", "No table has that id."),
     "tournament-not-found": ProblemType(404, "Tournament not found", "No tournament has that id."),
+    "version-not-found": ProblemType(
+        404, "Version not found", "The table has not reached that version (yet)."
+    ),
     "method-not-allowed": ProblemType(
         405, "Method not allowed", "The route exists; the method not."
     ),

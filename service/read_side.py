@@ -26,11 +26,16 @@ class TableSummary(msgspec.Struct, frozen=True):
 
 
 class Tournament(msgspec.Struct, frozen=True):
+    """A tournament. ``duplicate_deals`` counts the operator decks its tables share (the
+    decks themselves are never shown); ``first_dealer`` is its tables' first dealer."""
+
     id: str
     name: str
     game: str
     options: dict[str, Any]
     tables: list[str]
+    duplicate_deals: int = 0
+    first_dealer: int | None = None
 
 
 def encode_cursor(seq: int) -> str:
@@ -100,27 +105,57 @@ class ReadSide:
             return ScoreSheet(table=table_id, game=game, units=[], players=[]), position
         return msgspec.json.decode(doc, type=ScoreSheet), position
 
-    async def create_tournament(self, name: str, game: str, options: dict[str, Any]) -> str:
+    async def create_tournament(
+        self,
+        name: str,
+        game: str,
+        options: dict[str, Any],
+        decks: list[list[str]] | None = None,
+        first_dealer: int | None = None,
+    ) -> str:
         tournament_id = str(uuid.uuid4())
         async with self.pool.connection() as conn:
             await conn.execute(
-                "INSERT INTO tournaments (id, name, game, options) VALUES (%s, %s, %s, %s::jsonb)",
-                (tournament_id, name, game, msgspec.json.encode(options).decode()),
+                "INSERT INTO tournaments (id, name, game, options, deals, first_dealer)"
+                " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s)",
+                (
+                    tournament_id,
+                    name,
+                    game,
+                    msgspec.json.encode(options).decode(),
+                    None if decks is None else msgspec.json.encode(decks).decode(),
+                    first_dealer,
+                ),
             )
         return tournament_id
+
+    async def tournament_decks(self, tournament_id: str) -> list[list[str]] | None:
+        """The operator decks a tournament's tables share (operator use only)."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT deals::text FROM tournaments WHERE id = %s", (tournament_id,)
+            )
+            row = await cur.fetchone()
+        if row is None or row[0] is None:
+            return None
+        decks: list[list[str]] = msgspec.json.decode(row[0])
+        return decks
 
     async def tournament(self, tournament_id: str) -> Tournament:
         async with self.pool.connection() as conn:
             cur = await conn.execute(
                 "SELECT id::text, name, game, options::text,"
-                " ARRAY(SELECT id::text FROM tables WHERE tournament = t.id::text ORDER BY seq)"
+                " ARRAY(SELECT id::text FROM tables WHERE tournament = t.id::text ORDER BY seq),"
+                " coalesce(jsonb_array_length(deals), 0), first_dealer"
                 " FROM tournaments t WHERE id = %s",
                 (tournament_id,),
             )
             row = await cur.fetchone()
         if row is None:
             raise ApiProblem("tournament-not-found", f"no tournament {tournament_id}")
-        return Tournament(row[0], row[1], row[2], msgspec.json.decode(row[3]), list(row[4]))
+        return Tournament(
+            row[0], row[1], row[2], msgspec.json.decode(row[3]), list(row[4]), row[5], row[6]
+        )
 
     async def standings(self, tournament_id: str) -> tuple[Standings, int]:
         tournament = await self.tournament(tournament_id)

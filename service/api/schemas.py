@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
@@ -20,8 +21,11 @@ from service.read_side import TableSummary
 Command = PlayerCommand
 
 # Printable text that neither starts nor ends with a space (no control characters:
-# Postgres cannot store NUL, and nobody wants a tab in a player's name).
-TEXT = r"^[^\s\x00-\x1f\x7f]([^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f])?$"
+# Postgres cannot store NUL, and nobody wants a tab in a player's name). The C1 controls
+# and U+FEFF are named outright: Python's ``\s`` counts U+0085 as a space and JSON
+# Schema's does not, while JSON Schema's counts U+FEFF and Python's does not — the
+# server and a client validating by the document must agree on every name.
+TEXT = r"^[^\s\x00-\x1f\x7f-\x9f\ufeff]([^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f\ufeff])?$"
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=TEXT)]
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=6)]
 
@@ -35,8 +39,11 @@ def _title(game: Game[Any]) -> str:
     return "".join(part.capitalize() for part in game.id.split("-"))
 
 
-def _deck_type(game: Game[Any]) -> type[msgspec.Struct]:
-    """A full pack of ``game``, top card first; any order of exactly its cards."""
+@cache
+def _deck_type(game_id: str) -> type[msgspec.Struct]:
+    """A full pack of the game, top card first; any order of exactly its cards (one type
+    per game, shared by every body that takes decks)."""
+    game = GAMES[game_id]
     pack = game.pack
     unique = len(set(pack)) == len(pack)
     card = Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(set(pack))})]
@@ -62,7 +69,7 @@ def _create_type(game: Game[Any]) -> type[msgspec.Struct]:
     """The body that creates a ``game`` table: its seat range and its own options."""
     seats = Annotated[int, msgspec.Meta(ge=game.min_seats, le=game.max_seats)]
     dealer = Annotated[int, msgspec.Meta(ge=0, le=game.max_seats - 1)]
-    deck_type: Any = _deck_type(game)
+    deck_type: Any = _deck_type(game.id)
     deals = Annotated[list[deck_type], msgspec.Meta(max_length=500)]
     return msgspec.defstruct(
         f"Create{_title(game)}",
@@ -85,12 +92,34 @@ CREATE_TYPES = {game_id: _create_type(game) for game_id, game in GAMES.items()}
 
 
 def _tournament_type(game: Game[Any]) -> type[msgspec.Struct]:
-    """The body that opens a ``game`` tournament: a name and the game's own options."""
+    """The body that opens a ``game`` tournament: a name and the game's own options; for
+    duplicate play, the decks (and first dealer) every table opened in it shares."""
+    dealer = Annotated[
+        int,
+        msgspec.Meta(
+            ge=0,
+            le=game.max_seats - 1,
+            description="The first dealer of every table opened in the tournament.",
+        ),
+    ]
+    deck_type: Any = _deck_type(game.id)
+    deals = Annotated[
+        list[deck_type],
+        msgspec.Meta(
+            max_length=500,
+            description=(
+                "Duplicate deals: decks for the successive deals of every table the operator"
+                " opens in the tournament (a table's own `deals` replace them)."
+            ),
+        ),
+    ]
     return msgspec.defstruct(
         f"CreateTournament{_title(game)}",
         [
             ("name", Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=TEXT)]),
             ("options", game.options_type, msgspec.field(default_factory=game.options_type)),
+            ("first_dealer", dealer | None, None),
+            ("deals", deals | None, None),
         ],
         tag_field="game",
         tag=game.id,
@@ -106,6 +135,8 @@ TOURNAMENT_TYPES = {game_id: _tournament_type(game) for game_id, game in GAMES.i
 class CreateTournamentBase(msgspec.Struct, frozen=True):
     name: str
     options: msgspec.Struct
+    first_dealer: int | None
+    deals: list[Any] | None
 
 
 class TournamentTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

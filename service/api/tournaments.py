@@ -11,6 +11,9 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from domain import table as tables
+from domain.cards import same_cards
+from domain.errors import RuleCode, RuleError
+from domain.registry import GAMES
 from service.api.auth import Caller
 from service.api.docs import errors
 from service.api.schemas import (
@@ -47,7 +50,16 @@ class TournamentController(Controller):
         caller.require_operator("tournaments are run by the operator")
         game = game_of(data)
         options: dict[str, Any] = msgspec.to_builtins(data.options)
-        tournament_id = await read_side.create_tournament(data.name, game, options)
+        decks = [list(d.deck) for d in data.deals] if data.deals is not None else None
+        pack = GAMES[game].pack
+        for index, deck in enumerate(decks or ()):
+            if not same_cards(deck, pack):
+                raise RuleError(
+                    RuleCode.INVALID_DECK, f"deals[{index}] is not exactly the {game} pack"
+                )
+        tournament_id = await read_side.create_tournament(
+            data.name, game, options, decks, data.first_dealer
+        )
         return await read_side.tournament(tournament_id)
 
     @get(
@@ -71,7 +83,9 @@ class TournamentController(Controller):
         summary="Open a tournament table with its players seated (operator only)",
         description=(
             "Seats `players` in order and starts the game. The answer carries each"
-            " player's seat token, for the operator to hand out."
+            " player's seat token, for the operator to hand out. Without `deals` (or"
+            " `first_dealer`) the table takes the tournament's, so that every table plays"
+            " the same deals."
         ),
         status_code=201,
         responses=errors(400, 401, 403, 404),
@@ -87,13 +101,20 @@ class TournamentController(Controller):
     ) -> TournamentTableCreated:
         caller.require_operator("tournaments are run by the operator")
         tournament = await read_side.tournament(str(tournament_id))
+        # The table's own decks and dealer, else the tournament's (duplicate deals).
+        decks = [deal.get("deck", []) for deal in data.deals] if data.deals else None
+        if decks is None:
+            decks = await read_side.tournament_decks(tournament.id)
+        first_dealer = data.first_dealer
+        if first_dealer is None:
+            first_dealer = tournament.first_dealer
         created = tables.create(
             new_table_id(),
             tournament.game,
             len(data.players),
             tournament.options,
-            first_dealer=data.first_dealer,
-            decks=[deal.get("deck", []) for deal in data.deals] if data.deals else None,
+            first_dealer=first_dealer,
+            decks=decks,
             tournament=tournament.id,
         )
         table, tokens = await service.create(

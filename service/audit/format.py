@@ -1,0 +1,96 @@
+"""The export format: NDJSON, one header line, then one line per event in version order.
+
+A line is a JSON object tagged by ``type``:
+
+- ``header``: the table's game, options, rules-engine version, seats and players, and
+  the version and chain hash of the last event exported (the ``head``);
+- ``event``: an event exactly as stored — ``version``, ``recorded_at``, ``actor``, the
+  ``command`` that caused its batch (on the batch's first event, else ``null``), the
+  event ``data`` and its chain ``hash``.
+
+The chain hash of version ``v`` is ``sha256(hash(v-1) || canonical)`` where the genesis
+hash is 32 zero bytes and ``canonical`` is the sorted-key JSON of ``{"table", "version",
+"at", "actor", "data", "command"}`` (``service.store.canonical_bytes``). ``data`` and
+``command`` are written as the store holds them, never re-encoded from a newer event
+type, so the hashes can be recomputed from the file alone.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+
+import msgspec
+
+from domain.events import Event
+from service.codec import event_classes
+
+FORMAT: Literal["cardroom-export/1"] = "cardroom-export/1"
+NDJSON = "application/x-ndjson"
+
+Hash = Annotated[
+    str, msgspec.Meta(pattern="^[0-9a-f]{64}$", description="A SHA-256 digest, lower-case hex.")
+]
+
+if TYPE_CHECKING:
+    AnyEvent = Event
+else:
+    AnyEvent = Union[event_classes()]  # noqa: UP007
+
+
+class ExportPlayer(msgspec.Struct, frozen=True):
+    seat: int
+    name: str | None
+
+
+class ExportHeader(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="header"):
+    """The first line of an export: what was played, by whom, under which rules."""
+
+    format: Literal["cardroom-export/1"]
+    table: str
+    game: str
+    seats: int
+    options: dict[str, Any]
+    rules_version: Annotated[
+        str, msgspec.Meta(description="The rules-engine version the table was played under.")
+    ]
+    tournament: str | None
+    players: list[ExportPlayer]
+    status: Literal["waiting", "playing", "finished"]
+    version: Annotated[int, msgspec.Meta(description="The last version exported.")]
+    head: Annotated[Hash, msgspec.Meta(description="The chain hash of that last version.")]
+    exported_at: datetime
+
+
+class ExportEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="event"):
+    """One stored event. ``command`` is the request that caused the batch the event opens
+    (a seat's command, ``take_seat``, the table's creation, or the service's chance steps
+    ``supply_deck`` and ``reveal_seed``); ``null`` on the batch's later events."""
+
+    version: int
+    recorded_at: datetime
+    actor: Annotated[
+        str, msgspec.Meta(description="`seat:N`, `system`, `operator` or `anonymous`.")
+    ]
+    command: dict[str, Any] | None
+    data: AnyEvent
+    hash: Hash
+
+
+class EventLine(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="event"):
+    """An event line with ``data`` and ``command`` as raw JSON: written by the exporter
+    exactly as stored, and read by the verifier without any re-interpretation. (A raw
+    ``command`` of ``null`` stands for none: msgspec takes ``Raw`` whole, not in unions.)"""
+
+    version: int
+    recorded_at: datetime
+    actor: str
+    command: msgspec.Raw
+    data: msgspec.Raw
+    hash: str
+
+
+if TYPE_CHECKING:
+    ExportLine = ExportHeader | ExportEvent
+else:
+    ExportLine = Union[ExportHeader, ExportEvent]  # noqa: UP007

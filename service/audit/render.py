@@ -1,0 +1,97 @@
+"""The verifier's report as text: what was played, each check, each deal, the verdict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain import RULES_ENGINE_VERSION
+from service.audit.deals import DealRecord
+from service.audit.verify import Report
+
+
+def render(report: Report) -> str:
+    lines: list[str] = ["Cardroom export verification", ""]
+    header = report.header
+    if header is not None:
+        players = "  ".join(f"{p.seat}: {p.name or '-'}" for p in header.players)
+        lines += [
+            f"table     {header.table}",
+            f"game      {header.game}, {header.seats} seats, options {_json(header.options)}"
+            + (f", tournament {header.tournament}" if header.tournament else ""),
+            f"rules     engine {header.rules_version} (verifier {RULES_ENGINE_VERSION})",
+            f"players   {players}",
+            f"exported  {header.exported_at:%Y-%m-%d %H:%M:%S} UTC, {header.status}"
+            f" at version {header.version}",
+            "",
+        ]
+    lines.append("checks")
+    lines += [f"  ok    {check}" for check in report.checks]
+    if report.failure is not None:
+        lines.append(f"  FAIL  {_where(report)}: {report.failure.message}")
+    if report.deals:
+        lines += ["", *_deal_table(report)]
+    if report.notes:
+        lines += ["", "notes", *(f"  - {note}" for note in report.notes)]
+    lines.append("")
+    if report.failure is None:
+        lines.append("RESULT: OK — the export is intact and every event follows from the rules")
+    else:
+        lines.append(f"RESULT: FAILED at {_where(report)}")
+    return "\n".join(lines) + "\n"
+
+
+def _json(value: Any) -> str:
+    return msgspec.json.encode(value).decode()
+
+
+def _where(report: Report) -> str:
+    failure = report.failure
+    assert failure is not None
+    where = "the header" if failure.version is None else f"version {failure.version}"
+    return where + (f" (line {failure.line})" if failure.line is not None else "")
+
+
+def _deal_table(report: Report) -> list[str]:
+    units = [
+        "seats " + "+".join(str(s) for s in unit) if len(unit) > 1 else f"seat {unit[0]}"
+        for unit in report.units
+    ]
+    rows = [
+        ("deal", "version", "dealer", "deck", "contract", "change", "scores"),
+        *(_deal_row(deal) for deal in report.deals),
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    title = "deals (change and scores per " + ", ".join(units) + ")"
+    lines = [title]
+    for row in rows:
+        lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+    return [line.rstrip() for line in lines]
+
+
+def _deal_row(deal: DealRecord) -> tuple[str, ...]:
+    if deal.supplied:
+        deck = "operator deck"
+    elif deal.seed:
+        deck = f"seed {deal.seed[:12]}…"
+    else:
+        deck = "seed not revealed"
+    if deal.outcome == "thrown_in":
+        contract = "thrown in"
+    elif deal.outcome == "in_play":
+        contract = "in play"
+    elif deal.contract is not None:
+        made = "made" if deal.contract.made else "set"
+        contract = f"seat {deal.contract.seat} {deal.contract.amount} {made}"
+    else:
+        contract = "-"
+    return (
+        str(deal.deal),
+        str(deal.version),
+        str(deal.dealer),
+        deck,
+        contract,
+        " ".join(f"{c:+d}" for c in deal.changes),
+        " ".join(str(s) for s in deal.scores),
+    )

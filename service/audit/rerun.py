@@ -1,0 +1,392 @@
+"""Re-running an exported table through the rules, batch by batch, as the service did.
+
+The service writes a table's events in batches, each opened by the command that caused
+it (``service/tables.py``): the creation request (``table_created``, and for a tournament
+table one ``take_seat`` per player in the same commit), a seat's ``take_seat``, a seat's
+command — and after each of those the chance steps it settles in a loop: reveal the seeds
+of every shuffle whose cards are out of play (``reveal_seed``), then supply the deck the
+game waits for (``supply_deck``), until the game waits on a seat. This module mirrors
+that loop exactly: each batch's events are produced again from its command and the table
+as folded so far, and must equal the exported events one for one.
+
+A deck comes from the operator's list in ``table_created`` (its commitment is the
+SHA-256 of the deck's text) or from the shuffle's seed, which the export reveals later in
+``seed_revealed`` (its commitment is the SHA-256 of the seed). A deal still in play when
+the table was exported has no revealed seed yet: its events are taken as exported, after
+checking what can be (they deal exactly the game's pack under the next shuffle number),
+and the report says so.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+from msgspec.structs import replace
+
+from domain import table as tables
+from domain.cards import same_cards
+from domain.commands import PlayerCommand
+from domain.errors import RuleError
+from domain.events import CardsDealt, ChanceEvent, Event, SeedRevealed, TableCreated
+from domain.protocol import Chance
+from domain.registry import GAMES
+from domain.shuffle import SEED_BYTES, deck_commitment, seed_commitment, shuffle
+from domain.table import Table
+
+SYSTEM = "system"
+
+
+class Entry(msgspec.Struct, frozen=True, kw_only=True):
+    """One exported event, parsed: ``event`` is None when ``data`` is not an event of the
+    table's game (``problem`` says why)."""
+
+    line: int
+    version: int
+    recorded_at: datetime
+    actor: str
+    command: dict[str, Any] | None
+    data: dict[str, Any]
+    hash: str
+    event: Event | None
+    problem: str | None = None
+
+
+class Mismatch(Exception):
+    """The first event at which the export departs from what the rules produce."""
+
+    def __init__(self, version: int, message: str) -> None:
+        super().__init__(f"version {version}: {message}")
+        self.version = version
+        self.message = message
+
+
+class Counts(msgspec.Struct, kw_only=True):
+    seats_taken: int = 0
+    commands: int = 0
+    seeded: int = 0
+    supplied: int = 0
+    reveals: int = 0
+    in_play: list[tuple[int, int]] = msgspec.field(default_factory=list)  # (shuffle, version)
+
+
+def describe(event: Event | None) -> str:
+    if event is None:
+        return "nothing"
+    data = msgspec.to_builtins(event)
+    tag = data.pop("type")
+    text = msgspec.json.encode(data).decode()
+    return f"{tag} {text if len(text) <= 120 else text[:117] + '...'}"
+
+
+def difference(expected: Event, found: Event | None) -> str:
+    """What differs between the event the rules produce and the exported one."""
+    if found is None or type(found) is not type(expected):
+        return f"the rules give {describe(expected)}; the export has {describe(found)}"
+    ours, theirs = msgspec.to_builtins(expected), msgspec.to_builtins(found)
+    fields = [k for k in ours if ours[k] != theirs.get(k)]
+    shown = ", ".join(
+        f"{k} (rules: {_short(ours[k])}, export: {_short(theirs.get(k))})" for k in fields[:3]
+    )
+    return f"{ours['type']} differs from what the rules give: {shown}"
+
+
+def _short(value: Any) -> str:
+    text = msgspec.json.encode(value).decode()
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Rerun:
+    """Replays ``entries`` (versions 1, 2, … in order) through the rules."""
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self.entries = entries
+        self.counts = Counts()
+        self.reveals: dict[int, Entry] = {}
+        for entry in entries:
+            if isinstance(entry.event, SeedRevealed):
+                self.reveals.setdefault(entry.event.shuffle, entry)
+        self.supplied: set[int] = set()
+        self.seeds: dict[int, str] = {}
+        self.table: Table[Any]
+
+    @property
+    def last(self) -> int:
+        return self.entries[-1].version if self.entries else 0
+
+    def run(self) -> Table[Any]:
+        """The table after every batch, or :class:`Mismatch` at the first bad event."""
+        self.table = self._open()
+        pos = self._settle(1)
+        while pos < len(self.entries):
+            pos = self._settle(self._batch(pos))
+        return self.table
+
+    # --- the creation batch -------------------------------------------------------------
+
+    def _open(self) -> Table[Any]:
+        first = self._entry(0)
+        created = first.event
+        if not isinstance(created, TableCreated):
+            raise Mismatch(first.version, f"a table opens with table_created, not {first.data}")
+        if first.command is None:
+            raise Mismatch(first.version, "table_created carries no creation request")
+        try:
+            again = tables.create(
+                created.table,
+                created.game,
+                created.seats,
+                created.options,
+                first_dealer=created.first_dealer,
+                decks=created.decks,
+                tournament=created.tournament,
+            )
+        except RuleError as exc:
+            raise Mismatch(first.version, f"the rules refuse the table: {exc.message}") from None
+        if replace(again, rules_version=created.rules_version) != created:
+            raise Mismatch(first.version, difference(again, created))
+        _check_request(first, created)
+        return tables.start(created)
+
+    # --- a batch caused by a request ----------------------------------------------------
+
+    def _batch(self, pos: int) -> int:
+        entry = self.entries[pos]
+        command = entry.command
+        if command is None:
+            raise Mismatch(entry.version, f"{describe(entry.event)} was caused by no command")
+        kind = command.get("type")
+        if kind in ("supply_deck", "reveal_seed"):
+            raise Mismatch(entry.version, f"the table was waiting for no chance step ({kind})")
+        if kind == "take_seat":
+            return self._take_seat(pos, entry, command)
+        return self._command(pos, entry, command)
+
+    def _take_seat(self, pos: int, entry: Entry, command: dict[str, Any]) -> int:
+        seat, name = command.get("seat"), command.get("name")
+        if not isinstance(seat, int) or not isinstance(name, str):
+            raise Mismatch(entry.version, f"a take_seat request without seat and name: {command}")
+        creator = self.entries[0].actor
+        if entry.actor not in (f"seat:{seat}", creator):
+            raise Mismatch(entry.version, f"seat {seat} was taken by {entry.actor!r}")
+        try:
+            produced = tables.take_seat(self.table, seat, name)
+        except RuleError as exc:
+            raise Mismatch(entry.version, f"the rules refuse take_seat: {exc.message}") from None
+        self.counts.seats_taken += 1
+        return self._expect(pos, produced, entry.actor)
+
+    def _command(self, pos: int, entry: Entry, command: dict[str, Any]) -> int:
+        seat = _seat_of(entry.actor, len(self.table.names))
+        if seat is None:
+            raise Mismatch(entry.version, f"{entry.actor!r} is not a seat of this table")
+        try:
+            decided = msgspec.convert(command, PlayerCommand)
+        except msgspec.ValidationError as exc:
+            raise Mismatch(entry.version, f"not a command the API accepts: {exc}") from None
+        try:
+            produced = tables.decide(self.table, decided, seat)
+        except RuleError as exc:
+            raise Mismatch(
+                entry.version,
+                f"the rules refuse seat {seat}'s {command.get('type')}: {exc.code.value}:"
+                f" {exc.message}",
+            ) from None
+        self.counts.commands += 1
+        return self._expect(pos, produced, entry.actor)
+
+    def _expect(self, pos: int, produced: list[Event], actor: str) -> int:
+        """Match ``produced`` against the batch at ``pos``; the position after it."""
+        opened = self.entries[pos]
+        if not produced:
+            raise Mismatch(opened.version, "its command produces no event at all")
+        for offset, event in enumerate(produced):
+            if pos + offset >= len(self.entries):
+                raise Mismatch(
+                    self.last + 1,
+                    f"missing: the command of version {opened.version} also gives"
+                    f" {describe(event)}, and the export ends at version {self.last}",
+                )
+            entry = self.entries[pos + offset]
+            if offset and entry.command is not None:
+                raise Mismatch(
+                    entry.version,
+                    f"the command of version {opened.version} also gives {describe(event)};"
+                    f" the export has a new {entry.command.get('type')} command here",
+                )
+            if entry.event is None:
+                raise Mismatch(entry.version, f"not an event of this game: {entry.problem}")
+            if entry.event != event:
+                raise Mismatch(entry.version, difference(event, entry.event))
+            if entry.actor != actor:
+                raise Mismatch(entry.version, f"recorded for {entry.actor!r}, not {actor!r}")
+            self.table = tables.evolve(self.table, event)
+        after = pos + len(produced)
+        if after < len(self.entries) and self.entries[after].command is None:
+            extra = self.entries[after]
+            raise Mismatch(
+                extra.version,
+                f"{describe(extra.event)} follows the batch of version {opened.version},"
+                " which the rules end before it",
+            )
+        return after
+
+    # --- the service's chance steps -----------------------------------------------------
+
+    def _settle(self, pos: int) -> int:
+        while True:
+            for shuffle_no in tables.reveals_due(self.table):
+                pos = self._reveal(pos, shuffle_no)
+            chance = tables.pending_chance(self.table)
+            if chance is None:
+                return pos
+            pos = self._supply(pos, chance)
+
+    def _step(self, pos: int, command: dict[str, Any]) -> Entry:
+        step = f"{command['type']} of shuffle {command['shuffle']}"
+        if pos >= len(self.entries):
+            raise Mismatch(
+                self.last + 1,
+                f"missing: the export ends at version {self.last}, where the service owed"
+                f" the {step}",
+            )
+        entry = self.entries[pos]
+        if entry.command != command:
+            found = entry.command.get("type") if entry.command else "no command"
+            raise Mismatch(entry.version, f"the service owed the {step} here, not {found}")
+        if entry.actor != SYSTEM:
+            raise Mismatch(entry.version, f"the {step} recorded for {entry.actor!r}")
+        return entry
+
+    def _reveal(self, pos: int, shuffle_no: int) -> int:
+        self._step(pos, {"type": "reveal_seed", "shuffle": shuffle_no})
+        supplied = shuffle_no in self.supplied
+        revealed = SeedRevealed(
+            shuffle=shuffle_no, supplied=supplied, seed=self.seeds.get(shuffle_no)
+        )
+        self.counts.reveals += 1
+        return self._expect(pos, [revealed], SYSTEM)
+
+    def _supply(self, pos: int, chance: Chance) -> int:
+        shuffle_no = self.table.shuffles + 1
+        command = {"type": "supply_deck", "shuffle": shuffle_no}
+        entry = self._step(pos, command)
+        exported = entry.event.commitment if isinstance(entry.event, ChanceEvent) else None
+        deck = tables.supplied_deck(self.table, chance)
+        if deck is not None:
+            commitment = deck_commitment(deck)
+            if exported is not None and exported != commitment:
+                raise Mismatch(
+                    entry.version,
+                    f"commitment {exported[:16]}… is not that of operator deck"
+                    f" {self.table.deals + 1} ({commitment[:16]}…)",
+                )
+            self.supplied.add(shuffle_no)
+            self.counts.supplied += 1
+            return self._expect(pos, tables.supply(self.table, deck, commitment), SYSTEM)
+        reveal = self.reveals.get(shuffle_no)
+        if reveal is None:
+            return self._in_play(pos, entry, shuffle_no, chance)
+        seed = self._seed(reveal)
+        commitment = seed_commitment(seed)
+        produced = tables.supply(self.table, shuffle(chance.pack, seed), commitment)
+        if exported is not None and exported != commitment:
+            # Which is false, the seed or the commitment? A seed that deals exactly the
+            # exported cards is the real one: then the commitment was altered.
+            assert isinstance(entry.event, ChanceEvent)
+            if replace(entry.event, commitment=commitment) == produced[0]:
+                raise Mismatch(
+                    entry.version,
+                    f"commitment {exported[:16]}… is not the SHA-256 of the seed revealed at"
+                    f" version {reveal.version}, though that seed deals exactly these cards",
+                )
+            raise Mismatch(
+                reveal.version,
+                f"the seed revealed for shuffle {shuffle_no} matches neither the commitment"
+                f" published at version {entry.version} nor the cards dealt there",
+            )
+        self.seeds[shuffle_no] = seed.hex()
+        self.counts.seeded += 1
+        return self._expect(pos, produced, SYSTEM)
+
+    def _seed(self, reveal: Entry) -> bytes:
+        assert isinstance(reveal.event, SeedRevealed)
+        text = reveal.event.seed
+        try:
+            seed = bytes.fromhex(text or "")
+        except ValueError:
+            seed = b""
+        if len(seed) != SEED_BYTES:
+            raise Mismatch(
+                reveal.version, f"shuffle {reveal.event.shuffle} reveals no 32-byte seed"
+            )
+        return seed
+
+    def _in_play(self, pos: int, entry: Entry, shuffle_no: int, chance: Chance) -> int:
+        """A deal whose seed is not revealed yet: take its batch as exported, checked as
+        far as it can be without the deck."""
+        dealt = entry.event
+        if not isinstance(dealt, ChanceEvent) or dealt.shuffle != shuffle_no:
+            raise Mismatch(entry.version, f"shuffle {shuffle_no} deals {describe(dealt)}")
+        if type(dealt).kind != chance.kind:
+            raise Mismatch(entry.version, f"the game waits for a {chance.kind}, not {dealt}")
+        if isinstance(dealt, CardsDealt):
+            cards = [c for hand in dealt.hands for c in hand or ()] + list(dealt.rest or ())
+            if not same_cards(cards, chance.pack):
+                raise Mismatch(entry.version, "the cards dealt are not exactly the pack")
+        end = pos + 1
+        while end < len(self.entries) and self.entries[end].command is None:
+            end += 1
+        for step in self.entries[pos:end]:
+            if step.event is None or step.actor != SYSTEM:
+                raise Mismatch(step.version, f"not a dealing event: {step.data}")
+            self.table = tables.evolve(self.table, step.event)
+        self.counts.in_play.append((shuffle_no, entry.version))
+        return end
+
+    def _entry(self, index: int) -> Entry:
+        if index >= len(self.entries):
+            raise Mismatch(index + 1, "missing: the export holds no events")
+        return self.entries[index]
+
+
+def _seat_of(actor: str, seats: int) -> int | None:
+    kind, _, number = actor.partition(":")
+    if kind != "seat" or not number.isdigit() or not 0 <= int(number) < seats:
+        return None
+    return int(number)
+
+
+def _check_request(first: Entry, created: TableCreated) -> None:
+    """The creation request, as far as it states the table's settings, agrees with them."""
+    request = first.command or {}
+    stated: dict[str, Any] = {
+        "game": created.game,
+        "seats": created.seats,
+        "first_dealer": created.first_dealer,
+        "tournament": created.tournament,
+    }
+    for key, value in stated.items():
+        if request.get(key) is not None and request[key] != value:
+            raise Mismatch(first.version, f"the request asked for {key} {request[key]!r}")
+    options = request.get("options")
+    if isinstance(options, dict):
+        # Compared as the game reads them: a default left out is the same option.
+        game = GAMES[created.game]
+        try:
+            same = tables.parse_options(game, options) == tables.parse_options(
+                game, created.options
+            )
+        except RuleError:
+            same = False
+        if not same:
+            raise Mismatch(first.version, f"the request asked for options {options!r}")
+    deals = request.get("deals")
+    if deals is not None:
+        decks = [d.get("deck") if isinstance(d, dict) else None for d in deals]
+        if decks != (created.decks or []):
+            raise Mismatch(first.version, "the table's decks are not the ones requested")
+    players = request.get("players")
+    if players is not None and len(players) != created.seats:
+        raise Mismatch(first.version, f"{len(players)} players for {created.seats} seats")

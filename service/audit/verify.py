@@ -1,0 +1,313 @@
+"""Offline verification of a table export: no server, no database, just the file.
+
+Checks, in order, stopping at the first failure (which names the event, by version):
+
+1. the file is an export: a header line, then event lines with versions 1, 2, 3 …;
+2. the hash chain: every event's hash is recomputed from the previous one and the
+   event's canonical bytes, and the last one is the header's ``head``;
+3. the header agrees with the stream's ``table_created`` (game, seats, options, rules);
+4. the rules: every batch is produced again from its command (``service.audit.rerun``) —
+   seats taken, commands decided, every deck recomputed from its revealed seed or taken
+   from the operator's list and checked against the commitment in its deal event;
+5. the final scores: recomputed from the re-run state and compared with the export's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from domain import RULES_ENGINE_VERSION
+from domain import table as tables
+from domain.events import Event, GameWon, TableCreated
+from domain.registry import GAMES
+from projections.units import scoring_units
+from service.audit.deals import DealRecord, deal_records
+from service.audit.format import FORMAT, EventLine, ExportHeader
+from service.audit.rerun import Entry, Mismatch, Rerun
+from service.codec import event_decoder
+from service.store import GENESIS, NewEvent, canonical_bytes, chain
+
+_header = msgspec.json.Decoder(ExportHeader)
+_line = msgspec.json.Decoder(EventLine)
+
+
+class Failure(msgspec.Struct, frozen=True):
+    """The first bad event: its ``version`` (None when the header itself is bad)."""
+
+    version: int | None
+    message: str
+    line: int | None = None
+
+
+class Report(msgspec.Struct, kw_only=True):
+    header: ExportHeader | None = None
+    events: int = 0
+    checks: list[str] = msgspec.field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
+    deals: list[DealRecord] = msgspec.field(default_factory=list)
+    units: list[list[int]] = msgspec.field(default_factory=list)
+    final_scores: list[int] | None = None
+    winners: list[int] | None = None
+    failure: Failure | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+class _Stop(Exception):
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+def verify_file(path: str | Path, head: str | None = None) -> Report:
+    with open(path, "rb") as lines:
+        return verify_lines(lines, head)
+
+
+def verify_lines(lines: Iterable[bytes], head: str | None = None) -> Report:
+    """Verify an export given as its lines; the report says what held and what failed.
+
+    The chain alone shows that no event changed *unless every later hash was recomputed
+    too*; ``head``, the last hash as published apart from the file (say, when the game
+    ended), anchors the chain so that such a forgery, or a cut-short export, fails.
+    """
+    report = Report()
+    try:
+        header, entries = _parse(lines, report)
+        _check_chain(header, entries, report)
+        if head is not None:
+            _check_anchor(header, head.strip().lower(), report)
+        created = _check_header(header, entries)
+        report.checks.append("the header agrees with the table's table_created event")
+        _rerun(header, created, entries, report)
+    except _Stop as stop:
+        report.failure = stop.failure
+    return report
+
+
+# --- 1. parsing -------------------------------------------------------------------------
+
+
+def _parse(lines: Iterable[bytes], report: Report) -> tuple[ExportHeader, list[Entry]]:
+    header: ExportHeader | None = None
+    entries: list[Entry] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        if header is None:
+            header = _parse_header(raw, number)
+            report.header = header
+            continue
+        entries.append(_parse_event(raw, number, len(entries) + 1, header.game))
+    if header is None:
+        raise _Stop(Failure(None, "the file is empty: an export opens with a header line"))
+    report.events = len(entries)
+    return header, entries
+
+
+def _parse_header(raw: bytes, number: int) -> ExportHeader:
+    try:
+        header = _header.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        failure = Failure(None, f"line {number} is not an export header ({FORMAT}): {exc}")
+        raise _Stop(failure) from None
+    if header.game not in GAMES:
+        raise _Stop(Failure(None, f"the header names an unknown game {header.game!r}"))
+    return header
+
+
+def _parse_event(raw: bytes, number: int, expected: int, game: str) -> Entry:
+    try:
+        line = _line.decode(raw)
+        data = msgspec.json.decode(line.data)
+        command = msgspec.json.decode(line.command)
+        if not isinstance(data, dict) or not (command is None or isinstance(command, dict)):
+            raise msgspec.ValidationError("data and command must be JSON objects")
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        failure = Failure(expected, f"line {number} is not an event line: {exc}", number)
+        raise _Stop(failure) from None
+    if line.version != expected:
+        raise _Stop(
+            Failure(
+                expected,
+                f"line {number} holds version {line.version} where version {expected} belongs"
+                " (an event is missing or out of order)",
+                number,
+            )
+        )
+    event: Event | None = None
+    problem = None
+    try:
+        event = event_decoder(game).decode(line.data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        problem = str(exc)
+    return Entry(
+        line=number,
+        version=line.version,
+        recorded_at=line.recorded_at,
+        actor=line.actor,
+        command=command,
+        data=data,
+        hash=line.hash,
+        event=event,
+        problem=problem,
+    )
+
+
+# --- 2. the hash chain ------------------------------------------------------------------
+
+
+def _check_chain(header: ExportHeader, entries: list[Entry], report: Report) -> None:
+    previous = GENESIS
+    for entry in entries:
+        canonical = canonical_bytes(
+            header.table,
+            entry.version,
+            entry.recorded_at,
+            NewEvent(entry.data, entry.actor, entry.command),
+        )
+        previous = chain(previous, canonical)
+        if entry.hash != previous.hex():
+            raise _Stop(
+                Failure(
+                    entry.version,
+                    "its content does not match its chain hash: the event was altered"
+                    + (" (or the header's table id)" if entry.version == 1 else ""),
+                    entry.line,
+                )
+            )
+    last = entries[-1].version if entries else 0
+    if header.version > last:
+        raise _Stop(
+            Failure(
+                last + 1,
+                f"missing: the header says the export runs to version {header.version},"
+                f" the file ends at version {last}",
+            )
+        )
+    if header.version < last:
+        raise _Stop(
+            Failure(header.version + 1, f"the header says the export ends at {header.version}")
+        )
+    if header.head != previous.hex():
+        raise _Stop(Failure(last, "the last event's hash is not the header's head"))
+    report.checks.append(
+        f"{last} events, versions 1 to {last}: every chain hash recomputed, the last one"
+        f" is the header's head {header.head[:16]}…"
+    )
+
+
+def _check_anchor(header: ExportHeader, head: str, report: Report) -> None:
+    if header.head != head:
+        raise _Stop(
+            Failure(
+                header.version,
+                f"the chain ends at {header.head[:16]}…, not at the published head"
+                f" {head[:16]}…: this is not the table's history as published",
+            )
+        )
+    report.checks.append(f"the chain ends at the published head {head[:16]}…")
+
+
+# --- 3. the header ----------------------------------------------------------------------
+
+
+def _check_header(header: ExportHeader, entries: list[Entry]) -> TableCreated:
+    if not entries:
+        raise _Stop(Failure(1, "missing: the export holds no events"))
+    created = entries[0].event
+    if not isinstance(created, TableCreated):
+        found = entries[0].data.get("type")
+        raise _Stop(
+            Failure(1, f"a table's stream opens with table_created, not {found}", entries[0].line)
+        )
+    for field in ("table", "game", "seats", "options", "rules_version", "tournament"):
+        ours, theirs = getattr(header, field), getattr(created, field)
+        if ours != theirs:
+            raise _Stop(
+                Failure(
+                    None,
+                    f"the header's {field} {ours!r} is not table_created's {theirs!r}",
+                    entries[0].line,
+                )
+            )
+    return created
+
+
+# --- 4 and 5. the rules and the scores --------------------------------------------------
+
+
+def _rerun(
+    header: ExportHeader, created: TableCreated, entries: list[Entry], report: Report
+) -> None:
+    if created.rules_version != RULES_ENGINE_VERSION:
+        report.notes.append(
+            f"the table was played under rules engine {created.rules_version}; this"
+            f" verifier runs engine {RULES_ENGINE_VERSION}"
+        )
+    report.units = scoring_units(created.game, created.seats)
+    rerun = Rerun(entries)
+    try:
+        table = rerun.run()
+    except Mismatch as mismatch:
+        report.deals = _deals(entries[: mismatch.version - 1])
+        line = entries[mismatch.version - 1].line if mismatch.version <= len(entries) else None
+        raise _Stop(Failure(mismatch.version, mismatch.message, line)) from None
+    report.deals = _deals(entries)
+    counts = rerun.counts
+    report.checks.append(
+        f"{counts.seats_taken} seats taken and {counts.commands} commands re-run through the"
+        f" rules (engine {RULES_ENGINE_VERSION}): all {len(entries)} events are exactly"
+        " what they give"
+    )
+    shuffles = counts.seeded + counts.supplied + len(counts.in_play)
+    report.checks.append(
+        f"{shuffles} shuffles: {counts.seeded} decks recomputed from their revealed seeds,"
+        f" {counts.supplied} operator decks, each matching its commitment"
+        + (f"; {len(counts.in_play)} deal in play, not yet checkable" if counts.in_play else "")
+    )
+    for shuffle_no, version in counts.in_play:
+        report.notes.append(
+            f"shuffle {shuffle_no} (version {version}) was still in play when the table was"
+            " exported: its seed is revealed only when the deal ends, so its deck and"
+            " commitment cannot be checked yet (the cards dealt are exactly the pack)"
+        )
+    _final(header, table, entries, report)
+
+
+def _final(header: ExportHeader, table: Any, entries: list[Entry], report: Report) -> None:
+    view = tables.view(table, "operator")
+    report.final_scores = list(view.scores)
+    won = [e for e in entries if isinstance(e.event, GameWon)]
+    if won:
+        last = won[-1]
+        assert isinstance(last.event, GameWon)
+        report.winners = list(last.event.winners)
+        if list(last.event.scores) != report.final_scores:
+            raise _Stop(
+                Failure(
+                    last.version,
+                    f"game_won says {last.event.scores}; the re-run state scores"
+                    f" {report.final_scores}",
+                    last.line,
+                )
+            )
+    names = [p.name for p in sorted(header.players, key=lambda p: p.seat)]
+    if names != list(table.names) or header.status != table.status:
+        raise _Stop(
+            Failure(None, "the header's players or status are not what the events make them")
+        )
+    report.checks.append(
+        f"final scores recomputed: {report.final_scores}"
+        + (f", winners {report.winners}" if won else f" ({table.status})")
+    )
+
+
+def _deals(entries: list[Entry]) -> list[DealRecord]:
+    return deal_records([(e.version, e.event) for e in entries if e.event is not None])

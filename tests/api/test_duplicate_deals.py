@@ -1,0 +1,201 @@
+"""Duplicate deals: a tournament's decks are dealt at each of its tables, and the report
+compares, deal by deal, how each table bid, played and scored the same cards."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from typing import Any
+
+import msgspec
+import psycopg
+import pytest
+from httpx import AsyncClient
+from litestar import Litestar
+
+from domain.cards import pinochle_pack
+from domain.events import CardsDealt, DealThrownIn, Event, HandScored
+from domain.registry import GAMES
+from service.audit.verify import verify_lines
+from service.codec import event_decoder
+from tests.support.api import OPERATOR, bearer, ok
+from tests.support.audit import Player, export, lines_of, play
+
+CARD = re.compile(r'"[2-9TJQKA][CDHS]"')
+
+
+def shuffled_decks(game: str, count: int, seed: int) -> list[list[str]]:
+    pack = list(GAMES[game].pack)
+    rng = random.Random(seed)
+    return [rng.sample(pack, len(pack)) for _ in range(count)]
+
+
+def commitment(deck: list[str]) -> str:
+    return hashlib.sha256(" ".join(deck).encode()).hexdigest()
+
+
+def events_of(document: bytes) -> list[Event]:
+    header, *lines = lines_of(document)
+    decode = event_decoder(header["game"]).decode
+    return [decode(msgspec.json.encode(line["data"])) for line in lines]
+
+
+def deal_results(events: list[Event]) -> list[dict[str, Any]]:
+    """Each deal of a table as its events tell it, independently of the report's code."""
+    deals: list[dict[str, Any]] = []
+    for version, event in enumerate(events, start=1):
+        if isinstance(event, CardsDealt):
+            deals.append(
+                {
+                    "version": version,
+                    "dealer": event.dealer,
+                    "hands": event.hands,
+                    "outcome": "in_play",
+                    "contract": None,
+                    "changes": [],
+                    "scores": [],
+                }
+            )
+        elif isinstance(event, DealThrownIn):
+            deals[-1]["outcome"] = "thrown_in"
+        elif isinstance(event, HandScored):
+            deals[-1].update(
+                outcome="scored",
+                contract=msgspec.to_builtins(event.contract),
+                changes=event.changes,
+                scores=event.scores,
+            )
+    return deals
+
+
+async def open_tournament(
+    client: AsyncClient, game: str, decks: list[list[str]], first_dealer: int
+) -> str:
+    body = {
+        "game": game,
+        "name": f"{game} duplicate",
+        "first_dealer": first_dealer,
+        "deals": [{"deck": deck} for deck in decks],
+    }
+    return ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)["id"]  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"),
+    [pytest.param("forty-five", 4, id="partnerships"), pytest.param("pitch", 3, id="individual")],
+)
+async def test_every_table_plays_the_tournament_decks_and_the_report_compares_them(
+    client: AsyncClient, app: Litestar, game: str, seats: int
+) -> None:
+    decks = shuffled_decks(game, 2, seed=seats)
+    tournament = await open_tournament(client, game, decks, first_dealer=1)
+    shown = await client.get(f"/tournaments/{tournament}")
+    assert (shown.json()["duplicate_deals"], shown.json()["first_dealer"]) == (2, 1)
+    assert not CARD.search(shown.text), "the public tournament shows a card of its decks"
+
+    own = shuffled_decks(game, 1, seed=99)
+    table_ids: list[str] = []
+    for index, extra in enumerate([{}, {}, {"deals": [{"deck": own[0]}]}]):
+        players = [f"{game[0]}{index}-{seat}" for seat in range(seats)]
+        created = ok(
+            await client.post(
+                f"/tournaments/{tournament}/tables",
+                json={"players": players, **extra},
+                headers=OPERATOR,
+            ),
+            201,
+        )
+        table_id = created["table"]["id"]
+        table_ids.append(table_id)
+        player = Player(game, seats, {}, seed=index)
+        await play(app.state.service, table_id, player, until=lambda t: t.deals >= 3)
+
+    exports = [await export(client, t) for t in table_ids]
+    for document in exports:
+        assert verify_lines(document.splitlines()).ok
+    created_events = [events_of(d)[0] for d in exports]
+    assert [e.decks for e in created_events] == [decks, decks, own]  # type: ignore[attr-defined]
+    assert all(e.first_dealer == 1 for e in created_events)  # type: ignore[attr-defined]
+    results = [deal_results(events_of(d)) for d in exports]
+    # The same deck, the same dealer: every seat got the same hand at both tables.
+    for deal in (0, 1):
+        assert results[0][deal]["hands"] == results[1][deal]["hands"]
+    assert results[2][0]["hands"] != results[0][0]["hands"]
+
+    report = ok(await client.get(f"/tournaments/{tournament}/deals", headers=OPERATOR))
+    assert (report["tournament"], report["game"], report["decks"]) == (tournament, game, 2)
+    expected = [
+        (1, commitment(decks[0]), table_ids[:2]),
+        (1, commitment(own[0]), table_ids[2:]),
+        (2, commitment(decks[1]), table_ids[:2]),
+    ]
+    assert [
+        (d["deal"], d["commitment"], [t["table"] for t in d["tables"]]) for d in report["deals"]
+    ] == expected
+    for deal in report["deals"]:
+        for entry in deal["tables"]:
+            index = table_ids.index(entry["table"])
+            truth = results[index][deal["deal"] - 1]
+            assert entry["players"] == [f"{game[0]}{index}-{s}" for s in range(seats)]
+            for key in ("version", "dealer", "outcome", "contract", "changes", "scores"):
+                assert entry[key] == truth[key], (key, entry, truth)
+            if truth["contract"] is not None:
+                assert entry["declarer"] == entry["players"][truth["contract"]["seat"]]
+            assert entry["outcome"] in ("scored", "thrown_in")
+
+
+async def test_the_deal_report_is_for_the_operator_only(client: AsyncClient) -> None:
+    tournament = await open_tournament(client, "pitch", shuffled_decks("pitch", 1, 1), 0)
+    created = ok(
+        await client.post(
+            f"/tournaments/{tournament}/tables", json={"players": ["A", "B"]}, headers=OPERATOR
+        ),
+        201,
+    )
+    url = f"/tournaments/{tournament}/deals"
+    assert (await client.get(url)).status_code == 401
+    as_seat = await client.get(url, headers=bearer(created["seats"][0]["token"]))
+    assert as_seat.status_code == 403 and as_seat.json()["code"] == "operator-only"
+    unknown = await client.get(
+        "/tournaments/00000000-0000-4000-8000-000000000000/deals", headers=OPERATOR
+    )
+    assert unknown.status_code == 404 and unknown.json()["code"] == "tournament-not-found"
+    report = ok(await client.get(url, headers=OPERATOR))
+    assert [len(d["tables"]) for d in report["deals"]] == [1]  # dealt, not yet scored
+    assert report["deals"][0]["tables"][0]["outcome"] == "in_play"
+
+
+async def test_anyone_s_table_in_a_tournament_never_gets_its_decks(client: AsyncClient) -> None:
+    """Decks go only to tables the operator opens: anyone else could play them early."""
+    tournament = await open_tournament(client, "pitch", shuffled_decks("pitch", 1, 2), 0)
+    table = ok(
+        await client.post("/tables", json={"game": "pitch", "seats": 2, "tournament": tournament}),
+        201,
+    )
+    ok(await client.post(f"/tables/{table['id']}/seats/0", json={"name": "A"}), 201)
+    ok(await client.post(f"/tables/{table['id']}/seats/1", json={"name": "B"}), 201)
+    created = events_of(await export(client, table["id"]))[0]
+    assert created.decks is None  # type: ignore[attr-defined]
+    report = ok(await client.get(f"/tournaments/{tournament}/deals", headers=OPERATOR))
+    assert report["deals"] == []
+
+
+async def test_a_tournament_deck_that_is_not_the_pack_is_refused(
+    client: AsyncClient, database_url: str
+) -> None:
+    def count() -> int:
+        with psycopg.connect(database_url) as conn:
+            row = conn.execute("SELECT count(*) FROM tournaments").fetchone()
+        assert row is not None
+        return int(row[0])
+
+    before = count()
+    wrong_copies = [c for c in pinochle_pack() if c != "9S"] + ["AS"]  # 48 cards, 3 AS
+    short = list(GAMES["pitch"].pack)[:51]
+    for game, deck in (("pinochle-three", wrong_copies), ("pitch", short)):
+        body = {"game": game, "name": "bad", "deals": [{"deck": deck}]}
+        refused = await client.post("/tournaments", json=body, headers=OPERATOR)
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["code"] == "invalid-deck"
+    assert count() == before
