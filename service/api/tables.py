@@ -172,8 +172,9 @@ class TableController(Controller):
         operation_id="createTable",
         summary="Create a table",
         description=(
-            "Opens a table of `game` with `seats` seats. `first_dealer` and `deals` (decks"
-            " for the table's successive deals, top card first) need the operator token."
+            "Opens a table of `game` with `seats` seats. `first_dealer`, `deals` (decks"
+            " for the table's successive deals, top card first) and `tournament` need the"
+            " operator token."
         ),
         status_code=201,
         responses=errors(400, 401, 403, 404),
@@ -188,6 +189,8 @@ class TableController(Controller):
     ) -> Response[TableView]:
         if data.first_dealer is not None or data.deals is not None:
             caller.require_operator("first_dealer and deals are for the operator")
+        if data.tournament is not None:
+            caller.require_operator("tournament tables count in the standings")
         tournament = None
         if data.tournament is not None:
             joined = await read_side.tournament(str(data.tournament))

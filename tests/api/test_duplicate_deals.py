@@ -166,13 +166,16 @@ async def test_the_deal_report_is_for_the_operator_only(client: AsyncClient) -> 
     assert report["deals"][0]["tables"][0]["outcome"] == "in_play"
 
 
-async def test_anyone_s_table_in_a_tournament_never_gets_its_decks(client: AsyncClient) -> None:
-    """Decks go only to tables the operator opens: anyone else could play them early."""
+async def test_only_tournament_tables_get_the_tournament_decks(client: AsyncClient) -> None:
+    """Decks go only to tables opened through the tournament: nobody may play them early.
+
+    Joining a tournament from ``POST /tables`` takes the operator's token; even then the
+    table does not receive the tournament's decks."""
     tournament = await open_tournament(client, "pitch", shuffled_decks("pitch", 1, 2), 0)
-    table = ok(
-        await client.post("/tables", json={"game": "pitch", "seats": 2, "tournament": tournament}),
-        201,
-    )
+    body = {"game": "pitch", "seats": 2, "tournament": tournament}
+    anonymous = await client.post("/tables", json=body)
+    assert anonymous.status_code == 401 and anonymous.json()["code"] == "unauthorized"
+    table = ok(await client.post("/tables", json=body, headers=OPERATOR), 201)
     ok(await client.post(f"/tables/{table['id']}/seats/0", json={"name": "A"}), 201)
     ok(await client.post(f"/tables/{table['id']}/seats/1", json={"name": "B"}), 201)
     created = events_of(await export(client, table["id"]))[0]
