@@ -96,6 +96,8 @@ class TaggedUnionSchemaPlugin(OpenAPISchemaPlugin):
 
 
 def _holds_struct(kind: msgspec.inspect.Type) -> bool:
+    if isinstance(kind, msgspec.inspect.Metadata):
+        return _holds_struct(kind.type)
     if isinstance(kind, msgspec.inspect.StructType):
         return True
     if isinstance(kind, msgspec.inspect.UnionType):

@@ -129,6 +129,7 @@ PARAMETERS: dict[str, Any] = {
     "tournament": s.TOURNAMENT,
     "player": "Ann",
     "cursor": "1200",
+    "version": 12,
 }
 
 # --- responses ------------------------------------------------------------------------------
@@ -231,6 +232,7 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
                 {"position": final.version, "standings": s.ranking()},
             )
         },
+        **audit_responses(game),
         ("health", "200"): {"ok": ("Alive", {"status": "ok", "checks": {}})},
         ("readiness", "200"): {"ready": ("Ready", health)},
         ("readiness", "503"): {
@@ -253,6 +255,65 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
     }
 
 
+def audit_responses(game: Any) -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
+    """The operator's audit answers, from the same sample table."""
+    first, final = game.first_turn, game.final
+    scored = game.scored
+    header = {
+        "type": "header",
+        "format": "cardroom-export/1",
+        "table": s.TABLE,
+        "game": "forty-five",
+        "seats": 4,
+        "options": {},
+        "rules_version": final.rules_version,
+        "tournament": None,
+        "players": [{"seat": i, "name": n} for i, n in enumerate(s.NAMES)],
+        "status": "finished",
+        "version": final.version,
+        "head": s.head(final.version),
+        "exported_at": s.json(s.at(final.version + 10)),
+    }
+    played = next(r for r in game.records("operator") if r["event"]["type"] == "card_played")
+    line = {
+        "type": "event",
+        "version": played["version"],
+        "recorded_at": played["at"],
+        "actor": played["actor"],
+        "command": {"type": "play", "card": played["event"]["card"]},
+        "data": played["event"],
+        "hash": s.head(played["version"]),
+    }
+    deal = game.deal_outcome(scored.version)
+    report = {
+        "tournament": s.TOURNAMENT,
+        "game": "forty-five",
+        "decks": 2,
+        "deals": [{"deal": 1, "commitment": deal["commitment"], "tables": [deal["table"]]}],
+    }
+    step = game.records("operator", first.version, first.version)[0]
+    return {
+        ("exportTable", "200"): {
+            "header": ("The first line: what was played, by whom", header),
+            "event": ("A later line: one stored event with its chain hash", line),
+        },
+        ("replayTable", "200"): {
+            "step": (
+                "Just after the first deal",
+                {
+                    "version": first.version,
+                    "latest": final.version,
+                    "event": step,
+                    "table": s.view(first, "operator"),
+                },
+            )
+        },
+        ("getTournamentDeals", "200"): {
+            "report": ("One operator deck, compared across the tables that played it", report)
+        },
+    }
+
+
 # Problem codes each operation may answer with, where a status has more than one cause.
 PROBLEMS: dict[str, dict[int, list[str]]] = {
     "createTable": {
@@ -269,6 +330,9 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
     "createTournamentTable": {403: ["operator-only"], 404: ["tournament-not-found"]},
     "getTournament": {404: ["tournament-not-found"]},
     "getStandings": {404: ["tournament-not-found"]},
+    "exportTable": {403: ["operator-only"]},
+    "replayTable": {403: ["operator-only"], 404: ["table-not-found", "version-not-found"]},
+    "getTournamentDeals": {403: ["operator-only"], 404: ["tournament-not-found"]},
 }
 DEFAULT_PROBLEMS = {
     400: ["malformed-request"],

@@ -20,13 +20,14 @@ import msgspec
 
 from domain import table as tables
 from domain.commands import PlayerCommand
-from domain.events import Event, HandScored, SeedRevealed
+from domain.events import CardsDealt, Event, HandScored, SeedRevealed
 from domain.protocol import SYSTEM, Audience
 from domain.shuffle import seed_commitment, shuffle
 from domain.table import Table
 from projections import scoresheet, standings
 from service.api.schemas import EventRecord
 from service.bot import choose, pick_index
+from service.store import GENESIS, NewEvent, canonical_bytes, chain
 
 TABLE = "5f0c7e2a-3b1d-4c8e-9a6f-2d4b8e1c7a93"
 TOURNAMENT = "0c3e8f4a-7d21-4b6e-8f90-1a2b3c4d5e6f"
@@ -82,6 +83,34 @@ class Sample(msgspec.Struct, kw_only=True):
             self.events.append((table.version, actor, event))
         return table
 
+    def deal_outcome(self, version: int) -> dict[str, Any]:
+        """The last deal scored by ``version``, as the duplicate-deal report shows one
+        table's play of it, and the commitment of its deck."""
+        scored_at, scored = next(
+            (v, e)
+            for v, _, e in reversed(self.events)
+            if v <= version and isinstance(e, HandScored)
+        )
+        dealt = next(
+            e for v, _, e in reversed(self.events) if v < scored_at and isinstance(e, CardsDealt)
+        )
+        contract = scored.contract
+        return {
+            "commitment": dealt.commitment,
+            "table": {
+                "table": TABLE,
+                "players": list(NAMES),
+                "units": [[0, 2], [1, 3]],
+                "version": scored_at,
+                "dealer": dealt.dealer,
+                "outcome": "scored",
+                "contract": json(contract),
+                "declarer": NAMES[contract.seat] if contract else None,
+                "changes": scored.changes,
+                "scores": scored.scores,
+            },
+        }
+
     def records(self, audience: Audience, first: int = 1, last: int | None = None) -> list[Any]:
         """Event records from version ``first`` to ``last`` as ``audience`` may see them."""
         game = self.final.rules
@@ -120,6 +149,17 @@ def sample() -> Sample:
             kept.scored = table
     kept.final = table
     return kept
+
+
+def head(version: int) -> str:
+    """The sample table's chain hash at ``version`` (over its events, as the store hashes)."""
+    previous = GENESIS
+    for v, actor, event in sample().events:
+        data = msgspec.to_builtins(event)
+        previous = chain(previous, canonical_bytes(TABLE, v, at(v), NewEvent(data, actor)))
+        if v == version:
+            break
+    return previous.hex()
 
 
 def view(table: Table[Any], audience: Audience) -> Any:
