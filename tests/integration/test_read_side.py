@@ -28,7 +28,7 @@ from service.settings import Settings
 from service.store import EventStore
 from tests.conftest import make_settings
 from tests.support import services
-from tests.support.api import OPERATOR, bearer, new_table, ok, play_to_end, seat_all
+from tests.support.api import OPERATOR, all_events, bearer, new_table, ok, play_to_end, seat_all
 from tests.support.live import serving
 from tests.support.playout import choose, pick_index
 from tests.support.seeding import seed_games
@@ -65,8 +65,8 @@ async def test_scoresheet_has_a_row_per_deal_and_running_totals(reader: Any) -> 
     assert sheet.finished and sheet.totals == final["scores"]
     assert sheet.units == [[0, 2], [1, 3]]
     assert scoresheet.check_totals(sheet)
-    history = ok(await reader.get(f"/tables/{table['id']}/events?limit=1000", headers=OPERATOR))
-    scored = [r for r in history["events"] if r["event"]["type"] == "hand_scored"]
+    history = await all_events(reader, table["id"], OPERATOR)
+    scored = [r for r in history if r["event"]["type"] == "hand_scored"]
     assert [row.version for row in sheet.rows] == [r["version"] for r in scored]
     assert sheet.players == ["P0", "P1", "P2", "P3"]
 

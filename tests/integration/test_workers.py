@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import httpx
 import pytest
 
 from service.bench.harness import running_server
 from tests.support import services
-from tests.support.api import bearer, ok
+from tests.support.api import all_events, bearer, ok
 from tests.support.playout import choose, pick_index
 
 CLIENTS = 8
@@ -43,11 +42,6 @@ async def seated_table(http: httpx.AsyncClient) -> tuple[str, list[str]]:
     return table["id"], tokens
 
 
-async def all_events(http: httpx.AsyncClient, table_id: str, operator: str) -> list[dict[str, Any]]:
-    page = ok(await http.get(f"/tables/{table_id}/events?limit=1000", headers=bearer(operator)))
-    return page["events"]  # type: ignore[no-any-return]
-
-
 async def test_racing_clients_get_exactly_one_success_per_version(
     http: httpx.AsyncClient, server: tuple[str, str]
 ) -> None:
@@ -71,7 +65,7 @@ async def test_racing_clients_get_exactly_one_success_per_version(
         assert statuses.count(200) == 1, statuses
         assert set(statuses) <= {200, 409, 412}, statuses
         accepted_versions.append(next(a for a in answers if a.status_code == 200).json()["version"])
-    events = await all_events(http, table_id, server[1])
+    events = await all_events(http, table_id, bearer(server[1]))
     versions = [e["version"] for e in events]
     assert versions == list(range(1, len(versions) + 1)), "a gap in the stream"
     assert set(accepted_versions) <= set(versions)
@@ -89,7 +83,7 @@ async def test_racing_retries_with_one_idempotency_key_append_once(
     table_id, tokens = await seated_table(http)
     view = ok(await http.get(f"/tables/{table_id}"))
     seat = view["to_act"][0]
-    before = len(await all_events(http, table_id, server[1]))
+    before = len(await all_events(http, table_id, bearer(server[1])))
     headers = {**bearer(tokens[seat]), "Idempotency-Key": "the-only-pass"}
     answers = await asyncio.gather(
         *(
@@ -99,5 +93,5 @@ async def test_racing_retries_with_one_idempotency_key_append_once(
     )
     assert {a.status_code for a in answers} == {200}
     assert len({a.content for a in answers}) == 1, "retries must get the very first answer"
-    after = await all_events(http, table_id, server[1])
+    after = await all_events(http, table_id, bearer(server[1]))
     assert len(after) - before == len(answers[0].json()["events"])

@@ -41,6 +41,20 @@ async def seat_all(client: AsyncClient, table_id: str, seats: int) -> list[str]:
     return tokens
 
 
+async def all_events(
+    client: AsyncClient, table_id: str, headers: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Every event the caller may see, following the ``after`` cursor page by page."""
+    events: list[dict[str, Any]] = []
+    while True:
+        after = events[-1]["version"] if events else 0
+        path = f"/tables/{table_id}/events?after={after}&limit=1000"
+        page = ok(await client.get(path, headers=headers or {}))
+        if not page["events"]:
+            return events
+        events.extend(page["events"])
+
+
 Picker = Callable[[list[dict[str, Any]], random.Random], int]
 
 
