@@ -53,6 +53,8 @@ def serve(args: argparse.Namespace) -> int:
         )
         if generated_token:
             print(f"operator token: {settings.operator_token}", flush=True)
+        # uvloop and httptools named, not "auto": a silent fallback to asyncio's loop would
+        # bring back Nagle's delay on the sockets of a multi-worker server (pyproject.toml).
         if args.workers > 1:
             uvicorn.run(
                 "service.asgi:app_factory",
@@ -61,12 +63,19 @@ def serve(args: argparse.Namespace) -> int:
                 port=args.port,
                 workers=args.workers,
                 log_level=settings.log_level,
+                loop="uvloop",
+                http="httptools",
             )
         else:
             from service.app import create_app
 
             config = uvicorn.Config(
-                create_app(settings), host=args.host, port=args.port, log_level=settings.log_level
+                create_app(settings),
+                host=args.host,
+                port=args.port,
+                log_level=settings.log_level,
+                loop="uvloop",
+                http="httptools",
             )
             uvicorn.Server(config).run()
     finally:
