@@ -109,5 +109,23 @@ def eventsourcing_appends(database_url: str, clients: int, seconds: float) -> fl
     return rate
 
 
+def wait_for_consumers(database_url: str, timeout: float = 120) -> float:
+    """Block until the relay and the projections have consumed every stored event, so
+    the next figure is not measured beside their backlog; the seconds it took."""
+    started = time.monotonic()
+    sql = (
+        "SELECT coalesce((SELECT max(position) FROM events), 0)"
+        " <= coalesce((SELECT min(position) FROM consumer_checkpoints), 0)"
+    )
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        while True:
+            row = conn.execute(sql).fetchone()
+            if row is not None and row[0]:
+                return time.monotonic() - started
+            if time.monotonic() - started > timeout:
+                raise RuntimeError("the relay and projections did not catch up")
+            time.sleep(0.2)
+
+
 def ratio(value: float, base: float) -> float:
     return round(value / base, 3) if base else 0.0

@@ -67,7 +67,8 @@ def running_server(
         **(extra_env or {}),
     }
     command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
-    process = subprocess.Popen([*command, "--workers", str(workers)], env=env)
+    # The server's banner goes to stderr: stdout carries only the JSON figures.
+    process = subprocess.Popen([*command, "--workers", str(workers)], env=env, stdout=sys.stderr)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
