@@ -73,6 +73,11 @@ expected-statuses = ["2XX", "3XX", 401, 403, 404, 409, 412, 422]
 include-operation-id = "streamTable"
 parameters = { timeout = 1 }
 
+# Likewise a long-poll whose If-None-Match happens to be current holds for `wait` seconds.
+[[operations]]
+include-operation-id = "getTable"
+parameters = { wait = 1 }
+
 [[operations]]
 include-operation-id = ["createTable", "createTournament", "createTournamentTable"]
 checks.positive_data_acceptance.expected-statuses = ["2XX", 400, 401, 403, 404]
