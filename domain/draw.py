@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.cards import rank
+from domain.commands import SupplyDeck
+from domain.events import DealerDrawn
 
 
 def draw_cards(drawing: Sequence[int], deck: Sequence[str], seats: int) -> list[str | None]:
@@ -24,3 +26,18 @@ def best_drawers(cards: Sequence[str | None], order: str) -> tuple[int, ...]:
     ranked = {seat: order.index(rank(c)) for seat, c in enumerate(cards) if c is not None}
     best = min(ranked.values())
     return tuple(seat for seat, r in ranked.items() if r == best)
+
+
+def dealer_drawn(
+    drawing: Sequence[int], command: SupplyDeck, seats: int, order: str
+) -> DealerDrawn:
+    """The draw from the supplied deck: the single best card in ``order`` deals; a tie
+    leaves ``dealer`` empty and the tied seats draw again."""
+    cards = draw_cards(drawing, command.deck, seats)
+    best = best_drawers(cards, order)
+    return DealerDrawn(
+        shuffle=command.shuffle,
+        commitment=command.commitment,
+        cards=cards,
+        dealer=best[0] if len(best) == 1 else None,
+    )

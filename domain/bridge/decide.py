@@ -33,14 +33,13 @@ from domain.commands import (
     Stand,
     SupplyDeck,
 )
-from domain.draw import best_drawers, draw_cards
+from domain.draw import dealer_drawn
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
     BidMade,
     CardPlayed,
     CardsDealt,
-    DealerDrawn,
     DealThrownIn,
     Event,
     Passed,
@@ -84,14 +83,7 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
 
 def _supply(state: State, command: SupplyDeck) -> list[Event]:
     if state.phase is Phase.DRAW:
-        cards = draw_cards(state.drawing, command.deck, SEATS)
-        high = best_drawers(cards, rules.ORDER)
-        dealer = high[0] if len(high) == 1 else None
-        return [
-            DealerDrawn(
-                shuffle=command.shuffle, commitment=command.commitment, cards=cards, dealer=dealer
-            )
-        ]
+        return [dealer_drawn(state.drawing, command, SEATS, rules.ORDER)]
     if state.phase is Phase.DEAL:
         return [_deal(state, command)]
     raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")

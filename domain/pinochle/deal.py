@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from domain.commands import SupplyDeck
-from domain.draw import best_drawers, draw_cards
-from domain.events import CardsDealt, DealerDrawn, Event
-from domain.pinochle.cards import DRAW_ORDER
+from domain.events import CardsDealt, Event
 from domain.pinochle.events import TrumpTurnedUp
 from domain.pinochle.hooks import Hooks
 from domain.pinochle.state import State
@@ -24,18 +22,6 @@ def sitting_in(seats: int, dealer: int) -> tuple[int, ...]:
 def everyone(seats: int, dealer: int) -> tuple[int, ...]:
     """Every seat, from the dealer's left (the dealer last)."""
     return tuple((dealer + step) % seats for step in range(1, seats + 1))
-
-
-def draw(state: State, command: SupplyDeck) -> DealerDrawn:
-    """One card to each seat still drawing; the lowest deals, ties draw again (RULES 0.4)."""
-    cards = draw_cards(state.drawing, command.deck, state.seats)
-    low = best_drawers(cards, DRAW_ORDER)
-    return DealerDrawn(
-        shuffle=command.shuffle,
-        commitment=command.commitment,
-        cards=cards,
-        dealer=low[0] if len(low) == 1 else None,
-    )
 
 
 def deal(rules: Hooks, state: State, command: SupplyDeck) -> list[Event]:

@@ -19,9 +19,11 @@ from domain.commands import (
     SupplyDeck,
     TakeWidow,
 )
+from domain.draw import dealer_drawn
 from domain.errors import RuleCode, RuleError
 from domain.events import Event, Passed
 from domain.pinochle import auction, deal, play, soloist
+from domain.pinochle.cards import DRAW_ORDER
 from domain.pinochle.events import DixExchanged
 from domain.pinochle.hooks import Hooks
 from domain.pinochle.state import Phase, State
@@ -44,7 +46,8 @@ def decide(
     if isinstance(command, SupplyDeck):
         require_system(actor)
         if state.phase is Phase.DRAW:
-            return [deal.draw(state, command)]
+            # The lowest card deals in the Pinochle games (RULES 0.4): DRAW_ORDER runs 9 to A.
+            return [dealer_drawn(state.drawing, command, state.seats, DRAW_ORDER)]
         if state.phase is Phase.DEAL:
             return deal.deal(rules, state, command)
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")

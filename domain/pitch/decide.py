@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from domain.cards import suit
 from domain.commands import Bid, Hold, Pass, Play, PlayerCommand, SupplyDeck
-from domain.draw import best_drawers, draw_cards
+from domain.draw import dealer_drawn
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
     BidMade,
     CardPlayed,
     CardsDealt,
-    DealerDrawn,
     DealThrownIn,
     Event,
     Held,
@@ -51,20 +50,10 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
 
 def _supply(state: State, command: SupplyDeck) -> list[Event]:
     if state.phase is Phase.DRAW:
-        return [_draw(state, command)]
+        return [dealer_drawn(state.drawing, command, state.seats, DRAW_ORDER)]
     if state.phase is Phase.DEAL:
         return [_deal(state, command)]
     raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")
-
-
-def _draw(state: State, command: SupplyDeck) -> DealerDrawn:
-    """One card to each seat still drawing; the highest rank deals (RULES 0.4)."""
-    cards = draw_cards(state.drawing, command.deck, state.seats)
-    high = best_drawers(cards, DRAW_ORDER)
-    dealer = high[0] if len(high) == 1 else None
-    return DealerDrawn(
-        shuffle=command.shuffle, commitment=command.commitment, cards=cards, dealer=dealer
-    )
 
 
 def _deal(state: State, command: SupplyDeck) -> CardsDealt:
