@@ -34,6 +34,15 @@ class Chance(msgspec.Struct, frozen=True):
     pack: tuple[str, ...]
 
 
+def chance_in(phase: str, pack: tuple[str, ...]) -> Chance | None:
+    """What every game waits for: a deck in its ``draw`` and ``deal`` phases, and only there."""
+    if phase == "draw":
+        return Chance(kind="draw", pack=pack)
+    if phase == "deal":
+        return Chance(kind="deal", pack=pack)
+    return None
+
+
 class SeatInfo(msgspec.Struct, frozen=True):
     seat: int
     name: str | None
@@ -108,5 +117,8 @@ class Game(Protocol[S]):
     def view(self, state: S, audience: Audience, header: ViewHeader) -> View: ...
 
     def redact(self, event: Event, audience: Audience) -> Event:
-        """``event`` as ``audience`` may see it: hidden cards become ``None``."""
+        """``event`` as a seat or a spectator may see it: hidden cards become ``None``.
+
+        The operator sees everything; ``domain.table.redact`` answers for the operator
+        and never asks the game."""
         ...

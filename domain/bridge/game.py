@@ -54,7 +54,7 @@ from domain.events import (
     Passed,
     TrickWon,
 )
-from domain.protocol import Actor, Audience, Chance, View, ViewHeader
+from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
 
 
 class BridgeTrickView(msgspec.Struct, frozen=True):
@@ -161,11 +161,7 @@ class ReserveBridge:
         return State(phase=Phase.DEAL, dealer=first_dealer)
 
     def chance(self, state: State) -> Chance | None:
-        if state.phase is Phase.DRAW:
-            return Chance(kind="draw", pack=self.pack)
-        if state.phase is Phase.DEAL:
-            return Chance(kind="deal", pack=self.pack)
-        return None
+        return chance_in(state.phase, self.pack)
 
     def decide(
         self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
@@ -254,8 +250,6 @@ class ReserveBridge:
         )
 
     def redact(self, event: Event, audience: Audience) -> Event:
-        if audience == "operator":
-            return event
         match event:
             case CardsDealt(hands=hands):
                 mine = [h if seat == audience else None for seat, h in enumerate(hands)]

@@ -49,7 +49,7 @@ from domain.fortyfive.state import (
     State,
     side_of,
 )
-from domain.protocol import Actor, Audience, Chance, View, ViewHeader
+from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
 
 _ACTING_PHASES = (Phase.AUCTION, Phase.TRUMP, Phase.EXCHANGE, Phase.PLAY)
 
@@ -111,11 +111,7 @@ class FortyFive:
         return State(phase=Phase.DEAL, dealer=first_dealer)
 
     def chance(self, state: State) -> Chance | None:
-        if state.phase is Phase.DRAW:
-            return Chance(kind="draw", pack=self.pack)
-        if state.phase is Phase.DEAL:
-            return Chance(kind="deal", pack=self.pack)
-        return None
+        return chance_in(state.phase, self.pack)
 
     def decide(
         self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
@@ -196,8 +192,6 @@ class FortyFive:
         )
 
     def redact(self, event: Event, audience: Audience) -> Event:
-        if audience == "operator":
-            return event
         match event:
             case CardsDealt(hands=hands):
                 mine = [h if seat == audience else None for seat, h in enumerate(hands)]

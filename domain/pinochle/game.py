@@ -41,7 +41,7 @@ from domain.pinochle.events import (
 from domain.pinochle.evolve import evolve
 from domain.pinochle.options import Config, PinochleOptions, auction_config
 from domain.pinochle.state import Phase, State, per_seat
-from domain.protocol import Actor, Audience, Chance, View, ViewHeader
+from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
 
 
 class PinochleView(view.PinochleViewBase, frozen=True, kw_only=True, tag="pinochle"):
@@ -141,11 +141,7 @@ class AuctionPinochle:
         return replace(state, phase=Phase.DEAL, dealer=first_dealer)
 
     def chance(self, state: State) -> Chance | None:
-        if state.phase is Phase.DRAW:
-            return Chance(kind="draw", pack=self.pack)
-        if state.phase is Phase.DEAL:
-            return Chance(kind="deal", pack=self.pack)
-        return None
+        return chance_in(state.phase, self.pack)
 
     def decide(
         self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor

@@ -111,8 +111,6 @@ def fields(rules: Hooks, state: State, audience: Audience, header: ViewHeader) -
 
 
 def redact(event: Event, audience: Audience) -> Event:
-    if audience == "operator":
-        return event
     match event:
         case CardsDealt(hands=hands):
             mine = [h if seat == audience else None for seat, h in enumerate(hands)]

@@ -30,7 +30,7 @@ from domain.pitch.events import PitchChipsSettled
 from domain.pitch.evolve import evolve
 from domain.pitch.scoring import captured_game_points
 from domain.pitch.state import Phase, PitchCall, PitchOptions, PitchPlayedCard, State, new_state
-from domain.protocol import Actor, Audience, Chance, View, ViewHeader
+from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
 
 _ACTING_PHASES = (Phase.AUCTION, Phase.PLAY)
 
@@ -92,11 +92,7 @@ class Pitch:
         return new_state(seats, options, first_dealer)
 
     def chance(self, state: State) -> Chance | None:
-        if state.phase is Phase.DRAW:
-            return Chance(kind="draw", pack=self.pack)
-        if state.phase is Phase.DEAL:
-            return Chance(kind="deal", pack=self.pack)
-        return None
+        return chance_in(state.phase, self.pack)
 
     def decide(
         self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
@@ -176,8 +172,6 @@ class Pitch:
 
     def redact(self, event: Event, audience: Audience) -> Event:
         """Only the deal hides cards: other seats' hands and the undealt rest (RULES 2.2)."""
-        if audience == "operator":
-            return event
         match event:
             case CardsDealt(hands=hands):
                 mine = [h if seat == audience else None for seat, h in enumerate(hands)]
