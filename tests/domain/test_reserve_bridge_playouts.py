@@ -18,7 +18,7 @@ import pytest
 from domain import table as tables
 from domain.bridge import rules
 from domain.bridge.auction import window
-from domain.bridge.events import ReserveLaid, RubberWon, StageDealt
+from domain.bridge.events import ReserveLaid, RubberWon
 from domain.bridge.game import RESERVE_BRIDGE
 from domain.bridge.scoring import PARTIES_TO_WIN
 from domain.bridge.state import Phase, State
@@ -38,7 +38,7 @@ from domain.commands import (
     Reserve,
     Stand,
 )
-from domain.events import CardPlayed, CardsDealt, DealerDrawn, Event, GameWon, HandScored, TrickWon
+from domain.events import CardsDealt, Event, GameWon, HandScored, TrickWon
 from domain.protocol import Audience
 from tests.support.invariants import (
     assert_only_known,
@@ -48,6 +48,7 @@ from tests.support.invariants import (
     check_public_parts,
     check_replay,
 )
+from tests.support.knowledge import Knowledge
 from tests.support.playout import Playout
 
 RUBBERS = 300
@@ -168,29 +169,6 @@ def candidates(state: State, rng: random.Random) -> list[PlayerCommand]:
                     if cards:
                         pool.append(Play(card=rng.choice(cards)))
     return pool
-
-
-class Knowledge:
-    """What each audience has legitimately seen of the current deal."""
-
-    def __init__(self, table_audiences: list[Audience]) -> None:
-        self.known: dict[Audience, Counter[str]] = {a: Counter() for a in table_audiences}
-
-    def learn(self, event: Event) -> Counter[str]:
-        """Update with ``event``; the cards public for this event alone (the dealer draw)."""
-        for audience, known in self.known.items():
-            match event:
-                case CardsDealt(hands=hands):
-                    known.clear()
-                    if isinstance(audience, int):
-                        known.update(hands[audience] or [])
-                case StageDealt(hands=hands) if isinstance(audience, int):
-                    known.update(hands[audience] or [])
-                case CardPlayed(card=card):
-                    known[card] += 1
-        if isinstance(event, DealerDrawn):
-            return Counter(c for c in event.cards if c)
-        return Counter()
 
 
 def unplayed_reserves_of_others(state: State, audience: Audience) -> set[str]:

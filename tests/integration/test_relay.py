@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
@@ -33,14 +33,6 @@ from tests.support.invariants import assert_only_known, cards_in
 from tests.support.knowledge import Knowledge
 from tests.support.playout import choose, pick_index
 from tests.support.redis_server import RedisServer
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import httpx
 import msgspec
@@ -20,14 +20,6 @@ from tests.support.live import serving
 from tests.support.playout import choose, pick_index
 from tests.support.redis_server import RedisServer
 from tests.support.sse import Message, messages
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")

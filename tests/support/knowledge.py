@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from domain.bridge.events import StageDealt
 from domain.events import CardPlayed, CardsDealt, CardsExchanged, DealerDrawn, Event
 from domain.protocol import Audience
 
@@ -24,6 +25,8 @@ class Knowledge:
                         known.update(hands[audience] or [])
                 case CardsExchanged(seat=seat, drawn=drawn) if seat == audience:
                     known.update(drawn or [])
+                case StageDealt(hands=hands) if isinstance(audience, int):
+                    known.update(hands[audience] or [])  # Reserve Bridge's later stages
                 case CardPlayed(card=card):
                     known[card] += 1
         if isinstance(event, DealerDrawn):
