@@ -65,14 +65,29 @@ def _deck_type(game_id: str) -> type[msgspec.Struct]:
     )
 
 
+def _game_body(name: str, game: Game[Any], fields: list[Any]) -> type[msgspec.Struct]:
+    """A request body for one game: tagged by ``game`` (the union's discriminator),
+    unknown fields refused."""
+    return msgspec.defstruct(
+        name,
+        fields,
+        tag_field="game",
+        tag=game.id,
+        frozen=True,
+        forbid_unknown_fields=True,
+        module=__name__,
+    )
+
+
 def _create_type(game: Game[Any]) -> type[msgspec.Struct]:
     """The body that creates a ``game`` table: its seat range and its own options."""
     seats = Annotated[int, msgspec.Meta(ge=game.min_seats, le=game.max_seats)]
     dealer = Annotated[int, msgspec.Meta(ge=0, le=game.max_seats - 1)]
     deck_type: Any = _deck_type(game.id)
     deals = Annotated[list[deck_type], msgspec.Meta(max_length=500)]
-    return msgspec.defstruct(
+    return _game_body(
         f"Create{_title(game)}",
+        game,
         [
             ("seats", seats),
             ("options", game.options_type, msgspec.field(default_factory=game.options_type)),
@@ -80,11 +95,6 @@ def _create_type(game: Game[Any]) -> type[msgspec.Struct]:
             ("first_dealer", dealer | None, None),
             ("deals", deals | None, None),
         ],
-        tag_field="game",
-        tag=game.id,
-        frozen=True,
-        forbid_unknown_fields=True,
-        module=__name__,
     )
 
 
@@ -113,19 +123,15 @@ def _tournament_type(game: Game[Any]) -> type[msgspec.Struct]:
             ),
         ),
     ]
-    return msgspec.defstruct(
+    return _game_body(
         f"CreateTournament{_title(game)}",
+        game,
         [
             ("name", Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=TEXT)]),
             ("options", game.options_type, msgspec.field(default_factory=game.options_type)),
             ("first_dealer", dealer | None, None),
             ("deals", deals | None, None),
         ],
-        tag_field="game",
-        tag=game.id,
-        frozen=True,
-        forbid_unknown_fields=True,
-        module=__name__,
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
@@ -15,6 +16,14 @@ from psycopg_pool import AsyncConnectionPool
 from service.store import GENESIS, Commit, EventStore, NewEvent
 
 
+async def _rate(clients: int, seconds: float, client: Callable[[float], Awaitable[int]]) -> float:
+    """Operations per second of ``clients`` concurrent ``client`` loops, each given the
+    deadline to stop at and answering how many operations it did."""
+    started = time.monotonic()
+    done = await asyncio.gather(*(client(started + seconds) for _ in range(clients)))
+    return sum(done) / (time.monotonic() - started)
+
+
 async def raw_insert_commit(database_url: str, clients: int, seconds: float) -> float:
     """One-row INSERT + COMMIT per second with ``clients`` connections at once."""
     async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
@@ -22,7 +31,7 @@ async def raw_insert_commit(database_url: str, clients: int, seconds: float) -> 
             "CREATE TABLE IF NOT EXISTS bench_raw (id bigserial PRIMARY KEY, payload text)"
         )
 
-    async def client() -> int:
+    async def client(deadline: float) -> int:
         done = 0
         async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
             while time.monotonic() < deadline:
@@ -30,10 +39,7 @@ async def raw_insert_commit(database_url: str, clients: int, seconds: float) -> 
                 done += 1
         return done
 
-    started = time.monotonic()
-    deadline = started + seconds
-    done = await asyncio.gather(*(client() for _ in range(clients)))
-    return sum(done) / (time.monotonic() - started)
+    return await _rate(clients, seconds, client)
 
 
 async def store_appends(database_url: str, clients: int, seconds: float) -> float:
@@ -43,7 +49,7 @@ async def store_appends(database_url: str, clients: int, seconds: float) -> floa
     ) as pool:
         store = EventStore(pool)
 
-        async def client() -> int:
+        async def client(deadline: float) -> int:
             table_id = str(uuid.uuid4())
             version, previous = 0, GENESIS
             done = 0
@@ -63,10 +69,7 @@ async def store_appends(database_url: str, clients: int, seconds: float) -> floa
                 done += 1
             return done
 
-        started = time.monotonic()
-        deadline = started + seconds
-        done = await asyncio.gather(*(client() for _ in range(clients)))
-        return sum(done) / (time.monotonic() - started)
+        return await _rate(clients, seconds, client)
 
 
 def eventsourcing_appends(database_url: str, clients: int, seconds: float) -> float:
