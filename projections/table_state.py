@@ -20,7 +20,6 @@ class TableRow(msgspec.Struct, frozen=True):
     game: str
     status: str
     tournament: str | None
-    version: int
     players: list[str]
     state: bytes
 
@@ -30,7 +29,6 @@ def project(table: Table[Any]) -> TableRow:
         game=table.game,
         status=table.status,
         tournament=table.tournament,
-        version=table.version,
         players=[name for name in table.names if name is not None],
         state=_encoder.encode(table),
     )

@@ -251,12 +251,6 @@ class EventStore:
             return None
         return Snapshot(row[0], row[1], bytes(row[2]), None if row[3] is None else bytes(row[3]))
 
-    async def version(self, table_id: str) -> int | None:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute("SELECT version FROM tables WHERE id = %s", (table_id,))
-            row = await cur.fetchone()
-        return None if row is None else int(row[0])
-
     async def commit(self, commit: Commit) -> bytes:
         """Append ``commit.events`` after ``expected_version``; all or nothing.
 

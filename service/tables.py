@@ -22,7 +22,7 @@ from domain import table as tables
 from domain.commands import PlayerCommand
 from domain.errors import RuleError
 from domain.events import Event, SeedRevealed, TableCreated
-from domain.protocol import SYSTEM, Audience, View
+from domain.protocol import SYSTEM, Audience
 from domain.shuffle import deck_commitment, seed_commitment, shuffle
 from domain.table import Table
 from projections.table_state import project
@@ -121,9 +121,6 @@ class TableService:
         assert snapshot.state is not None
         table = snapshot_decoder(snapshot.game).decode(snapshot.state)
         return self._remember(Loaded(table, snapshot.last_hash))
-
-    async def view(self, table_id: str, audience: Audience) -> View:
-        return tables.view((await self.load(table_id)).table, audience)
 
     async def events(
         self, table_id: str, audience: Audience, after: int, limit: int
@@ -328,6 +325,7 @@ class TableService:
         idempotency: IdempotencyRecord | None = None,
     ) -> None:
         row = project(settled.table)
+        committing_at = time.monotonic()
         last_hash = await self.store.commit(
             Commit(
                 table_id=settled.table.id,
@@ -345,6 +343,9 @@ class TableService:
                 at=at,
             )
         )
+        if self.watcher is not None:
+            # Our own commit is a version Postgres confirmed: the next load need not ask.
+            self.watcher.observe(settled.table.id, settled.table.version, committing_at)
         self._remember(Loaded(settled.table, last_hash))
 
 

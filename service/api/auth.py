@@ -55,7 +55,7 @@ class Authenticator:
 
     def __init__(self, store: EventStore, operator_token: str, cache_size: int = 100_000) -> None:
         self.store = store
-        self.operator_token = operator_token
+        self.operator_token = operator_token.encode()
         self.cache: dict[bytes, tuple[str, int]] = {}
         self.cache_size = cache_size
 
@@ -66,7 +66,7 @@ class Authenticator:
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             raise ApiProblem("unauthorized", "use 'Authorization: Bearer <token>'")
-        if hmac.compare_digest(token.encode(), self.operator_token.encode()):
+        if hmac.compare_digest(token.encode(), self.operator_token):
             return Caller("operator")
         digest = token_digest(token)
         found = self.cache.get(digest)
