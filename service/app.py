@@ -335,7 +335,7 @@ def create_app(settings: Settings) -> Litestar:
             store=store,
             watcher=watcher,
             settings=settings,
-            service=TableService(store, watcher),
+            service=TableService(store),
             auth=Authenticator(store, settings.operator_token),
         )
         stop = asyncio.Event()

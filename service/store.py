@@ -251,6 +251,29 @@ class EventStore:
             return None
         return Snapshot(row[0], row[1], bytes(row[2]), None if row[3] is None else bytes(row[3]))
 
+    async def load_many(
+        self, wanted: Sequence[tuple[str, int | None]]
+    ) -> dict[tuple[str, int | None], Snapshot]:
+        """:meth:`load` for many ``(table, known version)`` pairs in one statement; a
+        pair whose table does not exist is missing from the answer."""
+        async with self.pool.connection() as conn:
+            cur = conn.cursor(row_factory=tuple_row)
+            await cur.execute(
+                "SELECT k.id, k.known, t.game, t.version, t.last_hash,"
+                " CASE WHEN t.version = k.known THEN NULL ELSE t.state END"
+                " FROM unnest(%s::text[], %s::int[]) AS k(id, known)"
+                " JOIN tables t ON t.id = k.id::uuid",
+                ([table for table, _ in wanted], [known for _, known in wanted]),
+                prepare=True,
+            )
+            rows = await cur.fetchall()
+        return {
+            (row[0], row[1]): Snapshot(
+                row[2], row[3], bytes(row[4]), None if row[5] is None else bytes(row[5])
+            )
+            for row in rows
+        }
+
     async def commit(self, commit: Commit) -> bytes:
         """Append ``commit.events`` after ``expected_version``; all or nothing.
 

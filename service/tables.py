@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import time
 from collections import OrderedDict
 from datetime import datetime
 from typing import Any
@@ -27,6 +26,7 @@ from domain.shuffle import deck_commitment, seed_commitment, shuffle
 from domain.table import Table
 from projections.table_state import project
 from service.codec import event_data, event_decoder, snapshot_decoder
+from service.loads import BatchedLoads
 from service.problems import ApiProblem
 from service.store import (
     GENESIS,
@@ -38,7 +38,6 @@ from service.store import (
     VersionConflict,
     now,
 )
-from service.watch import TableWatcher
 
 _sorted_json = msgspec.json.Encoder(order="sorted")
 RETRIES = 5
@@ -82,15 +81,16 @@ class TableService:
     decided on a cached snapshot is checked again on a fresh one before it is returned.
     """
 
-    def __init__(
-        self, store: EventStore, watcher: TableWatcher | None = None, cache_size: int = 10_000
-    ) -> None:
+    def __init__(self, store: EventStore, cache_size: int = 10_000) -> None:
         self.store = store
-        self.watcher = watcher
+        self.loads = BatchedLoads(store)
         self.cache_size = cache_size
         self.snapshots: OrderedDict[str, Loaded] = OrderedDict()
 
     def _remember(self, loaded: Loaded) -> Loaded:
+        held = self.snapshots.get(loaded.table.id)
+        if held is not None and held.table.version > loaded.table.version:
+            return loaded  # a slower read of an older version: keep the newer one
         self.snapshots[loaded.table.id] = loaded
         self.snapshots.move_to_end(loaded.table.id)
         if len(self.snapshots) > self.cache_size:
@@ -103,21 +103,22 @@ class TableService:
     # --- reading ------------------------------------------------------------------------
 
     async def load(self, table_id: str) -> Loaded:
-        """The table as committed now (as of the last commit notification, when the
-        LISTEN connection is known to be live: then no query is needed)."""
+        """The table as committed when this call began.
+
+        Postgres is asked every time: another process's commit is announced here only
+        after that process may already have answered its client, so no notice, cached
+        version or heartbeat proves that nothing newer exists. Asking is cheap: the
+        question is shared by the concurrent reads of this process (service.loads), and
+        the snapshot's bytes travel, and are decoded, only when the cached version is
+        not current.
+        """
         cached = self.snapshots.get(table_id)
         known = cached.table.version if cached is not None else None
-        watcher = self.watcher
-        if cached is not None and watcher is not None and watcher.known(table_id) == known:
-            return cached
-        read_at = time.monotonic()
-        snapshot = await self.store.load(table_id, known)
+        snapshot = await self.loads.load(table_id, known)
         if snapshot is None:
             raise ApiProblem("table-not-found", f"no table {table_id}")
-        if self.watcher is not None:
-            self.watcher.observe(table_id, snapshot.version, read_at)
         if snapshot.state is None and cached is not None:
-            return cached
+            return cached  # Postgres is at ``known``: the version of this very snapshot
         assert snapshot.state is not None
         table = snapshot_decoder(snapshot.game).decode(snapshot.state)
         return self._remember(Loaded(table, snapshot.last_hash))
@@ -179,7 +180,9 @@ class TableService:
                     loaded, settled, at=now(), seat_tokens=[(token_digest(token), seat)]
                 )
             except VersionConflict:
-                continue  # somebody else sat down first: decide again on the new state
+                # Somebody else sat down first: decide again on the state as committed now.
+                self._forget(table_id)
+                continue
             return token, settled.table
         raise ApiProblem("version-conflict", "the table kept changing; try again")
 
@@ -325,7 +328,6 @@ class TableService:
         idempotency: IdempotencyRecord | None = None,
     ) -> None:
         row = project(settled.table)
-        committing_at = time.monotonic()
         last_hash = await self.store.commit(
             Commit(
                 table_id=settled.table.id,
@@ -343,9 +345,6 @@ class TableService:
                 at=at,
             )
         )
-        if self.watcher is not None:
-            # Our own commit is a version Postgres confirmed: the next load need not ask.
-            self.watcher.observe(settled.table.id, settled.table.version, committing_at)
         self._remember(Loaded(settled.table, last_hash))
 
 

@@ -20,9 +20,6 @@ from service.store import CHANNEL
 
 log = logging.getLogger("cardroom.watch")
 MAX_TRACKED = 100_000
-BEAT = "heartbeat"
-BEAT_EVERY = 1.0  # seconds
-BEAT_TIMEOUT = 2.5  # seconds without a heartbeat before versions are not trusted
 
 
 class TableWatcher:
@@ -34,55 +31,17 @@ class TableWatcher:
         self._any: set[asyncio.Event] = set()
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
-        self.last_beat = 0.0
-        self.listening_since = float("inf")
-        self._beats: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._listen(), name="cardroom-watch")
-        self._beats = asyncio.create_task(self._beat(), name="cardroom-heartbeat")
         with suppress(TimeoutError):
             await asyncio.wait_for(self.connected.wait(), timeout=5)
 
     async def stop(self) -> None:
-        for task in (self._task, self._beats):
-            if task is not None:
-                task.cancel()
-                with suppress(asyncio.CancelledError):
-                    await task
-
-    def known(self, table_id: str) -> int | None:
-        """The table's current version, when notifications are known to be flowing.
-
-        Trusted only while heartbeats sent through Postgres keep arriving: a silent
-        LISTEN connection could otherwise hide a commit. ``None``: ask Postgres.
-        """
-        if time.monotonic() - self.last_beat > BEAT_TIMEOUT:
-            return None
-        return self.versions.get(table_id)
-
-    def observe(self, table_id: str, version: int, read_at: float) -> None:
-        """A version Postgres answered for a read begun at ``read_at`` (monotonic time);
-        notifications keep it current from then on, if they were flowing by then."""
-        flowing = time.monotonic() - self.last_beat <= BEAT_TIMEOUT
-        if flowing and read_at >= self.listening_since:
-            self.versions[table_id] = max(version, self.versions.get(table_id, 0))
-
-    async def _beat(self) -> None:
-        """Send a heartbeat through Postgres every second (see :meth:`known`)."""
-        while True:
-            try:
-                async with await psycopg.AsyncConnection.connect(
-                    self.conninfo, autocommit=True
-                ) as conn:
-                    while True:
-                        await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, BEAT))
-                        await asyncio.sleep(BEAT_EVERY)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("heartbeat connection lost (%s); reconnecting", exc)
-                await asyncio.sleep(0.5)
+        if self._task is not None:
+            self._task.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._task
 
     async def _listen(self) -> None:
         while True:
@@ -93,7 +52,6 @@ class TableWatcher:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     # Whatever was notified while no one listened is unknown here.
                     self.versions.clear()
-                    self.listening_since = time.monotonic()
                     self.connected.set()
                     async for notice in conn.notifies():
                         self._deliver(notice.payload)
@@ -101,14 +59,10 @@ class TableWatcher:
                 raise
             except Exception as exc:  # reconnect on any failure; waiters poll meanwhile
                 self.connected.clear()
-                self.last_beat = 0.0
                 log.warning("LISTEN connection lost (%s); reconnecting", exc)
                 await asyncio.sleep(0.5)
 
     def _deliver(self, payload: str) -> None:
-        if payload == BEAT:
-            self.last_beat = time.monotonic()
-            return
         table_id, _, version = payload.rpartition(":")
         if not table_id or not version.isdigit():
             return
