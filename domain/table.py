@@ -8,7 +8,8 @@ once its cards are out of play — that is, when the game next needs a deck or e
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, TypeVar
+from collections.abc import Iterator
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import msgspec
 from msgspec.structs import replace
@@ -20,6 +21,7 @@ from domain.errors import RuleCode, RuleError
 from domain.events import ChanceEvent, Event, SeatTaken, SeedRevealed, TableCreated
 from domain.protocol import SYSTEM, Actor, Audience, Chance, Game, SeatInfo, View, ViewHeader
 from domain.registry import GAMES
+from domain.shuffle import deck_commitment, seed_commitment, shuffle
 
 S = TypeVar("S")
 Status = Literal["waiting", "playing", "finished"]
@@ -193,6 +195,71 @@ def reveals_due(table: Table[Any]) -> tuple[int, ...]:
     if table.status == "finished" or pending_chance(table) is not None:
         return table.unrevealed
     return ()
+
+
+class ChanceSource(Protocol):
+    """Where :func:`settle` gets the secrets it may not invent: the domain never draws."""
+
+    def revealed(self, shuffle_no: int) -> bytes | None:
+        """The seed of an earlier shuffle whose cards are out of play; ``None`` when the
+        shuffle dealt a supplied deck."""
+        ...
+
+    def seed(self, shuffle_no: int, chance: Chance) -> bytes | None:
+        """A fresh seed for ``shuffle``; ``None`` stops settling with ``chance`` pending
+        (a bench out of planned decks, a verifier whose export has not revealed it)."""
+        ...
+
+
+class ChanceStep(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
+    """One chance step of :func:`settle`: its events and the table after them."""
+
+    kind: Literal["reveal_seed", "supply_deck"]
+    shuffle: int
+    events: list[Event]
+    table: Table[S]
+    seed: bytes | None = None  # supply_deck: the seed drawn, or None for a supplied deck
+
+    def command(self) -> dict[str, Any]:
+        """The step as it is recorded: what caused its events (never the deck or seed)."""
+        return {"type": self.kind, "shuffle": self.shuffle}
+
+
+def settle(table: Table[S], source: ChanceSource) -> Iterator[ChanceStep[S]]:
+    """The one chance loop: reveal the seeds of every shuffle whose cards are out of play,
+    then supply the deck the game waits for — the operator's while the table's list
+    lasts, else one shuffled from ``source``'s seed — until the game waits on a seat.
+
+    The service, the offline verifier, the bench, the samples and the tests all settle a
+    table through here, so that they cannot drift apart.
+    """
+    while True:
+        for shuffle_no in reveals_due(table):
+            seed = source.revealed(shuffle_no)
+            revealed = SeedRevealed(
+                shuffle=shuffle_no, supplied=seed is None, seed=None if seed is None else seed.hex()
+            )
+            table = evolve(table, revealed)
+            yield ChanceStep(kind="reveal_seed", shuffle=shuffle_no, events=[revealed], table=table)
+        chance = pending_chance(table)
+        if chance is None:
+            return
+        shuffle_no = table.shuffles + 1
+        deck = supplied_deck(table, chance)
+        seed = None
+        if deck is not None:
+            commitment = deck_commitment(deck)
+        else:
+            seed = source.seed(shuffle_no, chance)
+            if seed is None:
+                return
+            deck, commitment = shuffle(chance.pack, seed), seed_commitment(seed)
+        dealt = supply(table, deck, commitment)
+        for event in dealt:
+            table = evolve(table, event)
+        yield ChanceStep(
+            kind="supply_deck", shuffle=shuffle_no, events=dealt, table=table, seed=seed
+        )
 
 
 # --- what leaves the domain -------------------------------------------------------------

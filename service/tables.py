@@ -2,9 +2,10 @@
 
 Every write follows DESIGN 1: authenticate, load the inline snapshot (never replay the
 stream), ``decide``, then append the events, the new snapshot and the idempotency record
-in one transaction. Chance steps are settled here because only the service may draw
-randomness: when the game waits for a deck the service draws a seed (or takes the
-operator's deck), and once a shuffle's cards are out of play its seed is revealed.
+in one transaction. Chance steps go through the domain's one loop
+(``domain.table.settle``); the service is its source of secrets, because only the
+service may draw randomness: it draws each new seed from the CSPRNG and reads the seeds
+of earlier shuffles, revealed once their cards are out of play, from the store.
 """
 
 from __future__ import annotations
@@ -20,9 +21,8 @@ import msgspec
 from domain import table as tables
 from domain.commands import PlayerCommand
 from domain.errors import RuleError
-from domain.events import Event, SeedRevealed, TableCreated
-from domain.protocol import SYSTEM, Audience
-from domain.shuffle import deck_commitment, seed_commitment, shuffle
+from domain.events import Event, TableCreated
+from domain.protocol import SYSTEM, Audience, Chance
 from domain.table import Table
 from projections.table_state import project
 from service.codec import event_data, event_decoder, snapshot_decoder
@@ -278,35 +278,14 @@ class TableService:
         return settled
 
     async def _settle_chance(self, settled: Settled) -> None:
-        while True:
-            due = tables.reveals_due(settled.table)
-            if due:
-                await self._reveal(settled, due)
-            chance = tables.pending_chance(settled.table)
-            if chance is None:
-                return
-            shuffle_no = settled.table.shuffles + 1
-            supplied = tables.supplied_deck(settled.table, chance)
-            seed: bytes | None = None
-            if supplied is not None:
-                deck, commitment = supplied, deck_commitment(supplied)
-            else:
-                seed = secrets.token_bytes(32)
-                deck, commitment = shuffle(chance.pack, seed), seed_commitment(seed)
-            settled.seeds.append((shuffle_no, seed))
-            dealt = tables.supply(settled.table, deck, commitment)
-            self._record(settled, dealt, SYSTEM, {"type": "supply_deck", "shuffle": shuffle_no})
-
-    async def _reveal(self, settled: Settled, due: tuple[int, ...]) -> None:
-        fresh = dict(settled.seeds)
-        stored = await self.store.seeds(settled.table.id, [n for n in due if n not in fresh])
-        for shuffle_no in due:
-            seed = fresh[shuffle_no] if shuffle_no in fresh else stored.get(shuffle_no)
-            revealed = SeedRevealed(
-                shuffle=shuffle_no, supplied=seed is None, seed=None if seed is None else seed.hex()
-            )
-            command = {"type": "reveal_seed", "shuffle": shuffle_no}
-            self._record(settled, [revealed], SYSTEM, command)
+        # Seeds of earlier commits can be due only before this loop deals anything (what
+        # it deals itself is revealed from ``drawn``), so one look at the store suffices.
+        due = tables.reveals_due(settled.table)
+        stored = await self.store.seeds(settled.table.id, list(due)) if due else {}
+        for step in tables.settle(settled.table, _Drawn(stored)):
+            if step.kind == "supply_deck":
+                settled.seeds.append((step.shuffle, step.seed))
+            self._record(settled, step.events, SYSTEM, step.command())
 
     @staticmethod
     def _record(settled: Settled, events: list[Event], actor: str, command: dict[str, Any]) -> None:
@@ -346,6 +325,21 @@ class TableService:
             )
         )
         self._remember(Loaded(settled.table, last_hash))
+
+
+class _Drawn:
+    """The service's chance source: fresh seeds from the CSPRNG; earlier ones from the
+    store (fetched beforehand) or from this very batch."""
+
+    def __init__(self, stored: dict[int, bytes | None]) -> None:
+        self.seeds = dict(stored)
+
+    def revealed(self, shuffle_no: int) -> bytes | None:
+        return self.seeds.get(shuffle_no)
+
+    def seed(self, shuffle_no: int, chance: Chance) -> bytes:
+        self.seeds[shuffle_no] = seed = secrets.token_bytes(32)
+        return seed
 
 
 def rule_error_context(error: RuleError) -> dict[str, Any]:

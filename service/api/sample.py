@@ -20,9 +20,8 @@ import msgspec
 
 from domain import table as tables
 from domain.commands import PlayerCommand
-from domain.events import CardsDealt, Event, HandScored, SeedRevealed
-from domain.protocol import SYSTEM, Audience
-from domain.shuffle import seed_commitment, shuffle
+from domain.events import CardsDealt, Event, HandScored
+from domain.protocol import SYSTEM, Audience, Chance
 from domain.table import Table
 from projections import scoresheet, standings
 from service.api.schemas import EventRecord
@@ -63,19 +62,10 @@ class Sample(msgspec.Struct, kw_only=True):
         return self.settle(self._append(table, events, actor))
 
     def settle(self, table: Table[Any]) -> Table[Any]:
-        """Reveal spent seeds and deal, until a seat is to act (as service/tables.py)."""
-        while True:
-            revealed: list[Event] = [
-                SeedRevealed(shuffle=n, supplied=False, seed=_seed(n).hex())
-                for n in tables.reveals_due(table)
-            ]
-            table = self._append(table, revealed, SYSTEM)
-            chance = tables.pending_chance(table)
-            if chance is None:
-                return table
-            seed = _seed(table.shuffles + 1)
-            dealt = tables.supply(table, shuffle(chance.pack, seed), seed_commitment(seed))
-            table = self._append(table, dealt, SYSTEM)
+        """Reveal spent seeds and deal, until a seat is to act (``domain.table.settle``)."""
+        for step in tables.settle(table, _Seeded()):
+            table = self._append(table, step.events, SYSTEM)
+        return table
 
     def _append(self, table: Table[Any], events: list[Event], actor: str) -> Table[Any]:
         for event in events:
@@ -119,6 +109,16 @@ class Sample(msgspec.Struct, kw_only=True):
             for v, actor, event in self.events
             if first <= v <= (last or v)
         ]
+
+
+class _Seeded:
+    """Every shuffle's seed derived from its number, so the examples never change."""
+
+    def revealed(self, shuffle_no: int) -> bytes:
+        return _seed(shuffle_no)
+
+    def seed(self, shuffle_no: int, chance: Chance) -> bytes:
+        return _seed(shuffle_no)
 
 
 def _seed(shuffle_no: int) -> bytes:

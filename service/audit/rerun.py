@@ -5,9 +5,10 @@ it (``service/tables.py``): the creation request (``table_created``, and for a t
 table one ``take_seat`` per player in the same commit), a seat's ``take_seat``, a seat's
 command — and after each of those the chance steps it settles in a loop: reveal the seeds
 of every shuffle whose cards are out of play (``reveal_seed``), then supply the deck the
-game waits for (``supply_deck``), until the game waits on a seat. This module mirrors
-that loop exactly: each batch's events are produced again from its command and the table
-as folded so far, and must equal the exported events one for one.
+game waits for (``supply_deck``), until the game waits on a seat. The verifier runs that
+very loop (``domain.table.settle``), with the export's revealed seeds as its source: each
+batch's events are produced again from its command and the table as folded so far, and
+must equal the exported events one for one.
 
 A deck comes from the operator's list in ``table_created`` (its commitment is the
 SHA-256 of the deck's text) or from the shuffle's seed, which the export reveals later in
@@ -32,7 +33,7 @@ from domain.errors import RuleError
 from domain.events import CardsDealt, ChanceEvent, Event, SeedRevealed, TableCreated
 from domain.protocol import Chance
 from domain.registry import GAMES
-from domain.shuffle import SEED_BYTES, deck_commitment, seed_commitment, shuffle
+from domain.shuffle import SEED_BYTES
 from domain.table import Table
 
 SYSTEM = "system"
@@ -235,13 +236,31 @@ class Rerun:
     # --- the service's chance steps -----------------------------------------------------
 
     def _settle(self, pos: int) -> int:
+        """The chance steps after a batch, through the service's own loop: each step the
+        rules give must be the next batch of the export."""
         while True:
-            for shuffle_no in tables.reveals_due(self.table):
-                pos = self._reveal(pos, shuffle_no)
+            for step in tables.settle(self.table, self):
+                entry = self._step(pos, step.command())
+                if step.kind == "reveal_seed":
+                    self.counts.reveals += 1
+                else:
+                    self._check_supply(entry, step)
+                pos = self._expect(pos, step.events, SYSTEM)
             chance = tables.pending_chance(self.table)
             if chance is None:
                 return pos
-            pos = self._supply(pos, chance)
+            shuffle_no = self.table.shuffles + 1  # its seed is not in the export yet
+            entry = self._step(pos, {"type": "supply_deck", "shuffle": shuffle_no})
+            pos = self._in_play(pos, entry, shuffle_no, chance)
+
+    # The chance source of ``settle``: seeds as the export reveals them.
+    def revealed(self, shuffle_no: int) -> bytes | None:
+        seed = self.seeds.get(shuffle_no)
+        return None if seed is None else bytes.fromhex(seed)
+
+    def seed(self, shuffle_no: int, chance: Chance) -> bytes | None:
+        reveal = self.reveals.get(shuffle_no)
+        return None if reveal is None else self._seed(reveal)
 
     def _step(self, pos: int, command: dict[str, Any]) -> Entry:
         step = f"{command['type']} of shuffle {command['shuffle']}"
@@ -259,43 +278,29 @@ class Rerun:
             raise Mismatch(entry.version, f"the {step} recorded for {entry.actor!r}")
         return entry
 
-    def _reveal(self, pos: int, shuffle_no: int) -> int:
-        self._step(pos, {"type": "reveal_seed", "shuffle": shuffle_no})
-        supplied = shuffle_no in self.supplied
-        revealed = SeedRevealed(
-            shuffle=shuffle_no, supplied=supplied, seed=self.seeds.get(shuffle_no)
-        )
-        self.counts.reveals += 1
-        return self._expect(pos, [revealed], SYSTEM)
-
-    def _supply(self, pos: int, chance: Chance) -> int:
-        shuffle_no = self.table.shuffles + 1
-        command = {"type": "supply_deck", "shuffle": shuffle_no}
-        entry = self._step(pos, command)
+    def _check_supply(self, entry: Entry, step: tables.ChanceStep[Any]) -> None:
+        """Say which is false when the exported deal departs from the one the rules give:
+        an operator deck's commitment, a seed, or a commitment."""
         exported = entry.event.commitment if isinstance(entry.event, ChanceEvent) else None
-        deck = tables.supplied_deck(self.table, chance)
-        if deck is not None:
-            commitment = deck_commitment(deck)
+        produced = step.events[0]
+        assert isinstance(produced, ChanceEvent)
+        commitment = produced.commitment
+        if step.seed is None:
             if exported is not None and exported != commitment:
                 raise Mismatch(
                     entry.version,
                     f"commitment {exported[:16]}… is not that of operator deck"
                     f" {self.table.deals + 1} ({commitment[:16]}…)",
                 )
-            self.supplied.add(shuffle_no)
+            self.supplied.add(step.shuffle)
             self.counts.supplied += 1
-            return self._expect(pos, tables.supply(self.table, deck, commitment), SYSTEM)
-        reveal = self.reveals.get(shuffle_no)
-        if reveal is None:
-            return self._in_play(pos, entry, shuffle_no, chance)
-        seed = self._seed(reveal)
-        commitment = seed_commitment(seed)
-        produced = tables.supply(self.table, shuffle(chance.pack, seed), commitment)
+            return
+        reveal = self.reveals[step.shuffle]
         if exported is not None and exported != commitment:
             # Which is false, the seed or the commitment? A seed that deals exactly the
             # exported cards is the real one: then the commitment was altered.
             assert isinstance(entry.event, ChanceEvent)
-            if replace(entry.event, commitment=commitment) == produced[0]:
+            if replace(entry.event, commitment=commitment) == produced:
                 raise Mismatch(
                     entry.version,
                     f"commitment {exported[:16]}… is not the SHA-256 of the seed revealed at"
@@ -303,12 +308,11 @@ class Rerun:
                 )
             raise Mismatch(
                 reveal.version,
-                f"the seed revealed for shuffle {shuffle_no} matches neither the commitment"
+                f"the seed revealed for shuffle {step.shuffle} matches neither the commitment"
                 f" published at version {entry.version} nor the cards dealt there",
             )
-        self.seeds[shuffle_no] = seed.hex()
+        self.seeds[step.shuffle] = step.seed.hex()
         self.counts.seeded += 1
-        return self._expect(pos, produced, SYSTEM)
 
     def _seed(self, reveal: Entry) -> bytes:
         assert isinstance(reveal.event, SeedRevealed)

@@ -14,10 +14,12 @@ import msgspec
 
 from domain import table as tables
 from domain.commands import PlayerCommand
-from domain.events import Event, SeedRevealed
+from domain.events import Event
+from domain.protocol import Chance
 from domain.registry import GAMES
-from domain.shuffle import deck_commitment, shuffle
+from domain.shuffle import shuffle
 from domain.table import Table
+from service.bot import choose
 
 _command = msgspec.json.Decoder(PlayerCommand)
 
@@ -32,13 +34,14 @@ class Plan(msgspec.Struct, frozen=True):
     table: Table[Any]
 
 
-def _choose(action: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    command = {}
-    for key, value in action.items():
-        if isinstance(value, dict) and {"from", "min", "max"} <= value.keys():
-            value = rng.sample(value["from"], rng.randint(value["min"], value["max"]))
-        command[key] = value
-    return command
+class _PlannedDecks:
+    """Only the table's own decks are dealt: no seed is ever drawn."""
+
+    def revealed(self, shuffle_no: int) -> None:
+        return None
+
+    def seed(self, shuffle_no: int, chance: Chance) -> None:
+        return None
 
 
 def plan_game(
@@ -61,22 +64,18 @@ def plan_game(
         record(tables.take_seat(table, seat, f"bench {seat}"))
     steps: list[tuple[int, dict[str, Any]]] = []
     while True:
-        for shuffle_no in tables.reveals_due(table):
-            record([SeedRevealed(shuffle=shuffle_no, supplied=True)])
-        chance = tables.pending_chance(table)
-        if chance is not None:
-            deck = tables.supplied_deck(table, chance)
-            if deck is None:
-                break  # the planned decks are spent: the plan ends here
-            record(tables.supply(table, deck, deck_commitment(deck)))
-            continue
+        for step in tables.settle(table, _PlannedDecks()):
+            table = step.table
+            events.extend(step.events)
+        if tables.pending_chance(table) is not None:
+            break  # the planned decks are spent: the plan ends here
         if table.status != "playing":
             break
         seat = rng.choice(tables.to_act(table))
         actions = msgspec.to_builtins(tables.legal_actions(table, seat))
         passes = [a for a in actions if a["type"] == "pass"]
         action = passes[0] if passes and rng.random() < 0.5 else rng.choice(actions)
-        command = _choose(action, rng)
+        command = choose(action, rng)
         record(tables.decide(table, _command.decode(msgspec.json.encode(command)), seat))
         steps.append((seat, command))
     create = {

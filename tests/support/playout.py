@@ -1,7 +1,7 @@
 """Seeded random playouts through the table aggregate, choosing only legal actions.
 
-The service's chance loop is reproduced here with a seeded RNG, so a playout is pure and
-repeatable: a failing seed can be replayed exactly.
+The chance steps go through the service's own loop (``domain.table.settle``) with seeds
+from a seeded RNG, so a playout is pure and repeatable: a failing seed can be replayed exactly.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import msgspec
 
 from domain import table as tables
 from domain.commands import LegalAction, PlayerCommand
-from domain.events import Event, SeedRevealed
-from domain.shuffle import deck_commitment, seed_commitment, shuffle
+from domain.events import Event
+from domain.protocol import Chance
 from domain.table import Table
 from service.bot import choose, pick_index
 
@@ -44,25 +44,17 @@ class Playout:
 
     def settle(self) -> None:
         """Reveal what is out of play and answer chance steps, as the service does."""
-        while True:
-            for shuffle_no in tables.reveals_due(self.table):
-                seed = self.seeds.get(shuffle_no)
-                revealed = SeedRevealed(
-                    shuffle=shuffle_no, supplied=seed is None, seed=seed.hex() if seed else None
-                )
-                self._record(revealed)
-            chance = tables.pending_chance(self.table)
-            if chance is None:
-                return
-            supplied = tables.supplied_deck(self.table, chance)
-            if supplied is not None:
-                deck, commitment = supplied, deck_commitment(supplied)
-            else:
-                seed = self.rng.randbytes(32)
-                self.seeds[self.table.shuffles + 1] = seed
-                deck, commitment = shuffle(chance.pack, seed), seed_commitment(seed)
-            for event in tables.supply(self.table, deck, commitment):
-                self._record(event)
+        for step in tables.settle(self.table, self):
+            self.events.extend(step.events)
+            self.table = step.table
+
+    # The chance source of ``settle``: seeds from this playout's own random generator.
+    def revealed(self, shuffle_no: int) -> bytes | None:
+        return self.seeds.get(shuffle_no)
+
+    def seed(self, shuffle_no: int, chance: Chance) -> bytes:
+        self.seeds[shuffle_no] = seed = self.rng.randbytes(32)
+        return seed
 
     def _record(self, event: Event) -> None:
         self.events.append(event)
