@@ -1,6 +1,6 @@
 """The score sheet of a table: a row per scored deal and the running totals (async).
 
-A pure fold over the table's events; the runner (service/projector.py) stores one
+A pure fold over the table's events; the runner (service/workers/projector.py) stores one
 document per table, written with its checkpoint in one transaction. Every game reports a
 deal through ``hand_scored`` (itemised points, the change per scoring unit, the running
 scores), so one sheet serves all games; a unit is a seat or a partnership (``units``).

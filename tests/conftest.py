@@ -9,7 +9,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
+from service.http.app import create_app
 from service.settings import Settings
 from tests.support import services
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import msgspec
 
 from service.audit.format import FORMAT, EventLine, ExportHeader, ExportPlayer
-from service.store import StoredEvent
-from service.tables import Loaded, TableService
+from service.write.commands import Loaded, TableService
+from service.write.store import StoredEvent
 
 PAGE = 1000
 _NULL = msgspec.Raw(b"null")

@@ -10,7 +10,7 @@ A line is a JSON object tagged by ``type``:
 
 The chain hash of version ``v`` is ``sha256(hash(v-1) || canonical)`` where the genesis
 hash is 32 zero bytes and ``canonical`` is the sorted-key JSON of ``{"table", "version",
-"at", "actor", "data", "command"}`` (``service.store.canonical_bytes``). ``data`` and
+"at", "actor", "data", "command"}`` (``service.write.store.canonical_bytes``). ``data`` and
 ``command`` are written as the store holds them, never re-encoded from a newer event
 type, so the hashes can be recomputed from the file alone.
 """
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 import msgspec
 
 from domain.events import Event
-from service.codec import event_classes
+from service.write.codec import event_classes
 
 FORMAT: Literal["cardroom-export/1"] = "cardroom-export/1"
 NDJSON = "application/x-ndjson"

@@ -14,7 +14,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from domain.events import Event
 from service.audit.duplicate import EVENT_TYPES
-from service.codec import event_decoder
+from service.write.codec import event_decoder
 
 
 async def tournament_streams(

@@ -28,8 +28,8 @@ from projections.units import scoring_units
 from service.audit.deals import DealRecord, deal_records
 from service.audit.format import FORMAT, EventLine, ExportHeader
 from service.audit.rerun import Entry, Mismatch, Rerun
-from service.codec import event_decoder
-from service.store import GENESIS, NewEvent, canonical_bytes, chain
+from service.write.codec import event_decoder
+from service.write.store import GENESIS, NewEvent, canonical_bytes, chain
 
 _header = msgspec.json.Decoder(ExportHeader)
 _line = msgspec.json.Decoder(EventLine)

@@ -8,7 +8,7 @@ from typing import Any
 
 import jsonschema
 
-from service.asyncapi import document, render
+from service.http.asyncapi import document, render
 
 COMMITTED = Path(__file__).resolve().parents[2] / "api_spec" / "asyncapi.json"
 
@@ -29,7 +29,7 @@ def entry_validator() -> tuple[jsonschema.Draft202012Validator, jsonschema.Draft
 
 
 def test_channels_name_the_keys_the_relay_writes() -> None:
-    from service.streams import global_stream, table_stream
+    from service.workers.streams import global_stream, table_stream
 
     channels = document()["channels"]
     assert channels["table"]["address"] == table_stream("cardroom", "{table}")

@@ -32,7 +32,7 @@ from domain.pinochle.events import ChipsSettled
 from domain.registry import GAMES
 from service.audit.render import render
 from service.audit.verify import verify_lines
-from service.codec import event_decoder
+from service.write.codec import event_decoder
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import GAMES as PLAYERS
 from tests.support.audit import (

@@ -8,7 +8,7 @@ from httpx import AsyncClient
 from litestar import Litestar
 
 from domain import table as tables
-from service.codec import event_decoder
+from service.write.codec import event_decoder
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import Player, export, lines_of, new_game, play
 

@@ -9,8 +9,8 @@ from typing import Any
 from litestar import Litestar
 from litestar.routes import HTTPRoute
 
-from service.app import API_VERSION
-from service.problems import CATALOGUE
+from service.http.app import API_VERSION
+from service.http.problems import CATALOGUE
 from tests.api.test_openapi import COMMITTED
 
 ASSET = re.compile(r"""(?:src|href)=["']([^"']+)["']""")

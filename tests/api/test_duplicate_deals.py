@@ -18,7 +18,7 @@ from domain.cards import pinochle_pack
 from domain.events import CardsDealt, DealThrownIn, Event, HandScored
 from domain.registry import GAMES
 from service.audit.verify import verify_lines
-from service.codec import event_decoder
+from service.write.codec import event_decoder
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import Player, export, lines_of, play
 

@@ -13,8 +13,8 @@ from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from domain.commands import PlayerCommand
-from service.api.examples import COMMANDS
-from service.openapi import spec
+from service.http.examples import COMMANDS
+from service.http.spec import spec
 from tests.support.api import OPERATOR, ok
 
 SPEC = spec()

@@ -17,7 +17,7 @@ from domain.fortyfive.state import Phase, State
 from domain.protocol import Audience
 from domain.registry import GAMES
 from domain.shuffle import shuffle
-from service.codec import event_decoder
+from service.write.codec import event_decoder
 from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
 from tests.support.invariants import assert_only_known, cards_in
 from tests.support.knowledge import Knowledge

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from service.openapi import render_spec, spec
+from service.http.spec import render_spec, spec
 
 COMMITTED = Path(__file__).resolve().parents[2] / "api_spec" / "openapi.json"
 

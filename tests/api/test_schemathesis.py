@@ -15,7 +15,7 @@ from litestar.testing import TestClient
 from schemathesis.generation.modes import GenerationMode
 
 from domain.registry import GAMES
-from service.app import create_app
+from service.http.app import create_app
 from tests.conftest import OPERATOR_TOKEN, make_settings
 from tests.support import services
 from tests.support.audit import nonconforming_lines

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from service.app import create_app
+from service.http.app import create_app
 from tests.conftest import make_settings
 from tests.support import services
 from tests.support.generated import CLIENTS, require

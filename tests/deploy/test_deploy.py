@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 from dockerfile_parse import DockerfileParser
 
-from service.openapi import spec
+from service.http.spec import spec
 from service.settings import VARIABLES
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from service import bot
-from service.app import create_app
+from service.http.app import create_app
+from service.tools import bot
 from tests.conftest import make_settings
 from tests.support import services
 from tests.support.live import serving
@@ -59,7 +59,7 @@ async def test_seat_bots_finish_a_pinochle_table_even_racing_for_one_seat(base_u
 
 
 async def test_the_command_plays_a_whole_forty_five_game(base_url: str) -> None:
-    command = [sys.executable, "-m", "service.cli", "bot", "--url", base_url, "--seed", "3"]
+    command = [sys.executable, "-m", "service.tools.cli", "bot", "--url", base_url, "--seed", "3"]
     command += ["--play-all", "--game", "forty-five", "--seats", "4"]
     process = await asyncio.create_subprocess_exec(
         *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE

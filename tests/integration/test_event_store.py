@@ -13,7 +13,7 @@ import psycopg
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
-from service.store import (
+from service.write.store import (
     GENESIS,
     Commit,
     EventStore,

@@ -21,11 +21,11 @@ from litestar.testing import AsyncTestClient
 from psycopg_pool import AsyncConnectionPool
 
 from projections import scoresheet, standings
-from service.app import create_app
-from service.codec import event_decoder
-from service.projector import PROJECTIONS, Projector
+from service.http.app import create_app
 from service.settings import Settings
-from service.store import EventStore
+from service.workers.projector import PROJECTIONS, Projector
+from service.write.codec import event_decoder
+from service.write.store import EventStore
 from tests.conftest import make_settings
 from tests.support import services
 from tests.support.api import OPERATOR, all_events, bearer, new_table, ok, play_to_end, seat_all
@@ -251,7 +251,7 @@ async def test_a_killed_projector_restarts_without_double_counting_or_missing() 
         total = 0
         for table_id in table_ids:
             total += len(await store.read_stream(table_id, 0, 10_000))
-        runner = subprocess.Popen([sys.executable, "-m", "service.cli", "project"], env=env)
+        runner = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "project"], env=env)
         try:
             while True:  # kill it part-way through the backlog
                 done = (await store.checkpoint("projection:scoresheet"))[1]
@@ -264,7 +264,9 @@ async def test_a_killed_projector_restarts_without_double_counting_or_missing() 
             last = (await store.checkpoint("projection:scoresheet"))[1]
             heads = [await store.read_stream(t, 0, 10_000) for t in table_ids]
             assert last < max(e.position for events in heads for e in events), "killed too late"
-            runner = subprocess.Popen([sys.executable, "-m", "service.cli", "project"], env=env)
+            runner = subprocess.Popen(
+                [sys.executable, "-m", "service.tools.cli", "project"], env=env
+            )
             deadline = time.monotonic() + 60
             head = max(e.position for events in heads for e in events)
             while (await store.checkpoint("projection:standings"))[1] < head or (

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.bench.harness import running_server
+from service.tools.bench.harness import running_server
 from tests.support import services
 from tests.support.api import bearer, ok
 from tests.support.playout import choose, pick_index

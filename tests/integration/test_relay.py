@@ -19,11 +19,11 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from redis.asyncio import Redis
 
-from service.app import create_app
-from service.relay import Relay
+from service.http.app import create_app
 from service.settings import Settings
-from service.store import EventStore
-from service.streams import global_stream, table_stream, version_of
+from service.workers.relay import Relay
+from service.workers.streams import global_stream, table_stream, version_of
+from service.write.store import EventStore
 from tests.api.test_asyncapi import entry_validator
 from tests.api.test_forty_five_api import operator_events
 from tests.conftest import make_settings
@@ -232,7 +232,7 @@ async def test_a_killed_relay_republishes_from_its_checkpoint_without_gaps(
     }
     redis = Redis.from_url(redis_server.url)
     stream = global_stream(settings.redis_prefix)
-    relay = subprocess.Popen([sys.executable, "-m", "service.cli", "relay"], env=env)
+    relay = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "relay"], env=env)
     try:
         while await redis.xlen(stream) < total // 4:  # part of the backlog is out
             assert relay.poll() is None
@@ -240,7 +240,7 @@ async def test_a_killed_relay_republishes_from_its_checkpoint_without_gaps(
         relay.send_signal(signal.SIGKILL)
         relay.wait()
         assert await redis.xlen(stream) < total, "killed too late to test a partial relay"
-        relay = subprocess.Popen([sys.executable, "-m", "service.cli", "relay"], env=env)
+        relay = subprocess.Popen([sys.executable, "-m", "service.tools.cli", "relay"], env=env)
 
         async def complete() -> bool:
             for table_id, count in expected.items():

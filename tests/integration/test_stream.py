@@ -10,8 +10,8 @@ import httpx
 import msgspec
 import pytest
 
-from service.api import live
-from service.app import create_app
+from service.http import live
+from service.http.app import create_app
 from service.settings import Settings
 from tests.conftest import make_settings
 from tests.support import services

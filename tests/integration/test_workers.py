@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 import httpx
 import pytest
 
-from service.bench.harness import running_server
+from service.tools.bench.harness import running_server
 from tests.support import services
 from tests.support.api import all_events, bearer, ok
 from tests.support.playout import choose, pick_index

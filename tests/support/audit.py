@@ -1,7 +1,7 @@
 """Audit test support: whole games played through the real command path, exports, tampering.
 
 Games are played by the seeded random players of the domain playouts, but every command
-goes through :class:`service.tables.TableService` — the code the HTTP handler calls —
+goes through :class:`service.write.commands.TableService` — the code the HTTP handler calls —
 against the real store, so exports hold real seeds, commitments, batches and hashes.
 (Skipping HTTP for each command keeps a complete game of every game id within seconds.)
 """
@@ -19,8 +19,8 @@ from httpx import AsyncClient
 
 from domain import table as tables
 from domain.table import Table
-from service.store import GENESIS, NewEvent, canonical_bytes, chain
-from service.tables import TableService
+from service.write.commands import TableService
+from service.write.store import GENESIS, NewEvent, canonical_bytes, chain
 from tests.domain.test_reserve_bridge_playouts import BridgePlayout
 from tests.support.api import OPERATOR, ok
 from tests.support.pinochle import PinochlePlayout
@@ -140,7 +140,7 @@ def other_seed(seed: str) -> str:
 @cache
 def export_line_schema() -> dict[str, Any]:
     """The schema the OpenAPI document gives one export line, with its components."""
-    from service.openapi import spec
+    from service.http.spec import spec
 
     document = spec()
     content = document["paths"]["/tables/{table_id}/export"]["get"]["responses"]["200"]

@@ -15,8 +15,8 @@ from functools import cache
 
 import psycopg
 
-from service.embedded import Embedded
-from service.migrate import migrate
+from service.tools.embedded import Embedded
+from service.write.migrate import migrate
 
 _embedded: Embedded | None = None
 _created: list[tuple[str, str]] = []  # (admin url, database name)

@@ -1,0 +1,160 @@
+"""Audit endpoints for the operator: export a table, replay it, compare duplicate deals."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, cast
+from uuid import UUID
+
+import msgspec
+from litestar import Controller, get
+from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath, QueryParameter
+from litestar.response import Stream
+from psycopg_pool import AsyncConnectionPool
+
+from domain import table as tables
+from service.audit.duplicate import DuplicateReport, compare
+from service.audit.export import export_lines
+from service.audit.format import NDJSON, ExportLine
+from service.audit.queries import tournament_streams
+from service.http.auth import Caller
+from service.http.docs import errors
+from service.http.problems import ApiProblem
+from service.http.schemas import EventRecord, TableView
+from service.read.models import ReadSide
+from service.write.codec import event_decoder
+from service.write.commands import TableService
+
+Version = Annotated[
+    int,
+    QueryParameter(
+        name="version",
+        ge=1,
+        le=2**31 - 1,
+        description="The version to replay up to, 1 to the table's current version.",
+    ),
+]
+
+
+class ReplayStep(msgspec.Struct, frozen=True):
+    """The table as the operator sees it just after ``version``: the fold of its first
+    ``version`` events. ``event`` is the event at ``version``; ``latest`` the table's
+    current version, the last one that can be replayed."""
+
+    version: int
+    latest: int
+    event: EventRecord
+    table: TableView
+
+
+class AuditController(Controller):
+    path = "/"
+    tags = ["audit"]  # noqa: RUF012  (Litestar declares it as an instance attribute)
+
+    @get(
+        "/tables/{table_id:uuid}/export",
+        operation_id="exportTable",
+        summary="Export a table for audit: every event with its chain hash (operator only)",
+        description=(
+            "Newline-delimited JSON: a `header` line (game, options, rules-engine version,"
+            " seats and players, the last version and its chain hash), then one `event`"
+            " line per version, exactly as stored: time, actor, the command that caused its"
+            " batch, the event and its SHA-256 chain hash. Seeds appear in `seed_revealed`"
+            " events, which are written only once a deal is over. `cardroom verify FILE`"
+            " checks an export offline."
+        ),
+        media_type=NDJSON,
+        responses={
+            200: ResponseSpec(
+                data_container=cast(Any, ExportLine),
+                media_type=NDJSON,
+                description="One JSON object per line, tagged by `type`: the schema of a line.",
+                generate_examples=False,
+            ),
+            **errors(400, 401, 403, 404),
+        },
+        security=[{"bearer": []}],
+    )
+    async def export_table(
+        self,
+        table_id: FromPath[UUID],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+    ) -> Stream:
+        caller.require_operator("exports are for the operator")
+        loaded = await service.load(str(table_id))  # 404 before the stream starts
+        name = f"table-{loaded.table.id}-v{loaded.table.version}.ndjson"
+        return Stream(
+            export_lines(service, loaded),
+            media_type=NDJSON,
+            headers={
+                "Content-Disposition": f'attachment; filename="{name}"',
+                "Cache-Control": "private, no-store",
+            },
+        )
+
+    @get(
+        "/tables/{table_id:uuid}/replay",
+        operation_id="replayTable",
+        summary="The table as it stood at a version (operator only)",
+        description=(
+            "The operator's view of the table folded from its first `version` events, and"
+            " the event at that version: step `version` from 1 to `latest` to watch the"
+            " game unfold, every hand shown."
+        ),
+        responses=errors(400, 401, 403, 404),
+        security=[{"bearer": []}],
+    )
+    async def replay_table(
+        self,
+        table_id: FromPath[UUID],
+        version: Version,
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+    ) -> ReplayStep:
+        caller.require_operator("replays are for the operator")
+        table_key = str(table_id)
+        latest = (await service.load(table_key)).table
+        if version > latest.version:
+            raise ApiProblem(
+                "version-not-found",
+                f"table {table_key} is at version {latest.version}",
+                version=latest.version,
+            )
+        stored = await service.store.read_stream(table_key, 0, version)
+        decode = event_decoder(latest.game).decode
+        events = [decode(s.data) for s in stored]
+        table = tables.fold(events)
+        last = stored[-1]
+        return ReplayStep(
+            version=version,
+            latest=latest.version,
+            event=EventRecord(last.version, last.recorded_at, last.actor, events[-1]),
+            table=tables.view(table, "operator"),
+        )
+
+    @get(
+        "/tournaments/{tournament_id:uuid}/deals",
+        operation_id="getTournamentDeals",
+        summary="Duplicate deals: each operator deck as played at each table (operator only)",
+        description=(
+            "Deal by deal, every table that was dealt the same operator deck (the same"
+            " commitment), with its dealer, contract, result and running scores. Computed"
+            " from the events when asked, so it is exact as soon as a deal is scored."
+            " Operator only: a table still to play a deal must not learn how it went."
+        ),
+        responses=errors(400, 401, 403, 404),
+        security=[{"bearer": []}],
+    )
+    async def tournament_deals(
+        self,
+        tournament_id: FromPath[UUID],
+        caller: NamedDependency[Caller],
+        read_side: NamedDependency[ReadSide],
+        pool: NamedDependency[AsyncConnectionPool[Any]],
+    ) -> DuplicateReport:
+        caller.require_operator("deal comparisons are for the operator")
+        tournament = await read_side.tournament(str(tournament_id))
+        streams = await tournament_streams(pool, tournament.game, tournament.tables)
+        return compare(tournament.id, tournament.game, tournament.duplicate_deals, streams)

@@ -1,0 +1,80 @@
+"""Who is calling: the operator, a seated player, or an anonymous spectator."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Literal
+
+import msgspec
+
+from domain.protocol import Audience
+from service.http.problems import ApiProblem
+from service.write.commands import token_digest
+from service.write.store import EventStore
+
+
+class Caller(msgspec.Struct, frozen=True):
+    kind: Literal["operator", "seat", "anonymous"]
+    table: str | None = None
+    seat: int | None = None
+
+    @property
+    def is_operator(self) -> bool:
+        return self.kind == "operator"
+
+    def require_operator(self, why: str) -> None:
+        """401 without a token, 403 with a token that is not the operator's."""
+        if self.kind == "anonymous":
+            raise ApiProblem("unauthorized", f"{why}: send the operator token")
+        if self.kind != "operator":
+            raise ApiProblem("operator-only", why)
+
+    def audience_at(self, table_id: str) -> Audience:
+        """What this caller may see of ``table_id``; a seat of another table may not look."""
+        if self.kind == "operator":
+            return "operator"
+        if self.kind == "anonymous":
+            return "spectator"
+        if self.table != table_id or self.seat is None:
+            raise ApiProblem("wrong-seat", "this token belongs to another table")
+        return self.seat
+
+    def seat_at(self, table_id: str) -> int:
+        """The seat this caller plays at ``table_id``; only seat tokens act."""
+        if self.kind == "anonymous":
+            raise ApiProblem("unauthorized", "send the seat's bearer token")
+        if self.kind == "operator":
+            raise ApiProblem("wrong-seat", "the operator does not play; use a seat token")
+        if self.table != table_id or self.seat is None:
+            raise ApiProblem("wrong-seat", "this token belongs to another table")
+        return self.seat
+
+
+class Authenticator:
+    """Resolves bearer tokens; seat tokens never change, so their lookups are cached."""
+
+    def __init__(self, store: EventStore, operator_token: str, cache_size: int = 100_000) -> None:
+        self.store = store
+        self.operator_token = operator_token.encode()
+        self.cache: dict[bytes, tuple[str, int]] = {}
+        self.cache_size = cache_size
+
+    async def identify(self, authorization: str | None) -> Caller:
+        if authorization is None:
+            return Caller("anonymous")
+        scheme, _, token = authorization.partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise ApiProblem("unauthorized", "use 'Authorization: Bearer <token>'")
+        if hmac.compare_digest(token.encode(), self.operator_token):
+            return Caller("operator")
+        digest = token_digest(token)
+        found = self.cache.get(digest)
+        if found is None:
+            found = await self.store.seat_for_token(digest)
+            if found is None:
+                raise ApiProblem("unauthorized", "unknown token")
+            if len(self.cache) >= self.cache_size:
+                self.cache.clear()
+            self.cache[digest] = found
+        return Caller("seat", table=found[0], seat=found[1])

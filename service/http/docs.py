@@ -1,0 +1,136 @@
+"""OpenAPI helpers: documented problem responses and schema plugins for msgspec types."""
+
+from __future__ import annotations
+
+from typing import Any, cast, get_type_hints
+
+import msgspec
+from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Discriminator, OpenAPIType, Schema
+from litestar.plugins import OpenAPISchemaPlugin
+from litestar.typing import FieldDefinition
+
+from service.http.problems import PROBLEM_JSON, Problem
+
+_DESCRIPTIONS = {
+    304: "Not modified: the ETag sent in If-None-Match is still current.",
+    400: "Malformed request, or table settings the game does not accept.",
+    401: "Missing or unknown bearer token.",
+    403: "The token may not do this (another table's seat, or operator only).",
+    404: "No such table, seat or tournament.",
+    409: "Not allowed now: a rule refuses the command, the seat is taken, or a race was lost.",
+    412: "If-Match is stale: the table has moved on.",
+    422: "The Idempotency-Key was used before with a different body.",
+    503: "A dependency is unavailable.",
+}
+
+
+def errors(*statuses: int) -> dict[int, ResponseSpec]:
+    """Documented responses for these statuses: problem+json, or an empty 304."""
+    specs: dict[int, ResponseSpec] = {}
+    for status in statuses:
+        if status == 304:
+            specs[status] = ResponseSpec(
+                data_container=None, description=_DESCRIPTIONS[status], generate_examples=False
+            )
+            continue
+        specs[status] = ResponseSpec(
+            data_container=Problem,
+            media_type=PROBLEM_JSON,
+            description=_DESCRIPTIONS[status],
+            generate_examples=False,
+        )
+    return specs
+
+
+def _tagged_union(field: FieldDefinition) -> tuple[str, dict[str, type], bool] | None:
+    """``(tag_field, {tag: struct}, nullable)`` when ``field`` is a tagged Struct union."""
+    if not field.is_union:
+        return None
+    members = [t.annotation for t in field.inner_types]
+    nullable = type(None) in members
+    members = [t for t in members if t is not type(None)]
+    tag_fields: set[str] = set()
+    by_tag: dict[str, type] = {}
+    for member in members:
+        if not (isinstance(member, type) and issubclass(member, msgspec.Struct)):
+            return None
+        info = msgspec.inspect.type_info(member)
+        if not isinstance(info, msgspec.inspect.StructType) or info.tag_field is None:
+            return None
+        tag_fields.add(info.tag_field)
+        by_tag[str(info.tag)] = member
+    if len(tag_fields) != 1 or len(by_tag) < 2:
+        return None
+    return tag_fields.pop(), by_tag, nullable
+
+
+class _LazyRefs(dict[str, Any]):
+    """tag → Reference. Component names are settled only after generation (clashes get
+    renamed in place), so the ``$ref`` strings are read when the schema is serialised."""
+
+    def items(self) -> Any:
+        return [(tag, ref.ref) for tag, ref in super().items()]
+
+
+class TaggedUnionSchemaPlugin(OpenAPISchemaPlugin):
+    """Tagged unions get a ``discriminator`` with a mapping, as client generators want."""
+
+    def is_plugin_supported_field(self, field_definition: FieldDefinition) -> bool:
+        return _tagged_union(field_definition) is not None
+
+    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema:
+        found = _tagged_union(field_definition)
+        assert found is not None
+        tag_field, by_tag, nullable = found
+        refs = {
+            tag: schema_creator.for_field_definition(FieldDefinition.from_annotation(member))
+            for tag, member in by_tag.items()
+        }
+        union = Schema(
+            one_of=list(refs.values()),
+            discriminator=Discriminator(property_name=tag_field, mapping=_LazyRefs(refs)),
+        )
+        return Schema(one_of=[union, Schema(type=OpenAPIType.NULL)]) if nullable else union
+
+
+def _holds_struct(kind: msgspec.inspect.Type) -> bool:
+    if isinstance(kind, msgspec.inspect.Metadata):
+        return _holds_struct(kind.type)
+    if isinstance(kind, msgspec.inspect.StructType):
+        return True
+    if isinstance(kind, msgspec.inspect.UnionType):
+        return any(_holds_struct(t) for t in kind.types)
+    if isinstance(kind, msgspec.inspect.ListType | msgspec.inspect.TupleType):
+        items = getattr(kind, "item_type", None)
+        return items is not None and _holds_struct(items)
+    if isinstance(kind, msgspec.inspect.DictType):
+        return _holds_struct(kind.value_type)
+    return False
+
+
+class StrictStructSchemaPlugin(StructSchemaPlugin):
+    """Struct schemas as precise as msgspec validates them.
+
+    Litestar drops constraints nested inside lists (a card's pattern in a list of cards,
+    ``uniqueItems``, enums) and never says ``additionalProperties: false``. Fields made
+    only of plain values take msgspec's own JSON Schema instead; structs that refuse
+    unknown fields say so.
+    """
+
+    def to_openapi_schema(self, field_definition: FieldDefinition, schema_creator: Any) -> Schema:
+        schema = super().to_openapi_schema(field_definition, schema_creator)
+        struct = field_definition.type_
+        info = msgspec.inspect.type_info(struct)
+        if not isinstance(info, msgspec.inspect.StructType):
+            return schema
+        if info.forbid_unknown_fields:
+            schema.additional_properties = False
+        hints = get_type_hints(struct, include_extras=True)
+        properties = schema.properties or {}
+        for field in info.fields:
+            if field.encode_name in properties and not _holds_struct(field.type):
+                # A plain JSON Schema dict serialises as it is.
+                properties[field.encode_name] = cast(Schema, msgspec.json.schema(hints[field.name]))
+        return schema

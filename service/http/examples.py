@@ -1,0 +1,405 @@
+"""Examples in the OpenAPI document: every operation's request and responses, one body
+per command type, and a problem document for every documented error.
+
+Request bodies are written here (a test sends each one and checks it is accepted);
+response bodies come from :mod:`service.http.sample`, a real table played through the
+domain. Litestar builds the document once and caches it, so :func:`attach` mutates it
+in place before the first request.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from litestar.openapi.spec import (
+    Example,
+    OpenAPI,
+    OpenAPIResponse,
+    Operation,
+    Parameter,
+    RequestBody,
+)
+
+from domain.commands import PlayerCommand
+from domain.registry import GAMES
+from domain.shuffle import shuffle
+from service.http import sample as s
+from service.http.problems import CATALOGUE, problem
+
+# --- requests -------------------------------------------------------------------------------
+
+COMMANDS: dict[str, Any] = {
+    "pass": {"type": "pass"},
+    "bid": {"type": "bid", "amount": 20},
+    "hold": {"type": "hold"},
+    "name_trump": {"type": "name_trump", "suit": "H"},
+    "exchange": {"type": "exchange", "discard": ["2D", "7C", "9S"]},
+    "play": {"type": "play", "card": "5H"},
+    "stand": {"type": "stand"},
+    "declare": {"type": "declare", "denomination": "NT"},
+    "contra": {"type": "contra"},
+    "recontra": {"type": "recontra"},
+    "accept": {"type": "accept"},
+    "reserve": {"type": "reserve", "cards": ["7C", "8D", "9H"]},
+    "meld": {
+        "type": "meld",
+        "melds": [
+            {"kind": "royal_marriage", "cards": ["KH", "QH"]},
+            {"kind": "pinochle", "cards": ["QS", "JD"]},
+        ],
+    },
+    "bury": {"type": "bury", "cards": ["9C", "9D", "TC"]},
+    "concede": {"type": "concede"},
+    "take_widow": {"type": "take_widow"},
+    "exchange_dix": {"type": "exchange_dix"},
+}
+
+
+def command_summaries() -> dict[str, str]:
+    """Each command tag with the first line of its class's docstring."""
+    summaries = {}
+    for member in typing.get_args(PlayerCommand):
+        info = msgspec.inspect.type_info(member)
+        assert isinstance(info, msgspec.inspect.StructType)
+        summaries[str(info.tag)] = (member.__doc__ or "").splitlines()[0].replace("``", "`")
+    return summaries
+
+
+def create_bodies() -> dict[str, Any]:
+    """A table of each game with every option at its default; an operator's own deck."""
+    bodies: dict[str, Any] = {}
+    for game_id, game in GAMES.items():
+        options = msgspec.to_builtins(game.options_type())
+        seats = min(max(game.min_seats, 4), game.max_seats)
+        bodies[game_id] = (
+            f"{game_id} at {seats} seats",
+            {
+                "game": game_id,
+                "seats": seats,
+                "options": {k: v for k, v in options.items() if v is not None},
+            },
+        )
+    deck = shuffle(GAMES["forty-five"].pack, bytes(32))
+    bodies["operator"] = (
+        "Operator only: the first dealer, and the deck of the first deal (top card first)",
+        {"game": "forty-five", "seats": 4, "first_dealer": 2, "deals": [{"deck": list(deck)}]},
+    )
+    return bodies
+
+
+def requests() -> dict[str, dict[str, tuple[str, Any]]]:
+    summaries = command_summaries()
+    return {
+        "createTable": create_bodies(),
+        "takeSeat": {"name": ("A player's name", {"name": "Ann"})},
+        "postAction": {tag: (summaries.get(tag, tag), body) for tag, body in COMMANDS.items()},
+        "createTournament": {
+            "club night": (
+                "A Forty-Five tournament",
+                {"game": "forty-five", "name": "Club night", "options": {}},
+            )
+        },
+        "createTournamentTable": {
+            "players": ("Four players, seat 0 first", {"players": list(s.NAMES)}),
+            "first dealer": (
+                "Players and the first dealer",
+                {"players": list(s.NAMES), "first_dealer": 1},
+            ),
+        },
+    }
+
+
+PARAMETERS: dict[str, Any] = {
+    "table_id": s.TABLE,
+    "tournament_id": s.TOURNAMENT,
+    "seat": 1,
+    "If-None-Match": '"6.s1"',
+    "If-Match": '"6.s1"',
+    "wait": 30,
+    "Idempotency-Key": "0b6c1f3e-9d2a-4f1b-8e57-2c4a6d8f0e13",
+    "after": 6,
+    "Last-Event-ID": "6",
+    "limit": 100,
+    "timeout": 900,
+    "game": "forty-five",
+    "status": "playing",
+    "tournament": s.TOURNAMENT,
+    "player": "Ann",
+    "cursor": "1200",
+    "version": 12,
+}
+
+# --- responses ------------------------------------------------------------------------------
+
+
+def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
+    """Examples by (operation id, status): name → (summary, value)."""
+    game = s.sample()
+    first, choice, final = game.first_turn, game.choice, game.final
+    turn = first.rules.to_act(first.state)[0]
+    chooser = choice.rules.to_act(choice.state)[0]
+    before, after = game.before_bid, game.after_bid
+    bidder = before.rules.to_act(before.state)[0]
+    scored = game.scored.version
+    summary = {
+        "id": s.TABLE,
+        "game": "forty-five",
+        "status": "playing",
+        "version": first.version,
+        "players": list(s.NAMES),
+        "tournament": None,
+        "created_at": s.json(s.at(1)),
+    }
+    record = game.records("spectator", first.version + 1, first.version + 1)  # the first call
+    tournament = {"id": s.TOURNAMENT, "name": "Club night", "game": "forty-five", "options": {}}
+    health = {"status": "ok", "checks": {"postgres": "ok", "redis": "ok"}}
+    return {
+        ("createTable", "201"): {"created": ("The new table", s.view(game.created, "spectator"))},
+        ("listTables", "200"): {
+            "page": ("A page of tables", {"tables": [summary], "next": "1200"}),
+        },
+        ("takeSeat", "201"): {
+            "seat": (
+                "The seat's token",
+                {"table": s.TABLE, "seat": 1, "token": s.TOKEN, "version": 3},
+            )
+        },
+        ("getTable", "200"): {
+            "seat": (f"Seat {turn}, to bid", s.view(first, turn)),
+            "choice": (f"Seat {chooser}, offered a card choice", s.view(choice, chooser)),
+            "spectator": ("A spectator, at the same time", s.view(first, "spectator")),
+        },
+        ("postAction", "200"): {
+            "bid": (
+                f"Seat {bidder} bid",
+                {
+                    "version": after.version,
+                    "events": game.records(bidder, before.version + 1, after.version),
+                    "table": s.view(after, bidder),
+                },
+            )
+        },
+        ("listEvents", "200"): {
+            "page": (
+                "The first events, as a spectator sees them",
+                {
+                    "table": s.TABLE,
+                    "version": final.version,
+                    "events": game.records("spectator", 1, 8),
+                },
+            )
+        },
+        ("streamTable", "200"): {
+            "message": (
+                "One message (its `data` is an event record)",
+                {
+                    "id": str(record[0]["version"]),
+                    "event": record[0]["event"]["type"],
+                    "data": msgspec.json.encode(record[0]).decode(),
+                },
+            )
+        },
+        ("getScoreSheet", "200"): {
+            "sheet": (
+                "Two deals scored",
+                {"position": scored, "table_version": scored, "sheet": s.sheet(scored)},
+            )
+        },
+        ("createTournament", "201"): {
+            "tournament": ("The new tournament", {**tournament, "tables": []})
+        },
+        ("getTournament", "200"): {
+            "tournament": ("A tournament", {**tournament, "tables": [s.TABLE]})
+        },
+        ("createTournamentTable", "201"): {
+            "table": (
+                "The table as the operator sees it, and the players' tokens",
+                {
+                    "table": s.view(first, "operator"),
+                    "seats": [
+                        {"seat": i, "name": name, "token": s.TOKEN[i:] + s.TOKEN[:i]}
+                        for i, name in enumerate(s.NAMES)
+                    ],
+                },
+            )
+        },
+        ("getStandings", "200"): {
+            "standings": (
+                "After one finished table",
+                {"position": final.version, "standings": s.ranking()},
+            )
+        },
+        **audit_responses(game),
+        ("health", "200"): {"ok": ("Alive", {"status": "ok", "checks": {}})},
+        ("readiness", "200"): {"ready": ("Ready", health)},
+        ("readiness", "503"): {
+            "down": (
+                "Postgres does not answer",
+                {
+                    "status": "unavailable",
+                    "checks": {"postgres": "error: PoolTimeout", "redis": "ok"},
+                },
+            )
+        },
+        ("metrics", "200"): {
+            "metrics": (
+                "Prometheus text format",
+                "# HELP cardroom_commands_total Commands by outcome\n"
+                "# TYPE cardroom_commands_total counter\n"
+                'cardroom_commands_total{outcome="ok"} 1364.0\n',
+            )
+        },
+    }
+
+
+def audit_responses(game: Any) -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
+    """The operator's audit answers, from the same sample table."""
+    first, final = game.first_turn, game.final
+    scored = game.scored
+    header = {
+        "type": "header",
+        "format": "cardroom-export/1",
+        "table": s.TABLE,
+        "game": "forty-five",
+        "seats": 4,
+        "options": {},
+        "rules_version": final.rules_version,
+        "tournament": None,
+        "players": [{"seat": i, "name": n} for i, n in enumerate(s.NAMES)],
+        "status": "finished",
+        "version": final.version,
+        "head": s.head(final.version),
+        "exported_at": s.json(s.at(final.version + 10)),
+    }
+    played = next(r for r in game.records("operator") if r["event"]["type"] == "card_played")
+    line = {
+        "type": "event",
+        "version": played["version"],
+        "recorded_at": played["at"],
+        "actor": played["actor"],
+        "command": {"type": "play", "card": played["event"]["card"]},
+        "data": played["event"],
+        "hash": s.head(played["version"]),
+    }
+    deal = game.deal_outcome(scored.version)
+    report = {
+        "tournament": s.TOURNAMENT,
+        "game": "forty-five",
+        "decks": 2,
+        "deals": [{"deal": 1, "commitment": deal["commitment"], "tables": [deal["table"]]}],
+    }
+    step = game.records("operator", first.version, first.version)[0]
+    return {
+        ("exportTable", "200"): {
+            "header": ("The first line: what was played, by whom", header),
+            "event": ("A later line: one stored event with its chain hash", line),
+        },
+        ("replayTable", "200"): {
+            "step": (
+                "Just after the first deal",
+                {
+                    "version": first.version,
+                    "latest": final.version,
+                    "event": step,
+                    "table": s.view(first, "operator"),
+                },
+            )
+        },
+        ("getTournamentDeals", "200"): {
+            "report": ("One operator deck, compared across the tables that played it", report)
+        },
+    }
+
+
+# Problem codes each operation may answer with, where a status has more than one cause.
+PROBLEMS: dict[str, dict[int, list[str]]] = {
+    "createTable": {
+        400: ["invalid-options", "invalid-deck", "malformed-request"],
+        403: ["operator-only"],
+        404: ["tournament-not-found"],
+    },
+    "takeSeat": {404: ["table-not-found", "no-such-seat"], 409: ["seat-taken"]},
+    "postAction": {
+        403: ["wrong-seat"],
+        409: ["not-your-turn", "must-follow-suit", "bid-too-low", "version-conflict"],
+    },
+    "createTournament": {400: ["invalid-options", "malformed-request"], 403: ["operator-only"]},
+    "createTournamentTable": {403: ["operator-only"], 404: ["tournament-not-found"]},
+    "getTournament": {404: ["tournament-not-found"]},
+    "getStandings": {404: ["tournament-not-found"]},
+    "exportTable": {403: ["operator-only"]},
+    "replayTable": {403: ["operator-only"], 404: ["table-not-found", "version-not-found"]},
+    "getTournamentDeals": {403: ["operator-only"], 404: ["tournament-not-found"]},
+}
+DEFAULT_PROBLEMS = {
+    400: ["malformed-request"],
+    401: ["unauthorized"],
+    403: ["wrong-seat"],
+    404: ["table-not-found"],
+    409: ["version-conflict"],
+    412: ["precondition-failed"],
+    422: ["idempotency-key-reused"],
+}
+
+
+def problems(operation: str, status: int, path: str) -> dict[str, tuple[str, Any]]:
+    codes = PROBLEMS.get(operation, {}).get(status) or DEFAULT_PROBLEMS.get(status, [])
+    return {
+        code: (
+            CATALOGUE[code].title,
+            msgspec.to_builtins(problem(code, CATALOGUE[code].meaning, instance=path)),
+        )
+        for code in codes
+    }
+
+
+# --- attaching them -------------------------------------------------------------------------
+
+
+@dataclass
+class JSONExample(Example):
+    """An example whose value keeps its ``null``s (Litestar drops ``None`` from dicts)."""
+
+    def to_schema(self) -> dict[str, Any]:
+        return {**super().to_schema(), "value": self.value}
+
+
+def _examples(named: dict[str, tuple[str, Any]]) -> dict[str, Example | Any]:
+    return {
+        name: JSONExample(summary=summary, value=value) for name, (summary, value) in named.items()
+    }
+
+
+def _path(path: str) -> str:
+    return (
+        path.replace("{table_id}", s.TABLE)
+        .replace("{tournament_id}", s.TOURNAMENT)
+        .replace("{seat}", "1")
+    )
+
+
+def attach(openapi: OpenAPI) -> None:
+    """Put the examples into the document (missing ones fail the tests, not the app)."""
+    bodies, answers = requests(), responses()
+    for path, item in (openapi.paths or {}).items():
+        for method in ("get", "post"):
+            operation: Operation | None = getattr(item, method, None)
+            if operation is None or operation.operation_id is None:
+                continue
+            name = operation.operation_id
+            body = operation.request_body
+            if isinstance(body, RequestBody) and name in bodies:
+                for media in (body.content or {}).values():
+                    media.examples = _examples(bodies[name])
+            for parameter in operation.parameters or []:
+                if isinstance(parameter, Parameter) and parameter.name in PARAMETERS:
+                    parameter.example = PARAMETERS[parameter.name]
+            for status, response in (operation.responses or {}).items():
+                if not isinstance(response, OpenAPIResponse) or not response.content:
+                    continue
+                named = answers.get((name, status)) or problems(name, int(status), _path(path))
+                for media in response.content.values():
+                    media.examples = _examples(named) if named else None

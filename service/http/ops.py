@@ -1,0 +1,69 @@
+"""Operations endpoints: liveness, readiness and Prometheus metrics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Response, get
+from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
+from psycopg_pool import AsyncConnectionPool
+from redis.asyncio import Redis
+
+from service.http.schemas import Health
+
+
+@get(
+    "/healthz",
+    operation_id="health",
+    summary="Liveness: the process answers",
+    tags=["ops"],
+    security=[{}],
+)
+async def healthz() -> Health:
+    return Health(status="ok")
+
+
+@get(
+    "/readyz",
+    operation_id="readiness",
+    summary="Readiness: Postgres answers (Redis is reported, not required)",
+    tags=["ops"],
+    security=[{}],
+    responses={
+        503: ResponseSpec(Health, description="A dependency is down.", generate_examples=False)
+    },
+)
+async def readyz(
+    pool: NamedDependency[AsyncConnectionPool[Any]], redis: NamedDependency[Redis]
+) -> Response[Health]:
+    checks: dict[str, str] = {}
+    try:
+        async with pool.connection(timeout=2) as conn:
+            await conn.execute("SELECT 1")
+        checks["postgres"] = "ok"
+    except Exception as exc:  # any failure means "not ready"; the reason is reported
+        checks["postgres"] = f"error: {type(exc).__name__}"
+    try:
+        await redis.ping()
+        checks["redis"] = "ok"
+    except Exception as exc:
+        checks["redis"] = f"error: {type(exc).__name__}"
+    # Redis is a doorbell: commands succeed without it, so only Postgres decides readiness.
+    ready = checks["postgres"] == "ok"
+    health = Health(status="ok" if ready else "unavailable", checks=checks)
+    return Response(health, status_code=200 if ready else 503)
+
+
+@get(
+    "/metrics",
+    operation_id="metrics",
+    summary="Prometheus metrics",
+    tags=["ops"],
+    security=[{}],
+    media_type=CONTENT_TYPE_LATEST,
+    include_in_schema=True,
+)
+async def metrics() -> bytes:
+    return generate_latest(REGISTRY)

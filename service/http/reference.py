@@ -1,0 +1,63 @@
+"""The interactive API reference at ``/docs``: Swagger UI, served from this service.
+
+The Swagger UI assets come from the ``swagger-ui-bundle-v2`` wheel (Swagger UI 5, which
+reads OpenAPI 3.1), a dependency like any other: the installed service and its container
+image hold them without a build step, nothing is vendored into this repository, and the
+page needs no CDN — it works on a closed network.
+"""
+
+from __future__ import annotations
+
+from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin, SwaggerRenderPlugin
+from litestar.router import Router
+from litestar.static_files import create_static_files_router
+from swagger_ui_bundle import swagger_ui_path
+
+from service.http.problems import CATALOGUE
+
+DOCS = "/docs"
+ASSETS = f"{DOCS}/assets"
+
+PLAYING = """
+## Playing a table
+
+1. `createTable`, then `takeSeat` for each seat: each answer carries that seat's bearer
+   token (the last seat taken starts the game).
+2. `getTable` with the seat's token: the view lists the seat's `legal_actions`, ready to
+   send. Wait for the table to move with `If-None-Match` (the last `ETag`) and `?wait=30`.
+3. `postAction` one of them — where an entry offers a card choice
+   `{"from": [...], "min": m, "max": n}`, send the cards picked — with `If-Match` (the
+   view's `ETag`) and an `Idempotency-Key`. After a 409 or 412, read the table again.
+4. Until the view's `status` is `finished`. `cardroom bot` does exactly this.
+"""
+
+
+def render_plugins() -> list[OpenAPIRenderPlugin]:
+    """Swagger UI at ``/docs`` (the first plugin serves the root); JSON at ``openapi.json``."""
+    swagger = SwaggerRenderPlugin(
+        js_url=f"{ASSETS}/swagger-ui-bundle.js",
+        css_url=f"{ASSETS}/swagger-ui.css",
+        standalone_preset_js_url=f"{ASSETS}/swagger-ui-standalone-preset.js",
+        favicon=f"<link rel='icon' type='image/png' href='{ASSETS}/favicon-32x32.png'>",
+        path="/",
+    )
+    return [swagger, JsonRenderPlugin()]
+
+
+def assets_router() -> Router:
+    return create_static_files_router(
+        path=ASSETS,
+        directories=[swagger_ui_path],
+        include_in_schema=False,
+        cache_control=None,
+        name="docs-assets",
+    )
+
+
+def problem_table() -> str:
+    """Every problem ``code`` with its status and meaning, as a Markdown table."""
+    rows = [
+        f"| `{code}` | {kind.status} | {kind.meaning} |"
+        for code, kind in sorted(CATALOGUE.items(), key=lambda item: (item[1].status, item[0]))
+    ]
+    return "\n".join(["| code | status | meaning |", "|---|---|---|", *rows])

@@ -1,0 +1,274 @@
+"""Request and response bodies of the HTTP API. Field names are part of the contract."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+
+import msgspec
+
+from domain.commands import PlayerCommand
+from domain.events import Event
+from domain.protocol import Game, View
+from domain.registry import GAMES
+from projections.scoresheet import ScoreSheet
+from projections.standings import Standings
+from service.read.models import TableSummary
+from service.write.codec import event_classes
+
+Command = PlayerCommand
+
+# Printable text that neither starts nor ends with a space (no control characters:
+# Postgres cannot store NUL, and nobody wants a tab in a player's name). The C1 controls
+# and U+FEFF are named outright: Python's ``\s`` counts U+0085 as a space and JSON
+# Schema's does not, while JSON Schema's counts U+FEFF and Python's does not — the
+# server and a client validating by the document must agree on every name.
+TEXT = r"^[^\s\x00-\x1f\x7f-\x9f\ufeff]([^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f\ufeff])?$"
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=TEXT)]
+SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=6)]
+
+
+TournamentId = Annotated[
+    uuid.UUID, msgspec.Meta(description="An existing tournament of the same game.")
+]
+
+
+def _title(game: Game[Any]) -> str:
+    return "".join(part.capitalize() for part in game.id.split("-"))
+
+
+@cache
+def _deck_type(game_id: str) -> type[msgspec.Struct]:
+    """A full pack of the game, top card first; any order of exactly its cards (one type
+    per game, shared by every body that takes decks)."""
+    game = GAMES[game_id]
+    pack = game.pack
+    unique = len(set(pack)) == len(pack)
+    card = Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(set(pack))})]
+    deck = Annotated[
+        list[card],
+        msgspec.Meta(
+            min_length=len(pack),
+            max_length=len(pack),
+            extra_json_schema={"uniqueItems": True} if unique else None,
+            description=f"The {len(pack)} cards of the {game.id} pack, top card first.",
+        ),
+    ]
+    return msgspec.defstruct(
+        f"{_title(game)}Deck",
+        [("deck", deck)],
+        frozen=True,
+        forbid_unknown_fields=True,
+        module=__name__,
+    )
+
+
+def _game_body(name: str, game: Game[Any], fields: list[Any]) -> type[msgspec.Struct]:
+    """A request body for one game: tagged by ``game`` (the union's discriminator),
+    unknown fields refused."""
+    return msgspec.defstruct(
+        name,
+        fields,
+        tag_field="game",
+        tag=game.id,
+        frozen=True,
+        forbid_unknown_fields=True,
+        module=__name__,
+    )
+
+
+def _create_type(game: Game[Any]) -> type[msgspec.Struct]:
+    """The body that creates a ``game`` table: its seat range and its own options."""
+    seats = Annotated[int, msgspec.Meta(ge=game.min_seats, le=game.max_seats)]
+    dealer = Annotated[int, msgspec.Meta(ge=0, le=game.max_seats - 1)]
+    deck_type: Any = _deck_type(game.id)
+    deals = Annotated[list[deck_type], msgspec.Meta(max_length=500)]
+    return _game_body(
+        f"Create{_title(game)}",
+        game,
+        [
+            ("seats", seats),
+            ("options", game.options_type, msgspec.field(default_factory=game.options_type)),
+            ("tournament", TournamentId | None, None),
+            ("first_dealer", dealer | None, None),
+            ("deals", deals | None, None),
+        ],
+    )
+
+
+CREATE_TYPES = {game_id: _create_type(game) for game_id, game in GAMES.items()}
+
+
+def _tournament_type(game: Game[Any]) -> type[msgspec.Struct]:
+    """The body that opens a ``game`` tournament: a name and the game's own options; for
+    duplicate play, the decks (and first dealer) every table opened in it shares."""
+    dealer = Annotated[
+        int,
+        msgspec.Meta(
+            ge=0,
+            le=game.max_seats - 1,
+            description="The first dealer of every table opened in the tournament.",
+        ),
+    ]
+    deck_type: Any = _deck_type(game.id)
+    deals = Annotated[
+        list[deck_type],
+        msgspec.Meta(
+            max_length=500,
+            description=(
+                "Duplicate deals: decks for the successive deals of every table the operator"
+                " opens in the tournament (a table's own `deals` replace them)."
+            ),
+        ),
+    ]
+    return _game_body(
+        f"CreateTournament{_title(game)}",
+        game,
+        [
+            ("name", Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=TEXT)]),
+            ("options", game.options_type, msgspec.field(default_factory=game.options_type)),
+            ("first_dealer", dealer | None, None),
+            ("deals", deals | None, None),
+        ],
+    )
+
+
+TOURNAMENT_TYPES = {game_id: _tournament_type(game) for game_id, game in GAMES.items()}
+
+
+class CreateTournamentBase(msgspec.Struct, frozen=True):
+    name: str
+    options: msgspec.Struct
+    first_dealer: int | None
+    deals: list[Any] | None
+
+
+class TournamentTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A tournament table with its players named, seat 0 first (operator only)."""
+
+    players: Annotated[list[Name], msgspec.Meta(min_length=2, max_length=7)]
+    first_dealer: Annotated[int, msgspec.Meta(ge=0, le=6)] | None = None
+    deals: Annotated[list[dict[str, list[str]]], msgspec.Meta(max_length=500)] | None = None
+
+
+class SeatToken(msgspec.Struct, frozen=True):
+    seat: int
+    name: str
+    token: str
+
+
+class TournamentTableCreated(msgspec.Struct, frozen=True):
+    """The new table (as the operator sees it) and each player's seat token."""
+
+    table: TableView
+    seats: list[SeatToken]
+
+
+class TablePage(msgspec.Struct, frozen=True):
+    """Tables, newest first; pass ``next`` as ``cursor`` for the following page."""
+
+    tables: list[TableSummary]
+    next: str | None
+
+
+class ScoreSheetPage(msgspec.Struct, frozen=True):
+    """The table's score sheet as of ``position`` in the store's global order.
+
+    ``sheet.version`` is the last table version folded in; ``table_version`` the table's
+    current version: when they differ the sheet is catching up.
+    """
+
+    position: int
+    table_version: int
+    sheet: ScoreSheet
+
+
+class StandingsPage(msgspec.Struct, frozen=True):
+    """Standings as of ``position`` in the store's global order."""
+
+    position: int
+    standings: Standings
+
+
+class CreateTableBase(msgspec.Struct, frozen=True):
+    """What every create body has; the per-game types add their seats and options."""
+
+    seats: int
+    options: msgspec.Struct
+    tournament: uuid.UUID | None
+    first_dealer: int | None
+    deals: list[Any] | None
+
+
+# The unions grow with the registry; type checkers see their common base instead.
+if TYPE_CHECKING:
+    CreateTable = CreateTableBase
+    CreateTournament = CreateTournamentBase
+    TableView = View
+    AnyEvent = Event
+else:
+    CreateTable = Union[tuple(CREATE_TYPES.values())]  # noqa: UP007
+    CreateTournament = Union[tuple(TOURNAMENT_TYPES.values())]  # noqa: UP007
+    TableView = Union[tuple(game.view_type for game in GAMES.values())]  # noqa: UP007
+    AnyEvent = Union[event_classes()]  # noqa: UP007
+
+
+class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: Name
+
+
+class SeatGranted(msgspec.Struct, frozen=True):
+    """The seat's bearer token: send it as ``Authorization: Bearer <token>``."""
+
+    table: str
+    seat: int
+    token: str
+    version: int
+
+
+class EventRecord(msgspec.Struct, frozen=True):
+    """One event of a table's stream, as the caller may see it."""
+
+    version: int
+    at: datetime
+    actor: str
+    event: AnyEvent
+
+
+class StreamMessage(msgspec.Struct, frozen=True):
+    """One Server-Sent Events message: ``data`` is an ``EventRecord`` as JSON text."""
+
+    data: Annotated[
+        str,
+        msgspec.Meta(
+            extra_json_schema={
+                "contentMediaType": "application/json",
+                "contentSchema": {"$ref": "#/components/schemas/EventRecord"},
+            }
+        ),
+    ]
+    event: Annotated[str, msgspec.Meta(description="The event type, e.g. `card_played`.")]
+    id: Annotated[str, msgspec.Meta(pattern="^[1-9][0-9]*$", description="The version.")]
+
+
+class EventPage(msgspec.Struct, frozen=True):
+    """Events after the cursor; pass the last ``version`` as ``after`` to continue."""
+
+    table: str
+    version: int
+    events: list[EventRecord]
+
+
+class ActionResult(msgspec.Struct, frozen=True):
+    """The new version, the events the command caused (as the seat sees them), the view."""
+
+    version: int
+    events: list[EventRecord]
+    table: TableView
+
+
+class Health(msgspec.Struct, frozen=True):
+    status: Literal["ok", "unavailable"]
+    checks: dict[str, str] = msgspec.field(default_factory=dict)

@@ -1,0 +1,409 @@
+"""``/tables``: create, sit down, look, act, and read the event stream."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+from uuid import UUID
+
+import msgspec
+from litestar import Controller, Response, get, post
+from litestar.datastructures import ResponseHeader
+from litestar.di import NamedDependency
+from litestar.params import FromPath, HeaderParameter, JSONBody, PathParameter, QueryParameter
+
+from domain import table as tables
+from domain.events import Event
+from domain.protocol import Audience
+from domain.registry import GAMES
+from domain.table import Table
+from service.http.auth import Caller
+from service.http.docs import errors
+from service.http.problems import ApiProblem
+from service.http.schemas import (
+    TEXT,
+    ActionResult,
+    Command,
+    CreateTable,
+    EventPage,
+    EventRecord,
+    ScoreSheetPage,
+    SeatGranted,
+    TablePage,
+    TableView,
+    TakeSeat,
+)
+from service.read.models import ReadSide
+from service.read.watch import TableWatcher
+from service.write.commands import Loaded, TableService, etag
+from service.write.store import new_table_id
+
+IfNoneMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-None-Match",
+        description="An ETag from an earlier GET: answered with 304 while it is current.",
+    ),
+]
+IfMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-Match",
+        description="The ETag of the view the command was chosen from; 412 when stale.",
+    ),
+]
+IdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        min_length=1,
+        max_length=200,
+        description="Retries with the same key and body get the first answer again.",
+    ),
+]
+After = Annotated[
+    int,
+    QueryParameter(
+        name="after",
+        ge=0,
+        le=2**31 - 1,
+        schema_extra={"minimum": 0},  # Litestar leaves a falsy bound out of the document
+        description="Events after this version.",
+    ),
+]
+UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+Wait = Annotated[
+    int | None,
+    QueryParameter(
+        name="wait",
+        ge=1,
+        le=60,
+        description=(
+            "With If-None-Match: hold the request until the table moves (answered within"
+            " about 50 ms of the new version) or this many seconds pass (then 304)."
+        ),
+    ),
+]
+if TYPE_CHECKING:
+    GameFilter = str
+else:
+    GameFilter = Literal[tuple(GAMES)]
+StatusFilter = Literal["waiting", "playing", "finished"]
+Limit = Annotated[
+    int, QueryParameter(name="limit", ge=1, le=1000, description="At most this many.")
+]
+
+_VIEW_HEADERS = [
+    ResponseHeader(
+        name="ETag",
+        description="Strong tag of this version and audience.",
+        value='"1.spectator"',
+        documentation_only=True,
+    ),
+    ResponseHeader(
+        name="Cache-Control",
+        description="Revalidate before reuse.",
+        value="no-cache",
+        documentation_only=True,
+    ),
+]
+_encoder = msgspec.json.Encoder()
+_JSON = "application/json"
+
+
+def _record(version: int, at: datetime, actor: str, event: Event) -> EventRecord:
+    return EventRecord(version=version, at=at, actor=actor, event=event)
+
+
+def _tags(header: str | None) -> list[str] | None:
+    """The entity tags of an If-Match / If-None-Match header; weak tags keep no ``W/``."""
+    if header is None:
+        return None
+    return [t.strip().removeprefix("W/") for t in header.split(",") if t.strip()]
+
+
+def _cache(audience: Audience) -> str:
+    # Views are revalidated every time; a seat's or the operator's never sit in shared caches.
+    return "no-cache" if audience == "spectator" else "private, no-cache"
+
+
+def _matches(loaded: Loaded, audience: Audience, wanted: list[str]) -> bool:
+    return "*" in wanted or etag(loaded.table.version, audience) in wanted
+
+
+async def _long_poll(
+    table_id: str, loaded: Loaded, service: TableService, watcher: TableWatcher, wait: int
+) -> Loaded:
+    """Until the table moves past ``loaded`` or ``wait`` seconds pass.
+
+    The commit notification wakes it at once; a re-read every few seconds covers a
+    notification lost with a dropped LISTEN connection.
+    """
+    deadline = time.monotonic() + wait
+    version = loaded.table.version
+    while (remaining := deadline - time.monotonic()) > 0:
+        await watcher.wait_for_table(table_id, version, min(remaining, 5.0))
+        fresh = await service.load(table_id)
+        if fresh.table.version != version:
+            return fresh
+    return loaded
+
+
+def _view_response(view: Any, audience: Audience, status: int = 200) -> Response[Any]:
+    tag = etag(view.version, audience)
+    headers = {"ETag": tag, "Cache-Control": _cache(audience), "Vary": "Authorization"}
+    return Response(_encoder.encode(view), status_code=status, media_type=_JSON, headers=headers)
+
+
+def game_of(body: msgspec.Struct) -> str:
+    """The game id a per-game request body is tagged with."""
+    info = msgspec.inspect.type_info(type(body))
+    assert isinstance(info, msgspec.inspect.StructType)
+    return str(info.tag)
+
+
+class TableController(Controller):
+    path = "/tables"
+    tags = ["tables"]  # noqa: RUF012  (Litestar declares it as an instance attribute)
+
+    @post(
+        "/",
+        operation_id="createTable",
+        summary="Create a table",
+        description=(
+            "Opens a table of `game` with `seats` seats. `first_dealer`, `deals` (decks"
+            " for the table's successive deals, top card first) and `tournament` need the"
+            " operator token."
+        ),
+        status_code=201,
+        responses=errors(400, 401, 403, 404),
+        security=[{}, {"bearer": []}],
+    )
+    async def create_table(
+        self,
+        data: JSONBody[CreateTable],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+        read_side: NamedDependency[ReadSide],
+    ) -> Response[TableView]:
+        if data.first_dealer is not None or data.deals is not None:
+            caller.require_operator("first_dealer and deals are for the operator")
+        if data.tournament is not None:
+            caller.require_operator("tournament tables count in the standings")
+        tournament = None
+        if data.tournament is not None:
+            joined = await read_side.tournament(str(data.tournament))
+            if joined.game != game_of(data):
+                raise ApiProblem("invalid-options", f"tournament {joined.id} plays {joined.game}")
+            tournament = joined.id
+        created = tables.create(
+            new_table_id(),
+            game_of(data),
+            data.seats,
+            msgspec.to_builtins(data.options),
+            first_dealer=data.first_dealer,
+            decks=[d.deck for d in data.deals] if data.deals else None,
+            tournament=tournament,
+        )
+        actor = "operator" if caller.is_operator else "anonymous"
+        table, _ = await service.create(created, msgspec.to_builtins(data), actor)
+        audience: Audience = "operator" if caller.is_operator else "spectator"
+        response = _view_response(tables.view(table, audience), audience, status=201)
+        response.headers["Location"] = f"/tables/{table.id}"
+        return response
+
+    @post(
+        "/{table_id:uuid}/seats/{seat:int}",
+        operation_id="takeSeat",
+        summary="Take a seat",
+        description=(
+            "Seats a player and returns the seat's bearer token. When the last seat is"
+            " taken the first deal happens."
+        ),
+        status_code=201,
+        responses=errors(400, 401, 404, 409),
+        security=[{}],
+    )
+    async def take_seat(
+        self,
+        table_id: FromPath[UUID],
+        seat: Annotated[
+            int,
+            PathParameter(
+                ge=0,
+                le=6,
+                schema_extra={"minimum": 0},  # Litestar leaves a falsy bound out
+                description="The seat, 0 to the table's seats - 1.",
+            ),
+        ],
+        data: JSONBody[TakeSeat],
+        service: NamedDependency[TableService],
+    ) -> SeatGranted:
+        token, table = await service.take_seat(str(table_id), seat, data.name)
+        return SeatGranted(table=table.id, seat=seat, token=token, version=table.version)
+
+    @get(
+        "/{table_id:uuid}",
+        operation_id="getTable",
+        summary="The table as the caller may see it",
+        description=(
+            "A seat token sees that seat's hand and legal actions; no token, a spectator's"
+            " view; the operator token, everything. Send `If-None-Match` with the last"
+            " ETag to get a cheap 304 while nothing changed."
+        ),
+        response_headers=_VIEW_HEADERS,
+        responses=errors(304, 400, 401, 403, 404),
+        security=[{}, {"bearer": []}],
+    )
+    async def get_table(
+        self,
+        table_id: FromPath[UUID],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+        watcher: NamedDependency[TableWatcher],
+        if_none_match: IfNoneMatch = None,
+        wait: Wait = None,
+    ) -> Response[TableView]:
+        table_key = str(table_id)
+        audience = caller.audience_at(table_key)
+        loaded = await service.load(table_key)
+        wanted = _tags(if_none_match)
+        if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
+            loaded = await _long_poll(table_key, loaded, service, watcher, wait)
+        tag = etag(loaded.table.version, audience)
+        if wanted is not None and _matches(loaded, audience, wanted):
+            not_modified: Response[Any] = Response(
+                None, status_code=304, headers={"ETag": tag, "Cache-Control": _cache(audience)}
+            )
+            return not_modified
+        return _view_response(tables.view(loaded.table, audience), audience)
+
+    @get(
+        "/",
+        operation_id="listTables",
+        summary="List tables, newest first",
+        description="Filter by game, status, tournament and player; page with `cursor`.",
+        responses=errors(400, 401),
+        security=[{}, {"bearer": []}],
+    )
+    async def list_tables(
+        self,
+        caller: NamedDependency[Caller],
+        read_side: NamedDependency[ReadSide],
+        game: Annotated[GameFilter | None, QueryParameter(name="game")] = None,
+        status: Annotated[StatusFilter | None, QueryParameter(name="status")] = None,
+        tournament: Annotated[
+            str | None, QueryParameter(name="tournament", pattern=UUID_PATTERN)
+        ] = None,
+        player: Annotated[
+            str | None, QueryParameter(name="player", min_length=1, max_length=40, pattern=TEXT)
+        ] = None,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                name="cursor",
+                pattern=r"^[0-9]{1,18}$",
+                description="The `next` of the previous page.",
+            ),
+        ] = None,
+        limit: Annotated[int, QueryParameter(name="limit", ge=1, le=200)] = 50,
+    ) -> TablePage:
+        page, following = await read_side.list_tables(
+            game=game,
+            status=status,
+            tournament=tournament,
+            player=player,
+            cursor=cursor,
+            limit=limit,
+        )
+        return TablePage(tables=page, next=following)
+
+    @get(
+        "/{table_id:uuid}/scoresheet",
+        operation_id="getScoreSheet",
+        summary="The table's score sheet: a row per deal and the running totals",
+        description=(
+            "Served from an asynchronous read model: `position` says how far into the"
+            " store it reflects, and `sheet.version` which table version."
+        ),
+        responses=errors(400, 401, 404),
+        security=[{}, {"bearer": []}],
+    )
+    async def get_scoresheet(
+        self,
+        table_id: FromPath[UUID],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+        read_side: NamedDependency[ReadSide],
+    ) -> ScoreSheetPage:
+        table_key = str(table_id)
+        loaded = await service.load(table_key)
+        sheet, position = await read_side.scoresheet(table_key, loaded.table.game)
+        return ScoreSheetPage(position=position, table_version=loaded.table.version, sheet=sheet)
+
+    @post(
+        "/{table_id:uuid}/actions",
+        operation_id="postAction",
+        summary="Send one command for the caller's seat",
+        description=(
+            "The command is one of the `legal_actions` of the seat's view (a card choice"
+            " filled in with the cards picked). Answers with the new version, the events"
+            " the command caused and the seat's new view."
+        ),
+        status_code=200,
+        response_headers=_VIEW_HEADERS,
+        responses=errors(400, 401, 403, 404, 409, 412, 422),
+        security=[{"bearer": []}],
+    )
+    async def post_action(
+        self,
+        table_id: FromPath[UUID],
+        data: JSONBody[Command],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+        if_match: IfMatch = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[ActionResult]:
+        table_key = str(table_id)
+        seat = caller.seat_at(table_key)
+
+        def render(table: Table[Any], visible: list[tuple[int, str, Event]], at: datetime) -> bytes:
+            game = table.rules
+            events = [_record(v, at, a, tables.redact(game, e, seat)) for v, a, e in visible]
+            view = tables.view(table, seat)
+            return _encoder.encode(ActionResult(version=table.version, events=events, table=view))
+
+        status, body, tag = await service.act(
+            table_key,
+            seat,
+            data,
+            if_match=_tags(if_match),
+            idempotency_key=idempotency_key,
+            render=render,
+        )
+        headers = {"ETag": tag, "Cache-Control": "private, no-cache"}
+        # The body is an ActionResult, encoded once so that retries get the same bytes.
+        answer = cast(ActionResult, body)
+        return Response(answer, status_code=status, media_type=_JSON, headers=headers)
+
+    @get(
+        "/{table_id:uuid}/events",
+        operation_id="listEvents",
+        summary="The table's events after a version, as the caller may see them",
+        responses=errors(400, 401, 403, 404),
+        security=[{}, {"bearer": []}],
+    )
+    async def list_events(
+        self,
+        table_id: FromPath[UUID],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+        after: After = 0,
+        limit: Limit = 500,
+    ) -> EventPage:
+        table_key = str(table_id)
+        audience = caller.audience_at(table_key)
+        table, stored = await service.events(table_key, audience, after, limit)
+        records = [_record(s.version, s.recorded_at, s.actor, e) for s, e in stored]
+        return EventPage(table=table.id, version=table.version, events=records)

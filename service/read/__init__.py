@@ -1,0 +1,1 @@
+"""The read side: snapshot loads, commit notifications and the read-model queries."""

@@ -1,0 +1,165 @@
+"""Queries of the read side: table listings, score sheets, tournaments and standings."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+import msgspec
+from psycopg_pool import AsyncConnectionPool
+
+from projections.scoresheet import ScoreSheet
+from projections.standings import Standings
+from service.http.problems import ApiProblem
+from service.workers.projector import PROJECTIONS
+
+
+class TableSummary(msgspec.Struct, frozen=True):
+    id: str
+    game: str
+    status: str
+    version: int
+    players: list[str]
+    tournament: str | None
+    created_at: datetime
+
+
+class Tournament(msgspec.Struct, frozen=True):
+    """A tournament. ``duplicate_deals`` counts the operator decks its tables share (the
+    decks themselves are never shown); ``first_dealer`` is its tables' first dealer."""
+
+    id: str
+    name: str
+    game: str
+    options: dict[str, Any]
+    tables: list[str]
+    duplicate_deals: int = 0
+    first_dealer: int | None = None
+
+
+def encode_cursor(seq: int) -> str:
+    # Opaque to clients (the API documents only "pass `next` back"); a plain number so
+    # that every cursor the schema admits is one the API can serve.
+    return str(seq)
+
+
+def decode_cursor(cursor: str) -> int:
+    return int(cursor)
+
+
+class ReadSide:
+    def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
+        self.pool = pool
+
+    async def list_tables(
+        self,
+        *,
+        game: str | None,
+        status: str | None,
+        tournament: str | None,
+        player: str | None,
+        cursor: str | None,
+        limit: int,
+    ) -> tuple[list[TableSummary], str | None]:
+        """Newest first; the cursor of the next page, or None on the last one."""
+        clauses: list[str] = ["TRUE"]
+        params: list[Any] = []
+        for column, value in (("game", game), ("status", status), ("tournament", tournament)):
+            if value is not None:
+                clauses.append(f"{column} = %s")
+                params.append(value)
+        if player is not None:
+            clauses.append("%s = ANY(players)")
+            params.append(player)
+        if cursor is not None:
+            clauses.append("seq < %s")
+            params.append(decode_cursor(cursor))
+        sql = (
+            "SELECT seq, id::text, game, status, version, players, tournament, created_at"
+            f" FROM tables WHERE {' AND '.join(clauses)} ORDER BY seq DESC LIMIT %s"
+        )
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql, [*params, limit + 1])
+            rows = await cur.fetchall()
+        page = [TableSummary(*row[1:]) for row in rows[:limit]]
+        more = len(rows) > limit
+        return page, encode_cursor(rows[limit - 1][0]) if more else None
+
+    async def _doc(self, projection: str, key: str) -> tuple[bytes | None, int]:
+        """A read model document and the position its projection has reached."""
+        name = PROJECTIONS[projection].checkpoint_name
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT (SELECT doc::text FROM read_models WHERE projection = %s AND key = %s),"
+                " (SELECT position FROM consumer_checkpoints WHERE name = %s)",
+                (projection, key, name),
+            )
+            row = await cur.fetchone()
+        assert row is not None
+        return (row[0].encode() if row[0] else None), int(row[1] or 0)
+
+    async def scoresheet(self, table_id: str, game: str) -> tuple[ScoreSheet, int]:
+        doc, position = await self._doc("scoresheet", table_id)
+        if doc is None:  # the projection has not reached this table yet
+            return ScoreSheet(table=table_id, game=game, units=[], players=[]), position
+        return msgspec.json.decode(doc, type=ScoreSheet), position
+
+    async def create_tournament(
+        self,
+        name: str,
+        game: str,
+        options: dict[str, Any],
+        decks: list[list[str]] | None = None,
+        first_dealer: int | None = None,
+    ) -> str:
+        tournament_id = str(uuid.uuid4())
+        async with self.pool.connection() as conn:
+            await conn.execute(
+                "INSERT INTO tournaments (id, name, game, options, deals, first_dealer)"
+                " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s)",
+                (
+                    tournament_id,
+                    name,
+                    game,
+                    msgspec.json.encode(options).decode(),
+                    None if decks is None else msgspec.json.encode(decks).decode(),
+                    first_dealer,
+                ),
+            )
+        return tournament_id
+
+    async def tournament_decks(self, tournament_id: str) -> list[list[str]] | None:
+        """The operator decks a tournament's tables share (operator use only)."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT deals::text FROM tournaments WHERE id = %s", (tournament_id,)
+            )
+            row = await cur.fetchone()
+        if row is None or row[0] is None:
+            return None
+        decks: list[list[str]] = msgspec.json.decode(row[0])
+        return decks
+
+    async def tournament(self, tournament_id: str) -> Tournament:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT id::text, name, game, options::text,"
+                " ARRAY(SELECT id::text FROM tables WHERE tournament = t.id::text ORDER BY seq),"
+                " coalesce(jsonb_array_length(deals), 0), first_dealer"
+                " FROM tournaments t WHERE id = %s",
+                (tournament_id,),
+            )
+            row = await cur.fetchone()
+        if row is None:
+            raise ApiProblem("tournament-not-found", f"no tournament {tournament_id}")
+        return Tournament(
+            row[0], row[1], row[2], msgspec.json.decode(row[3]), list(row[4]), row[5], row[6]
+        )
+
+    async def standings(self, tournament_id: str) -> tuple[Standings, int]:
+        tournament = await self.tournament(tournament_id)
+        doc, position = await self._doc("standings", tournament_id)
+        if doc is None:
+            return Standings(tournament=tournament.id, game=tournament.game), position
+        return msgspec.json.decode(doc, type=Standings), position

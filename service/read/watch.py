@@ -1,0 +1,115 @@
+"""Commit notifications inside one process: who is waiting for a table to move.
+
+Every append is announced with ``NOTIFY cardroom_events, '<table>:<version>'`` just after
+its commit (service.write.store.Notifier). One ``LISTEN`` connection per process feeds the
+long-polls, the SSE fallback and the relay's wake-ups; Redis is not needed for any of
+them. A lost connection is reopened, and waiters always re-read Postgres after waking,
+so a missed notification only delays an answer until the waiter's timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from contextlib import suppress
+
+import psycopg
+
+from service.write.store import CHANNEL
+
+log = logging.getLogger("cardroom.watch")
+MAX_TRACKED = 100_000
+
+
+class TableWatcher:
+    def __init__(self, conninfo: str) -> None:
+        self.conninfo = conninfo
+        self.versions: dict[str, int] = {}
+        self._waiters: dict[str, set[asyncio.Event]] = {}
+        self.delivered = 0  # notifications so far: consumers wait for it to grow
+        self._any: set[asyncio.Event] = set()
+        self._task: asyncio.Task[None] | None = None
+        self.connected = asyncio.Event()
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._listen(), name="cardroom-watch")
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self.connected.wait(), timeout=5)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(
+                    self.conninfo, autocommit=True
+                ) as conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    # Whatever was notified while no one listened is unknown here.
+                    self.versions.clear()
+                    self.connected.set()
+                    async for notice in conn.notifies():
+                        self._deliver(notice.payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # reconnect on any failure; waiters poll meanwhile
+                self.connected.clear()
+                log.warning("LISTEN connection lost (%s); reconnecting", exc)
+                await asyncio.sleep(0.5)
+
+    def _deliver(self, payload: str) -> None:
+        table_id, _, version = payload.rpartition(":")
+        if not table_id or not version.isdigit():
+            return
+        if len(self.versions) > MAX_TRACKED and table_id not in self.versions:
+            self.versions.clear()  # waiters re-read Postgres; this only forgets hints
+        self.versions[table_id] = max(int(version), self.versions.get(table_id, 0))
+        for waiter in self._waiters.get(table_id, ()):
+            waiter.set()
+        self.delivered += 1
+        for waiter in self._any:
+            waiter.set()
+
+    async def wait_for_table(self, table_id: str, beyond: int, timeout: float) -> bool:
+        """Until ``table_id`` is known past version ``beyond``; False on timeout."""
+        if self.versions.get(table_id, 0) > beyond:
+            return True
+        waiter = asyncio.Event()
+        self._waiters.setdefault(table_id, set()).add(waiter)
+        try:
+            deadline = time.monotonic() + timeout
+            while self.versions.get(table_id, 0) <= beyond:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                waiter.clear()
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(waiter.wait(), timeout=remaining)
+            return True
+        finally:
+            waiters = self._waiters.get(table_id)
+            if waiters is not None:
+                waiters.discard(waiter)
+                if not waiters:
+                    del self._waiters[table_id]
+
+    async def wait_for_any(self, since: int, timeout: float) -> int:
+        """Until a notification beyond the ``since``-th arrives (or ``timeout``).
+
+        The doorbell of the relay and the projector: each remembers ``delivered`` before
+        it reads Postgres, so a commit notified meanwhile is never slept through.
+        """
+        if self.delivered <= since:
+            waiter = asyncio.Event()
+            self._any.add(waiter)
+            try:
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(waiter.wait(), timeout=timeout)
+            finally:
+                self._any.discard(waiter)
+        return self.delivered

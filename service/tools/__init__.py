@@ -1,0 +1,1 @@
+"""Tools around the service: the command line, the reference bot, the bench."""

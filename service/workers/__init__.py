@@ -1,0 +1,1 @@
+"""Background workers: the relay, the projector and the leader election they share."""

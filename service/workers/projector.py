@@ -1,0 +1,231 @@
+"""The projection runner: async read models, exactly once, safe to kill (DESIGN 8).
+
+Each projection keeps its own checkpoint. One step is one transaction: take the
+projection's advisory lock (``pg_try_advisory_xact_lock``: a busy projection is skipped,
+not waited for), read the events after the checkpoint in the store's global order, fold
+them into the affected documents, write the documents and the new checkpoint, commit.
+Killed anywhere, a step either happened entirely or not at all. Several runners (one per
+worker process) share the work safely; a rebuild holds the same lock at session level,
+so live runners stand aside while it replays from position 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import psycopg
+from psycopg_pool import AsyncConnectionPool
+
+from domain.events import Event
+from projections import scoresheet, standings
+from service.read.watch import TableWatcher
+from service.workers.leader import while_leading
+from service.write.codec import event_decoder
+from service.write.store import EventStore, StoredEvent, read_all_on
+
+log = logging.getLogger("cardroom.projector")
+_encode = msgspec.json.Encoder().encode
+PAUSE = 0.05  # seconds between idle looks
+LEADER_LOCK = 0x636172642D70726F  # "card-pro"
+
+Fold = Callable[[Any, str, StoredEvent, Event], Any]
+
+
+@dataclass(frozen=True)
+class Projection:
+    """A read model: which document an event touches and how it folds into it."""
+
+    name: str
+    doc_type: type[msgspec.Struct]
+    by_tournament: bool  # keyed by the table's tournament instead of the table
+    fold: Fold
+
+    @property
+    def lock(self) -> int:
+        digest = hashlib.sha256(f"cardroom-projection:{self.name}".encode()).digest()
+        return int.from_bytes(digest[:8], "big", signed=True)
+
+    @property
+    def checkpoint_name(self) -> str:
+        return f"projection:{self.name}"
+
+
+def _fold_sheet(doc: Any, key: str, stored: StoredEvent, event: Event) -> Any:
+    return scoresheet.fold(doc, event, stored.version, stored.position)
+
+
+def _fold_standings(doc: Any, key: str, stored: StoredEvent, event: Event) -> Any:
+    current = doc if doc is not None else standings.Standings(tournament=key)
+    return standings.fold(current, stored.table_id, event, stored.position)
+
+
+PROJECTIONS: dict[str, Projection] = {
+    p.name: p
+    for p in (
+        Projection(scoresheet.NAME, scoresheet.ScoreSheet, False, _fold_sheet),
+        Projection(standings.NAME, standings.Standings, True, _fold_standings),
+    )
+}
+
+
+class Projector:
+    def __init__(self, pool: AsyncConnectionPool[Any], batch: int = 500) -> None:
+        self.leading = asyncio.Event()
+        self.pool = pool
+        self.store = EventStore(pool)
+        self.batch = batch
+
+    async def step(self, projection: Projection) -> int:
+        """Fold the next batch into ``projection``; how many events it covered."""
+        async with self.pool.connection() as conn, conn.transaction():
+            cur = await conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (projection.lock,))
+            row = await cur.fetchone()
+            if not row or not row[0]:
+                return 0
+            return await self._fold_next(conn, projection)
+
+    async def _fold_next(self, conn: psycopg.AsyncConnection[Any], projection: Projection) -> int:
+        """Inside the caller's transaction: the next batch, its documents, the checkpoint."""
+        checkpoint = await self.store.checkpoint(projection.checkpoint_name, conn)
+        batch = await read_all_on(conn, checkpoint, self.batch)
+        if not batch:
+            return 0
+        await self._apply(conn, projection, [stored for _, stored in batch])
+        last = batch[-1]
+        await self.store.save_checkpoint(
+            projection.checkpoint_name, (last[0], last[1].position), conn
+        )
+        return len(batch)
+
+    async def _apply(
+        self, conn: psycopg.AsyncConnection[Any], projection: Projection, batch: list[StoredEvent]
+    ) -> None:
+        keys = await self._keys(conn, projection, batch)
+        docs = await self._load(conn, projection, {k for k in keys if k is not None})
+        decode = event_decoder().decode
+        for stored, key in zip(batch, keys, strict=True):
+            if key is None:
+                continue
+            try:
+                event = decode(stored.data)
+            except msgspec.ValidationError:
+                log.error("skipping unreadable event %s v%s", stored.table_id, stored.version)
+                continue
+            docs[key] = projection.fold(docs.get(key), key, stored, event)
+        rows = [
+            (projection.name, key, _encode(doc).decode(), doc.position)
+            for key, doc in docs.items()
+            if doc is not None
+        ]
+        if rows:
+            await conn.cursor().executemany(
+                "INSERT INTO read_models (projection, key, doc, position)"
+                " VALUES (%s, %s, %s::jsonb, %s) ON CONFLICT (projection, key)"
+                " DO UPDATE SET doc = excluded.doc, position = excluded.position",
+                rows,
+            )
+
+    async def _keys(
+        self, conn: psycopg.AsyncConnection[Any], projection: Projection, batch: list[StoredEvent]
+    ) -> list[str | None]:
+        if not projection.by_tournament:
+            return [stored.table_id for stored in batch]
+        cur = await conn.execute(
+            "SELECT id::text, tournament FROM tables WHERE id = ANY(%s::uuid[])",
+            (sorted({s.table_id for s in batch}),),
+        )
+        tournaments = {row[0]: row[1] for row in await cur.fetchall()}
+        return [tournaments.get(stored.table_id) for stored in batch]
+
+    async def _load(
+        self, conn: psycopg.AsyncConnection[Any], projection: Projection, keys: set[str]
+    ) -> dict[str, Any]:
+        if not keys:
+            return {}
+        cur = await conn.execute(
+            "SELECT key, doc::text FROM read_models WHERE projection = %s AND key = ANY(%s)",
+            (projection.name, sorted(keys)),
+        )
+        return {
+            key: msgspec.json.decode(doc, type=projection.doc_type)
+            for key, doc in await cur.fetchall()
+        }
+
+    async def run(self, stop: asyncio.Event, watcher: TableWatcher | None = None) -> None:
+        """Keep every projection caught up while this process leads, until ``stop``.
+
+        One projector works at a time (the others stand by), so that several worker
+        processes do not all wake and contend for every batch.
+        """
+        conninfo = self.pool.conninfo
+        assert isinstance(conninfo, str), "the projector's pool is built from a URL"
+        await while_leading(
+            conninfo,
+            LEADER_LOCK,
+            stop,
+            self.leading,
+            lambda lock: self._project(stop, watcher, lock),
+            "projector",
+        )
+
+    async def _project(
+        self, stop: asyncio.Event, watcher: TableWatcher | None, lock: psycopg.AsyncConnection[Any]
+    ) -> None:
+        while not stop.is_set():
+            seen = watcher.delivered if watcher is not None else 0
+            try:
+                done = [await self.step(p) for p in PROJECTIONS.values()]
+            except (psycopg.Error, OSError) as exc:
+                log.warning("projector lost Postgres (%s); retrying", exc)
+                done = [0]
+                await asyncio.sleep(1.0)
+            if not any(done):
+                await lock.execute("SELECT 1")  # still leading: the lock's session is alive
+                if watcher is not None:
+                    await watcher.wait_for_any(seen, timeout=0.5)
+                # Read models are asynchronous: folding a moment's commits together
+                # spares the command path a transaction per projection per command.
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=PAUSE)
+
+    async def rebuild(
+        self, projection: Projection, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[int, float]:
+        """Replay ``projection`` from position 0; (events folded, seconds taken)."""
+        async with self.pool.connection() as guard:
+            # Session lock: live runners' try-locks fail until the rebuild is done.
+            await guard.execute("SELECT pg_advisory_lock(%s)", (projection.lock,))
+            try:
+                total = await self._count_events(guard)
+                started = time.monotonic()
+                async with guard.transaction():
+                    await guard.execute(
+                        "DELETE FROM read_models WHERE projection = %s", (projection.name,)
+                    )
+                    await self.store.save_checkpoint(projection.checkpoint_name, (0, 0), guard)
+                folded = 0
+                while True:
+                    async with guard.transaction():
+                        count = await self._fold_next(guard, projection)
+                    if not count:
+                        break
+                    folded += count
+                    if progress is not None:
+                        progress(folded, total)
+                return folded, time.monotonic() - started
+            finally:
+                await guard.execute("SELECT pg_advisory_unlock(%s)", (projection.lock,))
+
+    @staticmethod
+    async def _count_events(conn: psycopg.AsyncConnection[Any]) -> int:
+        cur = await conn.execute("SELECT count(*) FROM events")
+        row = await cur.fetchone()
+        return int(row[0]) if row else 0

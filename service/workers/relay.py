@@ -1,0 +1,172 @@
+"""The relay: committed events, in global order, to Redis Streams (DESIGN 7).
+
+One relay publishes at a time: it leads while it holds a Postgres advisory lock on a
+connection of its own, so a crashed leader's lock goes with its connection. It tails
+the store from a checkpoint kept in Postgres, publishes a batch, then moves the
+checkpoint: a relay killed between the two republishes the batch on restart (the
+per-table stream refuses the repeats by entry id; the global stream may repeat them,
+which its readers dedupe by table and version). With Redis down it keeps the checkpoint
+where it is and retries with backoff; nothing is skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import msgspec
+import psycopg
+from redis.asyncio import Redis
+from redis.exceptions import RedisError, ResponseError
+
+from domain import table as tables
+from domain.registry import GAMES
+from service.http.schemas import EventRecord
+from service.read.watch import TableWatcher
+from service.settings import Settings
+from service.workers.leader import pause, while_leading
+from service.workers.streams import (
+    GLOBAL_STREAM_LENGTH,
+    TABLE_STREAM_LENGTH,
+    entry_id,
+    global_stream,
+    table_stream,
+)
+from service.write.codec import event_decoder
+from service.write.store import EventStore, StoredEvent
+
+log = logging.getLogger("cardroom.relay")
+LEADER_LOCK = 0x636172642D72656C  # "card-rel"
+CHECKPOINT = "relay"
+COALESCE = 0.003  # seconds
+_encode = msgspec.json.Encoder().encode
+
+
+def is_repeat(error: Exception) -> bool:
+    """Redis refused an entry id it already has: the event was published before."""
+    return isinstance(error, ResponseError) and "equal or smaller" in str(error)
+
+
+class Relay:
+    def __init__(
+        self,
+        store: EventStore,
+        redis: Redis,
+        prefix: str,
+        conninfo: str,
+        watcher: TableWatcher | None = None,
+        batch: int = 500,
+    ) -> None:
+        self.store = store
+        self.redis = redis
+        self.prefix = prefix
+        self.conninfo = conninfo
+        self.watcher = watcher
+        self.batch = batch
+        self.games: dict[str, str] = {}
+        self.leading = asyncio.Event()
+        self.published = 0
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Lead when possible, relay while leading, until ``stop`` is set."""
+        await while_leading(
+            self.conninfo,
+            LEADER_LOCK,
+            stop,
+            self.leading,
+            lambda lock: self._relay(stop, lock),
+            "relay",
+        )
+
+    async def _relay(self, stop: asyncio.Event, lock: psycopg.AsyncConnection[Any]) -> None:
+        checkpoint = await self.store.checkpoint(CHECKPOINT)
+        failures = 0
+        while not stop.is_set():
+            seen = self.watcher.delivered if self.watcher is not None else 0
+            batch = await self.store.read_all(checkpoint, limit=self.batch)
+            if not batch:
+                await lock.execute("SELECT 1")  # still leading: the lock's session is alive
+                await self._idle(stop, seen)
+                continue
+            try:
+                await self.publish([event for _, event in batch])
+            except RedisError as exc:
+                failures += 1
+                delay = min(5.0, 0.05 * 2**failures)
+                log.warning("Redis unavailable (%s); retrying in %.2fs", exc, delay)
+                await pause(stop, delay)
+                continue
+            failures = 0
+            checkpoint = (batch[-1][0], batch[-1][1].position)
+            await self.store.save_checkpoint(CHECKPOINT, checkpoint)
+
+    async def _idle(self, stop: asyncio.Event, seen: int) -> None:
+        if self.watcher is not None:
+            await self.watcher.wait_for_any(seen, timeout=0.5)
+            # A moment more gathers the commits of a busy instant into one batch.
+            await asyncio.sleep(COALESCE)
+        else:
+            await pause(stop, 0.05)
+
+    async def publish(self, batch: list[StoredEvent]) -> None:
+        unknown = {e.table_id for e in batch} - self.games.keys()
+        if unknown:
+            self.games.update(await self.store.games_of(sorted(unknown)))
+        decode = event_decoder().decode
+        pipe = self.redis.pipeline(transaction=False)
+        for stored in batch:
+            game = GAMES.get(self.games.get(stored.table_id, ""))
+            try:
+                event = decode(stored.data)
+            except msgspec.ValidationError:
+                event = None
+            if game is None or event is None:
+                # Not an event of a known table: what is public in it cannot be known,
+                # so nothing is published (and the relay does not stall on it).
+                log.error("skipping unreadable event %s v%s", stored.table_id, stored.version)
+                continue
+            public = tables.redact(game, event, "spectator")
+            record = EventRecord(stored.version, stored.recorded_at, stored.actor, public)
+            fields: dict[Any, Any] = {
+                "table": stored.table_id,
+                "version": stored.version,
+                "position": stored.position,
+                "type": type(public).__struct_config__.tag,
+                "data": _encode(record),
+            }
+            pipe.xadd(
+                table_stream(self.prefix, stored.table_id),
+                fields,
+                id=entry_id(stored.version),
+                maxlen=TABLE_STREAM_LENGTH,
+                approximate=True,
+            )
+            pipe.xadd(
+                global_stream(self.prefix), fields, maxlen=GLOBAL_STREAM_LENGTH, approximate=True
+            )
+        for result in await pipe.execute(raise_on_error=False):
+            if isinstance(result, Exception) and not is_repeat(result):
+                raise result
+        self.published += len(batch)
+
+
+async def run_standalone(settings: Settings) -> None:
+    """``cardroom relay``: the relay alone, until the process is stopped."""
+    from psycopg_pool import AsyncConnectionPool
+
+    assert settings.database_url and settings.redis_url
+    async with AsyncConnectionPool(
+        settings.database_url, min_size=1, max_size=3, kwargs={"autocommit": True}
+    ) as pool:
+        redis = Redis.from_url(settings.redis_url)
+        watcher = TableWatcher(settings.database_url)
+        await watcher.start()
+        relay = Relay(
+            EventStore(pool), redis, settings.redis_prefix, settings.database_url, watcher
+        )
+        try:
+            await relay.run(asyncio.Event())
+        finally:
+            await watcher.stop()
+            await redis.aclose()

@@ -1,0 +1,1 @@
+"""The write path: the event store, the command path, and the schema migrations."""

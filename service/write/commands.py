@@ -1,0 +1,346 @@
+"""The command side: load a table's snapshot, decide, settle chance steps, commit.
+
+Every write follows DESIGN 1: authenticate, load the inline snapshot (never replay the
+stream), ``decide``, then append the events, the new snapshot and the idempotency record
+in one transaction. Chance steps go through the domain's one loop
+(``domain.table.settle``); the service is its source of secrets, because only the
+service may draw randomness: it draws each new seed from the CSPRNG and reads the seeds
+of earlier shuffles, revealed once their cards are out of play, from the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections import OrderedDict
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from domain import table as tables
+from domain.commands import PlayerCommand
+from domain.errors import RuleError
+from domain.events import Event, TableCreated
+from domain.protocol import SYSTEM, Audience, Chance
+from domain.table import Table
+from projections.table_state import project
+from service.http.problems import ApiProblem
+from service.read.loads import BatchedLoads
+from service.write.codec import event_data, event_decoder, snapshot_decoder
+from service.write.store import (
+    GENESIS,
+    Commit,
+    EventStore,
+    IdempotencyRecord,
+    NewEvent,
+    StoredEvent,
+    VersionConflict,
+    now,
+)
+
+_sorted_json = msgspec.json.Encoder(order="sorted")
+RETRIES = 5
+
+
+class Settled(msgspec.Struct, kw_only=True):
+    """A decided command with its chance steps settled, ready to commit."""
+
+    table: Table[Any]
+    events: list[NewEvent]
+    visible: list[tuple[int, str, Event]]
+    seeds: list[tuple[int, bytes | None]]
+
+
+class Loaded(msgspec.Struct, frozen=True):
+    table: Table[Any]
+    last_hash: bytes
+
+
+def etag(version: int, audience: Audience) -> str:
+    """A strong entity tag per version and audience (DESIGN 6)."""
+    who = f"s{audience}" if isinstance(audience, int) else audience
+    return f'"{version}.{who}"'
+
+
+def request_digest(payload: Any) -> bytes:
+    return hashlib.sha256(_sorted_json.encode(payload)).digest()
+
+
+def token_digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+class TableService:
+    """Commands and reads of tables, with the decoded snapshots of recent tables cached.
+
+    The cache holds only committed snapshots. Reads always ask Postgres for the current
+    version (and skip the transfer and decode when the cached one is current). Commands
+    start from the cache without asking: if another process moved the table on, the
+    append collides and the command is decided again on a fresh snapshot; a refusal
+    decided on a cached snapshot is checked again on a fresh one before it is returned.
+    """
+
+    def __init__(self, store: EventStore, cache_size: int = 10_000) -> None:
+        self.store = store
+        self.loads = BatchedLoads(store)
+        self.cache_size = cache_size
+        self.snapshots: OrderedDict[str, Loaded] = OrderedDict()
+
+    def _remember(self, loaded: Loaded) -> Loaded:
+        held = self.snapshots.get(loaded.table.id)
+        if held is not None and held.table.version > loaded.table.version:
+            return loaded  # a slower read of an older version: keep the newer one
+        self.snapshots[loaded.table.id] = loaded
+        self.snapshots.move_to_end(loaded.table.id)
+        if len(self.snapshots) > self.cache_size:
+            self.snapshots.popitem(last=False)
+        return loaded
+
+    def _forget(self, table_id: str) -> None:
+        self.snapshots.pop(table_id, None)
+
+    # --- reading ------------------------------------------------------------------------
+
+    async def load(self, table_id: str) -> Loaded:
+        """The table as committed when this call began.
+
+        Postgres is asked every time: another process's commit is announced here only
+        after that process may already have answered its client, so no notice, cached
+        version or heartbeat proves that nothing newer exists. Asking is cheap: the
+        question is shared by the concurrent reads of this process (service.read.loads), and
+        the snapshot's bytes travel, and are decoded, only when the cached version is
+        not current.
+        """
+        cached = self.snapshots.get(table_id)
+        known = cached.table.version if cached is not None else None
+        snapshot = await self.loads.load(table_id, known)
+        if snapshot is None:
+            raise ApiProblem("table-not-found", f"no table {table_id}")
+        if snapshot.state is None and cached is not None:
+            return cached  # Postgres is at ``known``: the version of this very snapshot
+        assert snapshot.state is not None
+        table = snapshot_decoder(snapshot.game).decode(snapshot.state)
+        return self._remember(Loaded(table, snapshot.last_hash))
+
+    async def events(
+        self, table_id: str, audience: Audience, after: int, limit: int
+    ) -> tuple[Table[Any], list[tuple[StoredEvent, Event]]]:
+        table = (await self.load(table_id)).table
+        stored = await self.store.read_stream(table_id, after, limit)
+        decode = event_decoder(table.game).decode
+        rules = table.rules
+        return table, [(s, tables.redact(rules, decode(s.data), audience)) for s in stored]
+
+    # --- writing ------------------------------------------------------------------------
+
+    async def create(
+        self,
+        created: TableCreated,
+        command: dict[str, Any],
+        actor: str,
+        players: list[str] | None = None,
+    ) -> tuple[Table[Any], list[str]]:
+        """Open a table; with ``players``, seat them all in the same commit.
+
+        Returns the table and the seat tokens of ``players`` (in seat order).
+        """
+        table = tables.start(created)
+        settled = Settled(
+            table=table,
+            events=[NewEvent(event_data(created), actor, command)],
+            visible=[(1, actor, created)],
+            seeds=[],
+        )
+        tokens = [secrets.token_urlsafe(32) for _ in players or ()]
+        for seat, name in enumerate(players or ()):
+            seated = tables.take_seat(settled.table, seat, name)
+            self._record(settled, seated, actor, {"type": "take_seat", "seat": seat, "name": name})
+        if players:
+            await self._settle_chance(settled)
+        await self._commit(
+            Loaded(table, GENESIS),
+            settled,
+            expected=0,
+            at=now(),
+            seat_tokens=[(token_digest(t), seat) for seat, t in enumerate(tokens)],
+        )
+        return settled.table, tokens
+
+    async def take_seat(self, table_id: str, seat: int, name: str) -> tuple[str, Table[Any]]:
+        """Seat ``name``; the new bearer token. The last seat taken starts the game."""
+        token = secrets.token_urlsafe(32)
+        for _ in range(RETRIES):
+            loaded = await self.load(table_id)
+            events = tables.take_seat(loaded.table, seat, name)
+            command = {"type": "take_seat", "seat": seat, "name": name}
+            settled = await self.settle(loaded.table, events, f"seat:{seat}", command)
+            try:
+                await self._commit(
+                    loaded, settled, at=now(), seat_tokens=[(token_digest(token), seat)]
+                )
+            except VersionConflict:
+                # Somebody else sat down first: decide again on the state as committed now.
+                self._forget(table_id)
+                continue
+            return token, settled.table
+        raise ApiProblem("version-conflict", "the table kept changing; try again")
+
+    async def act(
+        self,
+        table_id: str,
+        seat: int,
+        command: PlayerCommand,
+        *,
+        if_match: list[str] | None,
+        idempotency_key: str | None,
+        render: Any,
+    ) -> tuple[int, bytes, str]:
+        """Decide and commit one seat command; ``(status, body, etag)`` of the answer.
+
+        ``render(settled_table, visible_events, at)`` builds the response body, which is
+        stored with the idempotency key so that a retry gets the very same answer.
+        """
+        actor = f"seat:{seat}"
+        payload = msgspec.to_builtins(command)
+        digest = request_digest(payload)
+        if idempotency_key is not None:
+            answer = await self._replay(table_id, actor, idempotency_key, digest)
+            if answer is not None:
+                return answer
+        for attempt in range(RETRIES):
+            cached = self.snapshots.get(table_id) if attempt == 0 else None
+            loaded = cached or await self.load(table_id)
+            current = etag(loaded.table.version, seat)
+            if if_match is not None and "*" not in if_match and current not in if_match:
+                if cached is not None:
+                    continue  # perhaps only the cache is behind: ask Postgres
+                raise ApiProblem(
+                    "precondition-failed",
+                    f"the table is at version {loaded.table.version}",
+                    headers={"ETag": current},
+                    version=loaded.table.version,
+                )
+            try:
+                events = tables.decide(loaded.table, command, seat)
+            except RuleError:
+                if cached is not None:
+                    continue  # refuse only on the state as committed now
+                if idempotency_key is not None:
+                    # A twin request with this key may have won meanwhile: its answer
+                    # is this request's answer too.
+                    answer = await self._replay(table_id, actor, idempotency_key, digest)
+                    if answer is not None:
+                        return answer
+                raise
+            settled = await self.settle(loaded.table, events, actor, payload)
+            at = now()
+            body: bytes = render(settled.table, settled.visible, at)
+            new_tag = etag(settled.table.version, seat)
+            idem = None
+            if idempotency_key is not None:
+                idem = IdempotencyRecord(actor, idempotency_key, digest, 200, body, new_tag)
+            try:
+                await self._commit(loaded, settled, at=at, idempotency=idem)
+            except VersionConflict:
+                self._forget(table_id)
+                if idempotency_key is not None:
+                    answer = await self._replay(table_id, actor, idempotency_key, digest)
+                    if answer is not None:
+                        return answer
+                if if_match is not None and cached is None:
+                    raise ApiProblem(
+                        "version-conflict", "another command was recorded first"
+                    ) from None
+                continue
+            return 200, body, new_tag
+        raise ApiProblem("version-conflict", "the table kept changing; try again")
+
+    async def _replay(
+        self, table_id: str, actor: str, key: str, digest: bytes
+    ) -> tuple[int, bytes, str] | None:
+        answer = await self.store.idempotent_answer(table_id, actor, key)
+        if answer is None:
+            return None
+        if answer.request_hash != digest:
+            raise ApiProblem(
+                "idempotency-key-reused", "this Idempotency-Key came with another body"
+            )
+        return answer.status, answer.body, answer.etag
+
+    async def settle(
+        self, table: Table[Any], events: list[Event], actor: str, command: dict[str, Any]
+    ) -> Settled:
+        """Fold ``events``, then reveal spent seeds and deal until the game waits on a seat."""
+        settled = Settled(table=table, events=[], visible=[], seeds=[])
+        self._record(settled, events, actor, command)
+        await self._settle_chance(settled)
+        return settled
+
+    async def _settle_chance(self, settled: Settled) -> None:
+        # Seeds of earlier commits can be due only before this loop deals anything (what
+        # it deals itself is revealed from ``drawn``), so one look at the store suffices.
+        due = tables.reveals_due(settled.table)
+        stored = await self.store.seeds(settled.table.id, list(due)) if due else {}
+        for step in tables.settle(settled.table, _Drawn(stored)):
+            if step.kind == "supply_deck":
+                settled.seeds.append((step.shuffle, step.seed))
+            self._record(settled, step.events, SYSTEM, step.command())
+
+    @staticmethod
+    def _record(settled: Settled, events: list[Event], actor: str, command: dict[str, Any]) -> None:
+        for index, event in enumerate(events):
+            settled.table = tables.evolve(settled.table, event)
+            settled.events.append(
+                NewEvent(event_data(event), actor, command if index == 0 else None)
+            )
+            settled.visible.append((settled.table.version, actor, event))
+
+    async def _commit(
+        self,
+        loaded: Loaded,
+        settled: Settled,
+        *,
+        at: datetime,
+        expected: int | None = None,
+        seat_tokens: list[tuple[bytes, int]] | None = None,
+        idempotency: IdempotencyRecord | None = None,
+    ) -> None:
+        row = project(settled.table)
+        last_hash = await self.store.commit(
+            Commit(
+                table_id=settled.table.id,
+                expected_version=loaded.table.version if expected is None else expected,
+                previous_hash=loaded.last_hash,
+                events=settled.events,
+                game=row.game,
+                status=row.status,
+                tournament=row.tournament,
+                players=row.players,
+                state=row.state,
+                seeds=settled.seeds,
+                seat_tokens=seat_tokens or (),
+                idempotency=idempotency,
+                at=at,
+            )
+        )
+        self._remember(Loaded(settled.table, last_hash))
+
+
+class _Drawn:
+    """The service's chance source: fresh seeds from the CSPRNG; earlier ones from the
+    store (fetched beforehand) or from this very batch."""
+
+    def __init__(self, stored: dict[int, bytes | None]) -> None:
+        self.seeds = dict(stored)
+
+    def revealed(self, shuffle_no: int) -> bytes | None:
+        return self.seeds.get(shuffle_no)
+
+    def seed(self, shuffle_no: int, chance: Chance) -> bytes:
+        self.seeds[shuffle_no] = seed = secrets.token_bytes(32)
+        return seed
+
+
+def rule_error_context(error: RuleError) -> dict[str, Any]:
+    return {k: v for k, v in error.context.items() if isinstance(v, str | int | list)}
