@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import msgspec
 
 from service.audit.format import FORMAT, EventLine, ExportHeader, ExportPlayer
-from service.write.commands import Loaded, TableService
+from service.write.handler import Loaded, TableService
 from service.write.store import StoredEvent
 
 PAGE = 1000

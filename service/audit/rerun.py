@@ -1,7 +1,7 @@
 """Re-running an exported table through the rules, batch by batch, as the service did.
 
 The service writes a table's events in batches, each opened by the command that caused
-it (``service/write/commands.py``): the creation request (``table_created``, and for a tournament
+it (``service/write/handler.py``): the creation request (``table_created``, and for a tournament
 table one ``take_seat`` per player in the same commit), a seat's ``take_seat``, a seat's
 command — and after each of those the chance steps it settles in a loop: reveal the seeds
 of every shuffle whose cards are out of play (``reveal_seed``), then supply the deck the

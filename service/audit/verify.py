@@ -25,11 +25,11 @@ from domain import table as tables
 from domain.events import Event, GameWon, TableCreated
 from domain.registry import GAMES
 from projections.units import scoring_units
+from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.audit.deals import DealRecord, deal_records
 from service.audit.format import FORMAT, EventLine, ExportHeader
 from service.audit.rerun import Entry, Mismatch, Rerun
 from service.write.codec import event_decoder
-from service.write.store import GENESIS, NewEvent, canonical_bytes, chain
 
 _header = msgspec.json.Decoder(ExportHeader)
 _line = msgspec.json.Decoder(EventLine)
@@ -170,7 +170,7 @@ def _check_chain(header: ExportHeader, entries: list[Entry], report: Report) -> 
             header.table,
             entry.version,
             entry.recorded_at,
-            NewEvent(entry.data, entry.actor, entry.command),
+            entry,
         )
         previous = chain(previous, canonical)
         if entry.hash != previous.hex():

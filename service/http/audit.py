@@ -21,10 +21,10 @@ from service.audit.queries import tournament_streams
 from service.http.auth import Caller
 from service.http.docs import errors
 from service.http.problems import ApiProblem
-from service.http.schemas import EventRecord, TableView
 from service.read.models import ReadSide
+from service.read.records import EventRecord, TableView
 from service.write.codec import event_decoder
-from service.write.commands import TableService
+from service.write.handler import TableService
 
 Version = Annotated[
     int,

@@ -9,7 +9,7 @@ import msgspec
 
 from domain.protocol import Audience
 from service.http.problems import ApiProblem
-from service.write.commands import token_digest
+from service.write.handler import token_digest
 from service.write.store import EventStore
 
 

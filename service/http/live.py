@@ -28,11 +28,12 @@ from redis.exceptions import RedisError
 from domain.protocol import Audience
 from service.http.auth import Caller
 from service.http.docs import errors
-from service.http.schemas import EventRecord, StreamMessage
+from service.http.schemas import StreamMessage
+from service.read.records import EventRecord
 from service.read.watch import TableWatcher
 from service.settings import Settings
 from service.workers.streams import entry_id, table_stream, version_of
-from service.write.commands import TableService
+from service.write.handler import TableService
 
 KEEP_ALIVE = 15.0
 _encode = msgspec.json.Encoder().encode

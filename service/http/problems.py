@@ -1,16 +1,27 @@
 """RFC 9457 problem details: every error the API returns, with a stable code and type.
 
-One table maps causes to statuses; handlers raise :class:`ApiProblem` (or let a domain
-:class:`~domain.errors.RuleError` through) and :mod:`service.http.app` renders them.
+One table maps causes to statuses, and the exception handlers below render every failure
+as a problem: handlers raise :class:`ApiProblem`, the write path and the read side raise
+the service's refusals (:mod:`service.refusals`), the rules raise
+:class:`~domain.errors.RuleError`, and Litestar its own HTTP errors.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
 import msgspec
+import psycopg
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, NotFoundException, ValidationException
+from litestar.types import ExceptionHandlersMap
+from psycopg_pool import PoolTimeout
 
-from domain.errors import MEANINGS, RuleCode
+from domain.errors import MEANINGS, RuleCode, RuleError
+from service import metrics
+from service.refusals import PreconditionFailed, ServiceError
+from service.write.handler import rule_error_context
 
 PROBLEM_JSON = "application/problem+json"
 PROBLEM_BASE = "https://cardroom.dev/problems/"
@@ -142,3 +153,107 @@ def problem(
         errors=errors,
         context=context,
     )
+
+
+# --- rendering ----------------------------------------------------------------------
+
+log = logging.getLogger("cardroom")
+
+
+def _problem_response(
+    request: Request[Any, Any, Any],
+    code: str,
+    detail: str | None,
+    *,
+    headers: dict[str, str] | None = None,
+    errors: list[dict[str, Any]] | None = None,
+    context: dict[str, Any] | None = None,
+) -> Response[Any]:
+    body = problem(code, detail, instance=request.url.path, errors=errors, context=context)
+    return Response(body, status_code=body.status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def on_api_problem(request: Request[Any, Any, Any], exc: ApiProblem) -> Response[Any]:
+    return _problem_response(
+        request, exc.code, exc.detail, headers=exc.headers, context=exc.context
+    )
+
+
+def on_service_error(request: Request[Any, Any, Any], exc: ServiceError) -> Response[Any]:
+    headers = {"ETag": exc.etag} if isinstance(exc, PreconditionFailed) else None
+    return _problem_response(
+        request, exc.code, exc.detail, headers=headers, context=exc.context or None
+    )
+
+
+def on_rule_error(request: Request[Any, Any, Any], exc: RuleError) -> Response[Any]:
+    metrics.COMMANDS.labels(outcome=exc.code.value).inc()
+    return _problem_response(request, exc.code.value, exc.message, context=rule_error_context(exc))
+
+
+_HTTP_CODES = {
+    400: "malformed-request",
+    401: "unauthorized",
+    404: "not-found",
+    405: "method-not-allowed",
+}
+
+
+# Body validation names the offending field; table settings get their own codes.
+_FIELD_CODES = {
+    "options": "invalid-options",
+    "seats": "invalid-options",
+    "first_dealer": "invalid-options",
+    "deals": "invalid-deck",
+}
+
+
+def _validation_code(errors: list[dict[str, Any]]) -> str | None:
+    for error in errors:
+        key = str(error.get("key", ""))
+        message = str(error.get("message", ""))
+        for field, code in _FIELD_CODES.items():
+            if key.split(".")[0].split("[")[0] == field or f"`$.{field}" in message:
+                return code
+    return None
+
+
+def on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    errors = None
+    code = None
+    if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
+        errors = [e for e in exc.extra if isinstance(e, dict)]
+        code = _validation_code(errors)
+    code = code or _HTTP_CODES.get(exc.status_code)
+    detail = exc.detail
+    if errors:
+        # The generic "Validation failed" says less than the first error it carries.
+        first = errors[0]
+        where = first.get("key")
+        detail = f"{where}: {first.get('message')}" if where else str(first.get("message"))
+    if code is None:
+        code = "internal-error" if exc.status_code >= 500 else "malformed-request"
+    if isinstance(exc, NotFoundException):
+        detail = "no such route"
+    return _problem_response(request, code, detail, headers=exc.headers, errors=errors)
+
+
+def on_unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.warning("database unavailable: %s", exc)
+    return _problem_response(request, "unavailable", "the database is not reachable")
+
+
+def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return _problem_response(request, "internal-error", "unexpected error")
+
+
+EXCEPTION_HANDLERS: ExceptionHandlersMap = {
+    ApiProblem: on_api_problem,
+    ServiceError: on_service_error,
+    RuleError: on_rule_error,
+    HTTPException: on_http_exception,
+    PoolTimeout: on_unavailable,
+    psycopg.OperationalError: on_unavailable,
+    Exception: on_unexpected,
+}

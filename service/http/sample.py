@@ -24,9 +24,10 @@ from domain.events import CardsDealt, Event, HandScored
 from domain.protocol import SYSTEM, Audience, Chance
 from domain.table import Table
 from projections import scoresheet, standings
-from service.http.schemas import EventRecord
-from service.tools.bot import choose, pick_index
-from service.write.store import GENESIS, NewEvent, canonical_bytes, chain
+from service.audit.chain import GENESIS, canonical_bytes, chain
+from service.choices import choose, pick_index
+from service.read.records import EventRecord
+from service.write.store import NewEvent
 
 TABLE = "5f0c7e2a-3b1d-4c8e-9a6f-2d4b8e1c7a93"
 TOURNAMENT = "0c3e8f4a-7d21-4b6e-8f90-1a2b3c4d5e6f"

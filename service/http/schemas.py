@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
 
 from domain.commands import PlayerCommand
-from domain.events import Event
-from domain.protocol import Game, View
+from domain.protocol import Game
 from domain.registry import GAMES
 from projections.scoresheet import ScoreSheet
 from projections.standings import Standings
 from service.read.models import TableSummary
-from service.write.codec import event_classes
+from service.read.records import EventRecord, TableView
 
 Command = PlayerCommand
 
@@ -206,13 +204,9 @@ class CreateTableBase(msgspec.Struct, frozen=True):
 if TYPE_CHECKING:
     CreateTable = CreateTableBase
     CreateTournament = CreateTournamentBase
-    TableView = View
-    AnyEvent = Event
 else:
     CreateTable = Union[tuple(CREATE_TYPES.values())]  # noqa: UP007
     CreateTournament = Union[tuple(TOURNAMENT_TYPES.values())]  # noqa: UP007
-    TableView = Union[tuple(game.view_type for game in GAMES.values())]  # noqa: UP007
-    AnyEvent = Union[event_classes()]  # noqa: UP007
 
 
 class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -226,15 +220,6 @@ class SeatGranted(msgspec.Struct, frozen=True):
     seat: int
     token: str
     version: int
-
-
-class EventRecord(msgspec.Struct, frozen=True):
-    """One event of a table's stream, as the caller may see it."""
-
-    version: int
-    at: datetime
-    actor: str
-    event: AnyEvent
 
 
 class StreamMessage(msgspec.Struct, frozen=True):
@@ -259,14 +244,6 @@ class EventPage(msgspec.Struct, frozen=True):
     table: str
     version: int
     events: list[EventRecord]
-
-
-class ActionResult(msgspec.Struct, frozen=True):
-    """The new version, the events the command caused (as the seat sees them), the view."""
-
-    version: int
-    events: list[EventRecord]
-    table: TableView
 
 
 class Health(msgspec.Struct, frozen=True):

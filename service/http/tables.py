@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 from uuid import UUID
 
 import msgspec
@@ -17,26 +17,23 @@ from domain import table as tables
 from domain.events import Event
 from domain.protocol import Audience
 from domain.registry import GAMES
-from domain.table import Table
 from service.http.auth import Caller
 from service.http.docs import errors
 from service.http.problems import ApiProblem
 from service.http.schemas import (
     TEXT,
-    ActionResult,
     Command,
     CreateTable,
     EventPage,
-    EventRecord,
     ScoreSheetPage,
     SeatGranted,
     TablePage,
-    TableView,
     TakeSeat,
 )
 from service.read.models import ReadSide
+from service.read.records import ActionResult, EventRecord, TableView
 from service.read.watch import TableWatcher
-from service.write.commands import Loaded, TableService, etag
+from service.write.handler import Answer, Loaded, TableService, etag
 from service.write.store import new_table_id
 
 IfNoneMatch = Annotated[
@@ -154,6 +151,13 @@ def _view_response(view: Any, audience: Audience, status: int = 200) -> Response
     tag = etag(view.version, audience)
     headers = {"ETag": tag, "Cache-Control": _cache(audience), "Vary": "Authorization"}
     return Response(_encoder.encode(view), status_code=status, media_type=_JSON, headers=headers)
+
+
+def _answered(answer: Answer) -> Response[Any]:
+    """A command's answer sent as first encoded: the bytes of an ``ActionResult``, the
+    same for every retry with its Idempotency-Key."""
+    headers = {"ETag": answer.etag, "Cache-Control": "private, no-cache"}
+    return Response(answer.body, status_code=answer.status, media_type=_JSON, headers=headers)
 
 
 def game_of(body: msgspec.Struct) -> str:
@@ -367,25 +371,10 @@ class TableController(Controller):
     ) -> Response[ActionResult]:
         table_key = str(table_id)
         seat = caller.seat_at(table_key)
-
-        def render(table: Table[Any], visible: list[tuple[int, str, Event]], at: datetime) -> bytes:
-            game = table.rules
-            events = [_record(v, at, a, tables.redact(game, e, seat)) for v, a, e in visible]
-            view = tables.view(table, seat)
-            return _encoder.encode(ActionResult(version=table.version, events=events, table=view))
-
-        status, body, tag = await service.act(
-            table_key,
-            seat,
-            data,
-            if_match=_tags(if_match),
-            idempotency_key=idempotency_key,
-            render=render,
+        answer = await service.act(
+            table_key, seat, data, if_match=_tags(if_match), idempotency_key=idempotency_key
         )
-        headers = {"ETag": tag, "Cache-Control": "private, no-cache"}
-        # The body is an ActionResult, encoded once so that retries get the same bytes.
-        answer = cast(ActionResult, body)
-        return Response(answer, status_code=status, media_type=_JSON, headers=headers)
+        return _answered(answer)
 
     @get(
         "/{table_id:uuid}/events",

@@ -25,7 +25,7 @@ from service.http.schemas import (
 )
 from service.http.tables import game_of
 from service.read.models import ReadSide, Tournament
-from service.write.commands import TableService
+from service.write.handler import TableService
 from service.write.store import new_table_id
 
 

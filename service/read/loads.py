@@ -1,6 +1,6 @@
 """Snapshot loads of concurrent reads, asked of Postgres together.
 
-Every read asks Postgres for the table's current version (service.write.commands explains why a
+Every read asks Postgres for the table's current version (service.write.handler explains why a
 cached version is never trusted on its own). Many reads arrive at once — a phone polls
 far more often than it acts — so the reads of one process share statements: a load
 waits for the statement being sent to finish only if it arrived after that statement

@@ -11,8 +11,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from projections.scoresheet import ScoreSheet
 from projections.standings import Standings
-from service.http.problems import ApiProblem
-from service.workers.projector import PROJECTIONS
+from service.read.catalog import PROJECTIONS
+from service.refusals import TournamentNotFound
 
 
 class TableSummary(msgspec.Struct, frozen=True):
@@ -152,7 +152,7 @@ class ReadSide:
             )
             row = await cur.fetchone()
         if row is None:
-            raise ApiProblem("tournament-not-found", f"no tournament {tournament_id}")
+            raise TournamentNotFound(f"no tournament {tournament_id}")
         return Tournament(
             row[0], row[1], row[2], msgspec.json.decode(row[3]), list(row[4]), row[5], row[6]
         )

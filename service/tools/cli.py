@@ -145,7 +145,8 @@ def rebuild_command(args: argparse.Namespace) -> int:
     from psycopg_pool import AsyncConnectionPool
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from service.workers.projector import PROJECTIONS, Projector
+    from service.read.catalog import PROJECTIONS
+    from service.workers.projector import Projector
 
     names = [args.projection] if args.projection else list(PROJECTIONS)
 

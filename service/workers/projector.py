@@ -12,20 +12,17 @@ so live runners stand aside while it replays from position 0.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from domain.events import Event
-from projections import scoresheet, standings
+from service.read.catalog import PROJECTIONS, Projection
 from service.read.watch import TableWatcher
 from service.workers.leader import while_leading
 from service.write.codec import event_decoder
@@ -35,45 +32,6 @@ log = logging.getLogger("cardroom.projector")
 _encode = msgspec.json.Encoder().encode
 PAUSE = 0.05  # seconds between idle looks
 LEADER_LOCK = 0x636172642D70726F  # "card-pro"
-
-Fold = Callable[[Any, str, StoredEvent, Event], Any]
-
-
-@dataclass(frozen=True)
-class Projection:
-    """A read model: which document an event touches and how it folds into it."""
-
-    name: str
-    doc_type: type[msgspec.Struct]
-    by_tournament: bool  # keyed by the table's tournament instead of the table
-    fold: Fold
-
-    @property
-    def lock(self) -> int:
-        digest = hashlib.sha256(f"cardroom-projection:{self.name}".encode()).digest()
-        return int.from_bytes(digest[:8], "big", signed=True)
-
-    @property
-    def checkpoint_name(self) -> str:
-        return f"projection:{self.name}"
-
-
-def _fold_sheet(doc: Any, key: str, stored: StoredEvent, event: Event) -> Any:
-    return scoresheet.fold(doc, event, stored.version, stored.position)
-
-
-def _fold_standings(doc: Any, key: str, stored: StoredEvent, event: Event) -> Any:
-    current = doc if doc is not None else standings.Standings(tournament=key)
-    return standings.fold(current, stored.table_id, event, stored.position)
-
-
-PROJECTIONS: dict[str, Projection] = {
-    p.name: p
-    for p in (
-        Projection(scoresheet.NAME, scoresheet.ScoreSheet, False, _fold_sheet),
-        Projection(standings.NAME, standings.Standings, True, _fold_standings),
-    )
-}
 
 
 class Projector:

@@ -22,7 +22,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from domain import table as tables
 from domain.registry import GAMES
-from service.http.schemas import EventRecord
+from service.read.records import EventRecord
 from service.read.watch import TableWatcher
 from service.settings import Settings
 from service.workers.leader import pause, while_leading

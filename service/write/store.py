@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import hashlib
 import logging
 import uuid
 from collections.abc import Sequence
@@ -34,8 +33,9 @@ import psycopg
 from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
+from service.audit.chain import canonical_bytes, chain
+
 log = logging.getLogger("cardroom.store")
-GENESIS = bytes(32)
 CHANNEL = "cardroom_events"
 Checkpoint = tuple[int, int]  # (tx, position) of the last event a consumer processed
 _json = msgspec.json.Encoder(order="sorted")
@@ -98,29 +98,6 @@ class Commit(msgspec.Struct, frozen=True, kw_only=True):
     seat_tokens: Sequence[tuple[bytes, int]] = ()
     at: datetime
     idempotency: IdempotencyRecord | None = None
-
-
-def canonical_bytes(
-    table_id: str,
-    version: int,
-    recorded_at: datetime,
-    event: NewEvent,
-) -> bytes:
-    """The bytes an event's chain hash covers: sorted-key JSON of everything recorded."""
-    return _json.encode(
-        {
-            "table": table_id,
-            "version": version,
-            "at": recorded_at,
-            "actor": event.actor,
-            "data": event.data,
-            "command": event.command,
-        }
-    )
-
-
-def chain(previous: bytes, canonical: bytes) -> bytes:
-    return hashlib.sha256(previous + canonical).digest()
 
 
 def now() -> datetime:

@@ -9,7 +9,7 @@ from typing import Any
 from litestar import Litestar
 from litestar.routes import HTTPRoute
 
-from service.http.app import API_VERSION
+from service.http.document import API_VERSION
 from service.http.problems import CATALOGUE
 from tests.api.test_openapi import COMMITTED
 

@@ -12,3 +12,13 @@ async def test_a_whole_game_over_http(client) -> None:
     assert final["status"] == "finished"
     page = ok(await client.get(f"/tables/{table['id']}/events"))
     assert page["version"] == final["version"]
+
+
+async def test_options_lists_every_method_of_the_path(client) -> None:
+    """``/tables`` has a GET and a POST handler; OPTIONS must name both."""
+    answer = await client.options("/tables")
+    assert answer.status_code == 204
+    assert answer.headers["allow"] == "GET, OPTIONS, POST"
+    table = await new_table(client)
+    answer = await client.options(f"/tables/{table['id']}")
+    assert answer.headers["allow"] == "GET, OPTIONS"

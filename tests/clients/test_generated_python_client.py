@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from domain.registry import GAMES
+from service.choices import choose, pick_index
 from service.http.app import create_app
-from service.tools.bot import choose, pick_index
 from tests.api.test_reserve_bridge_api import choose as choose_bridge
 from tests.api.test_reserve_bridge_api import strong_deck
 from tests.conftest import OPERATOR_TOKEN, make_settings

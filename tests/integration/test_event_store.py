@@ -13,15 +13,13 @@ import psycopg
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
+from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.write.store import (
-    GENESIS,
     Commit,
     EventStore,
     IdempotencyRecord,
     NewEvent,
     VersionConflict,
-    canonical_bytes,
-    chain,
     new_table_id,
 )
 from tests.support import services

@@ -22,8 +22,9 @@ from psycopg_pool import AsyncConnectionPool
 
 from projections import scoresheet, standings
 from service.http.app import create_app
+from service.read.catalog import PROJECTIONS
 from service.settings import Settings
-from service.workers.projector import PROJECTIONS, Projector
+from service.workers.projector import Projector
 from service.write.codec import event_decoder
 from service.write.store import EventStore
 from tests.conftest import make_settings

@@ -1,7 +1,7 @@
 """Audit test support: whole games played through the real command path, exports, tampering.
 
 Games are played by the seeded random players of the domain playouts, but every command
-goes through :class:`service.write.commands.TableService` — the code the HTTP handler calls —
+goes through :class:`service.write.handler.TableService` — the code the HTTP handler calls —
 against the real store, so exports hold real seeds, commitments, batches and hashes.
 (Skipping HTTP for each command keeps a complete game of every game id within seconds.)
 """
@@ -19,8 +19,9 @@ from httpx import AsyncClient
 
 from domain import table as tables
 from domain.table import Table
-from service.write.commands import TableService
-from service.write.store import GENESIS, NewEvent, canonical_bytes, chain
+from service.audit.chain import GENESIS, canonical_bytes, chain
+from service.write.handler import TableService
+from service.write.store import NewEvent
 from tests.domain.test_reserve_bridge_playouts import BridgePlayout
 from tests.support.api import OPERATOR, ok
 from tests.support.pinochle import PinochlePlayout
@@ -62,20 +63,12 @@ async def play(
     """Send the player's commands through the service until the game ends or ``until``
     holds."""
     table = (await service.load(table_id)).table
-    settled: list[Table[Any]] = []
-
-    def render(after: Table[Any], visible: Any, at: Any) -> bytes:
-        settled.append(after)
-        return b"{}"
-
     for _ in range(limit):
         if table.status != "playing" or until(table):
             return table
         seat, command = player.command(table)
-        await service.act(
-            table_id, seat, command, if_match=None, idempotency_key=None, render=render
-        )
-        table = settled[-1]
+        await service.act(table_id, seat, command, if_match=None, idempotency_key=None)
+        table = (await service.load(table_id)).table
     raise AssertionError("the game did not end")
 
 

@@ -17,7 +17,7 @@ from domain.commands import LegalAction, PlayerCommand
 from domain.events import Event
 from domain.protocol import Chance
 from domain.table import Table
-from service.tools.bot import choose, pick_index
+from service.choices import choose, pick_index
 
 COMMAND = msgspec.json.Decoder(PlayerCommand)
 

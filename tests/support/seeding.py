@@ -9,8 +9,9 @@ from psycopg_pool import AsyncConnectionPool
 
 from domain import table as tables
 from projections.table_state import project
+from service.audit.chain import GENESIS
 from service.write.codec import event_data
-from service.write.store import GENESIS, Commit, EventStore, NewEvent, new_table_id
+from service.write.store import Commit, EventStore, NewEvent, new_table_id
 from tests.support.playout import Playout
 
 

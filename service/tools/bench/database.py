@@ -13,7 +13,8 @@ from datetime import UTC, datetime
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from service.write.store import GENESIS, Commit, EventStore, NewEvent
+from service.audit.chain import GENESIS
+from service.write.store import Commit, EventStore, NewEvent
 
 
 async def _rate(clients: int, seconds: float, client: Callable[[float], Awaitable[int]]) -> float:

@@ -19,7 +19,7 @@ from domain.protocol import Chance
 from domain.registry import GAMES
 from domain.shuffle import shuffle
 from domain.table import Table
-from service.tools.bot import choose
+from service.choices import choose
 
 _command = msgspec.json.Decoder(PlayerCommand)
 

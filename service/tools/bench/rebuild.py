@@ -10,10 +10,12 @@ from typing import Any
 from psycopg_pool import AsyncConnectionPool
 
 from projections.table_state import project
+from service.audit.chain import GENESIS
+from service.read.catalog import PROJECTIONS
 from service.tools.bench.plan import plan_game
-from service.workers.projector import PROJECTIONS, Projector
+from service.workers.projector import Projector
 from service.write.codec import event_data
-from service.write.store import GENESIS, Commit, EventStore, NewEvent
+from service.write.store import Commit, EventStore, NewEvent
 
 
 async def fill(database_url: str, events: int) -> int:

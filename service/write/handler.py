@@ -25,11 +25,17 @@ from domain.events import Event, TableCreated
 from domain.protocol import SYSTEM, Audience, Chance
 from domain.table import Table
 from projections.table_state import project
-from service.http.problems import ApiProblem
+from service.audit.chain import GENESIS
 from service.read.loads import BatchedLoads
+from service.read.records import ActionResult, EventRecord
+from service.refusals import (
+    CommandConflict,
+    IdempotencyKeyReused,
+    PreconditionFailed,
+    TableNotFound,
+)
 from service.write.codec import event_data, event_decoder, snapshot_decoder
 from service.write.store import (
-    GENESIS,
     Commit,
     EventStore,
     IdempotencyRecord,
@@ -40,6 +46,7 @@ from service.write.store import (
 )
 
 _sorted_json = msgspec.json.Encoder(order="sorted")
+_encoder = msgspec.json.Encoder()
 RETRIES = 5
 
 
@@ -116,7 +123,7 @@ class TableService:
         known = cached.table.version if cached is not None else None
         snapshot = await self.loads.load(table_id, known)
         if snapshot is None:
-            raise ApiProblem("table-not-found", f"no table {table_id}")
+            raise TableNotFound(f"no table {table_id}")
         if snapshot.state is None and cached is not None:
             return cached  # Postgres is at ``known``: the version of this very snapshot
         assert snapshot.state is not None
@@ -184,7 +191,7 @@ class TableService:
                 self._forget(table_id)
                 continue
             return token, settled.table
-        raise ApiProblem("version-conflict", "the table kept changing; try again")
+        raise CommandConflict("the table kept changing; try again")
 
     async def act(
         self,
@@ -194,79 +201,70 @@ class TableService:
         *,
         if_match: list[str] | None,
         idempotency_key: str | None,
-        render: Any,
-    ) -> tuple[int, bytes, str]:
-        """Decide and commit one seat command; ``(status, body, etag)`` of the answer.
-
-        ``render(settled_table, visible_events, at)`` builds the response body, which is
-        stored with the idempotency key so that a retry gets the very same answer.
-        """
+    ) -> Answer:
+        """Decide and commit one seat command, one way through: the idempotency gate, then
+        at most ``RETRIES`` attempts, the first on the cached snapshot and each later one
+        on the table as committed now. The answer is encoded once, stored with the key,
+        and is what every retry of the request gets."""
         actor = f"seat:{seat}"
         payload = msgspec.to_builtins(command)
-        digest = request_digest(payload)
-        if idempotency_key is not None:
-            answer = await self._replay(table_id, actor, idempotency_key, digest)
-            if answer is not None:
-                return answer
+        gate = _Gate(self.store, table_id, actor, idempotency_key, request_digest(payload))
+        if (first := await gate.replay()) is not None:
+            return first
         for attempt in range(RETRIES):
             cached = self.snapshots.get(table_id) if attempt == 0 else None
             loaded = cached or await self.load(table_id)
-            current = etag(loaded.table.version, seat)
-            if if_match is not None and "*" not in if_match and current not in if_match:
-                if cached is not None:
-                    continue  # perhaps only the cache is behind: ask Postgres
-                raise ApiProblem(
-                    "precondition-failed",
-                    f"the table is at version {loaded.table.version}",
-                    headers={"ETag": current},
-                    version=loaded.table.version,
+            try:
+                return await self._attempt(
+                    loaded, seat, command, payload, if_match, gate, committed=cached is None
                 )
-            try:
-                events = tables.decide(loaded.table, command, seat)
-            except RuleError:
-                if cached is not None:
-                    continue  # refuse only on the state as committed now
-                if idempotency_key is not None:
-                    # A twin request with this key may have won meanwhile: its answer
-                    # is this request's answer too.
-                    answer = await self._replay(table_id, actor, idempotency_key, digest)
-                    if answer is not None:
-                        return answer
-                raise
-            settled = await self.settle(loaded.table, events, actor, payload)
-            at = now()
-            body: bytes = render(settled.table, settled.visible, at)
-            new_tag = etag(settled.table.version, seat)
-            idem = None
-            if idempotency_key is not None:
-                idem = IdempotencyRecord(actor, idempotency_key, digest, 200, body, new_tag)
-            try:
-                await self._commit(loaded, settled, at=at, idempotency=idem)
+            except _Behind:
+                continue  # perhaps only the cache is behind: ask Postgres
             except VersionConflict:
                 self._forget(table_id)
-                if idempotency_key is not None:
-                    answer = await self._replay(table_id, actor, idempotency_key, digest)
-                    if answer is not None:
-                        return answer
+                if (first := await gate.replay()) is not None:
+                    return first  # a twin request with this key won the race
                 if if_match is not None and cached is None:
-                    raise ApiProblem(
-                        "version-conflict", "another command was recorded first"
-                    ) from None
-                continue
-            return 200, body, new_tag
-        raise ApiProblem("version-conflict", "the table kept changing; try again")
+                    raise CommandConflict("another command was recorded first") from None
+            except RuleError:
+                if (first := await gate.replay()) is not None:
+                    return first  # a twin won, and this one comes too late
+                raise
+        raise CommandConflict("the table kept changing; try again")
 
-    async def _replay(
-        self, table_id: str, actor: str, key: str, digest: bytes
-    ) -> tuple[int, bytes, str] | None:
-        answer = await self.store.idempotent_answer(table_id, actor, key)
-        if answer is None:
-            return None
-        if answer.request_hash != digest:
-            raise ApiProblem(
-                "idempotency-key-reused", "this Idempotency-Key came with another body"
+    async def _attempt(
+        self,
+        loaded: Loaded,
+        seat: int,
+        command: PlayerCommand,
+        payload: dict[str, Any],
+        if_match: list[str] | None,
+        gate: _Gate,
+        *,
+        committed: bool,
+    ) -> Answer:
+        """One attempt on ``loaded``; a cached snapshot (not ``committed``: it may be
+        behind) is never the ground of a refusal."""
+        version = loaded.table.version
+        current = etag(version, seat)
+        if if_match is not None and "*" not in if_match and current not in if_match:
+            if not committed:
+                raise _Behind
+            raise PreconditionFailed(
+                f"the table is at version {version}", etag=current, version=version
             )
-        return answer.status, answer.body, answer.etag
+        try:
+            events = tables.decide(loaded.table, command, seat)
+        except RuleError:
+            if not committed:
+                raise _Behind from None
+            raise
+        settled = await self.settle(loaded.table, events, f"seat:{seat}", payload)
+        at = now()
+        body = _encoder.encode(action_result(settled, seat, at))
+        answer = Answer(status=200, body=body, etag=etag(settled.table.version, seat))
+        await self._commit(loaded, settled, at=at, idempotency=gate.record(answer))
+        return answer
 
     async def settle(
         self, table: Table[Any], events: list[Event], actor: str, command: dict[str, Any]
@@ -340,6 +338,57 @@ class _Drawn:
     def seed(self, shuffle_no: int, chance: Chance) -> bytes:
         self.seeds[shuffle_no] = seed = secrets.token_bytes(32)
         return seed
+
+
+class Answer(msgspec.Struct, frozen=True, kw_only=True):
+    """A command's answer: an encoded :class:`ActionResult`, as first sent and as every
+    retry with the same Idempotency-Key gets it again."""
+
+    status: int
+    body: bytes
+    etag: str
+
+
+class _Behind(Exception):
+    """The cached snapshot an attempt started from is not the table as committed."""
+
+
+class _Gate:
+    """Idempotency: the first answer to ``(actor, key)``, for every retry of that request."""
+
+    def __init__(
+        self, store: EventStore, table_id: str, actor: str, key: str | None, digest: bytes
+    ) -> None:
+        self.store, self.table_id, self.actor, self.key = store, table_id, actor, key
+        self.digest = digest
+
+    async def replay(self) -> Answer | None:
+        if self.key is None:
+            return None
+        first = await self.store.idempotent_answer(self.table_id, self.actor, self.key)
+        if first is None:
+            return None
+        if first.request_hash != self.digest:
+            raise IdempotencyKeyReused("this Idempotency-Key came with another body")
+        return Answer(status=first.status, body=first.body, etag=first.etag)
+
+    def record(self, answer: Answer) -> IdempotencyRecord | None:
+        if self.key is None:
+            return None
+        return IdempotencyRecord(
+            self.actor, self.key, self.digest, answer.status, answer.body, answer.etag
+        )
+
+
+def action_result(settled: Settled, seat: int, at: datetime) -> ActionResult:
+    """What a command answers: the new version, its events as the seat sees them, the view."""
+    table = settled.table
+    game = table.rules
+    events = [
+        EventRecord(version, at, actor, tables.redact(game, event, seat))
+        for version, actor, event in settled.visible
+    ]
+    return ActionResult(version=table.version, events=events, table=tables.view(table, seat))
 
 
 def rule_error_context(error: RuleError) -> dict[str, Any]:

@@ -1,0 +1,73 @@
+"""What runs before every handler: the strict body check, and the OPTIONS answer."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+from litestar import Litestar, Request, Response
+from litestar.enums import MediaType
+from litestar.exceptions import ValidationException
+from litestar.routes import HTTPRoute
+
+
+def _integral(value: Any) -> Any:
+    """JSON Schema counts 3.0 as an integer; msgspec's strict mode does not."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_integral(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _integral(v) for k, v in value.items()}
+    return value
+
+
+_AT_PATH = re.compile(r" - at `\$\.?(?P<path>[^`]*)`$")
+
+
+async def strict_body(request: Request[Any, Any, Any]) -> None:
+    """Validate JSON bodies as strictly as the document states them.
+
+    Litestar converts bodies leniently (``"24"`` or ``24.0`` for an integer, ``0`` for
+    ``false``); a client generated from the spec must not come to depend on that, so the
+    body is first decoded strictly against the handler's declared type.
+    """
+    field = request.route_handler.parsed_data_field
+    if field is None:
+        return
+    try:
+        document = _integral(msgspec.json.decode(await request.body()))
+        msgspec.convert(document, field.annotation, strict=True)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        found = _AT_PATH.search(message)
+        key = found["path"] if found else "data"
+        raise ValidationException(
+            detail="the body does not match the schema",
+            extra=[{"message": _AT_PATH.sub("", message), "key": key, "source": "body"}],
+        ) from exc
+    except msgspec.DecodeError:
+        return  # Litestar reports malformed JSON itself
+
+
+def allowed_methods(app: Litestar) -> dict[str, str]:
+    """The ``Allow`` answer of each route path, from the route's final methods.
+
+    Litestar builds the automatic OPTIONS answer with the first handler of a path and
+    keeps it when more handlers join that path (``/tables`` has GET and POST), so its
+    ``Allow`` lists too few methods: :func:`before_request` answers OPTIONS instead."""
+    return {
+        route.path_format: ", ".join(sorted(route.methods))
+        for route in app.routes
+        if isinstance(route, HTTPRoute)
+    }
+
+
+async def before_request(request: Request[Any, Any, Any]) -> Response[None] | None:
+    if request.method == "OPTIONS" and request.route_handler.handler_name == "options_handler":
+        allow: dict[str, str] = request.app.state.allowed_methods
+        headers = {"Allow": allow[request.scope["path_template"]]}
+        return Response(None, status_code=204, headers=headers, media_type=MediaType.TEXT)
+    await strict_body(request)
+    return None

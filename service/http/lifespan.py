@@ -1,0 +1,78 @@
+"""What the app holds while it serves: the pool, Redis, the write path, the read side and
+the background workers, made at start-up and closed in order at shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+import anyio
+from litestar import Litestar
+from psycopg_pool import AsyncConnectionPool
+from redis.asyncio import Redis
+
+from service.http.auth import Authenticator
+from service.read.models import ReadSide
+from service.read.watch import TableWatcher
+from service.settings import Settings
+from service.workers.projector import Projector
+from service.workers.relay import Relay
+from service.write.handler import TableService
+from service.write.migrate import migrate
+from service.write.store import EventStore, Notifier
+
+
+def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    assert settings.database_url, "the CLI starts an embedded Postgres when none is configured"
+    database_url = settings.database_url
+
+    @asynccontextmanager
+    async def serving(app: Litestar) -> AsyncIterator[None]:
+        await anyio.to_thread.run_sync(migrate, database_url)
+        pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+            database_url,
+            min_size=settings.pool_min,
+            max_size=settings.pool_max,
+            open=False,
+            kwargs={"autocommit": True},
+        )
+        await pool.open()
+        redis = Redis.from_url(settings.redis_url or "redis://127.0.0.1:6379/0")
+        notifier = Notifier(pool)
+        notifier.start()
+        store = EventStore(pool, notifier)
+        watcher = TableWatcher(database_url)
+        await watcher.start()
+        app.state.update(
+            read_side=ReadSide(pool),
+            pool=pool,
+            redis=redis,
+            store=store,
+            watcher=watcher,
+            settings=settings,
+            service=TableService(store),
+            auth=Authenticator(store, settings.operator_token),
+        )
+        stop = asyncio.Event()
+        background = []
+        if settings.relay:
+            relay = Relay(store, redis, settings.redis_prefix, database_url, watcher)
+            background.append(asyncio.create_task(relay.run(stop), name="cardroom-relay"))
+        if settings.projector:
+            projector = Projector(pool)
+            background.append(
+                asyncio.create_task(projector.run(stop, watcher), name="cardroom-projector")
+            )
+        try:
+            yield
+        finally:
+            stop.set()
+            await asyncio.gather(*background)
+            await notifier.stop()
+            await watcher.stop()
+            await redis.aclose()
+            await pool.close()
+
+    return serving

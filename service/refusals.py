@@ -1,0 +1,46 @@
+"""The service's refusals, each with the stable code of its problem type.
+
+The write path and the read side raise these; only the HTTP layer knows how a refusal is
+answered (``service.http.problems`` maps each to an RFC 9457 problem with its status).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class ServiceError(Exception):
+    code: ClassVar[str]
+
+    def __init__(self, detail: str, **context: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.context = context
+
+
+class TableNotFound(ServiceError):
+    code = "table-not-found"
+
+
+class TournamentNotFound(ServiceError):
+    code = "tournament-not-found"
+
+
+class CommandConflict(ServiceError):
+    """Other commands were recorded first, beyond what a retry resolves."""
+
+    code = "version-conflict"
+
+
+class PreconditionFailed(ServiceError):
+    """``If-Match`` names a version that is not current; ``etag`` is the current one."""
+
+    code = "precondition-failed"
+
+    def __init__(self, detail: str, *, etag: str, **context: Any) -> None:
+        super().__init__(detail, **context)
+        self.etag = etag
+
+
+class IdempotencyKeyReused(ServiceError):
+    code = "idempotency-key-reused"
