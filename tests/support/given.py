@@ -14,6 +14,8 @@ seat's legal actions, and returns the error.
 Only decisions are applied: the chance steps the service would answer next (the deck of
 the next deal) and the seeds it would reveal are not. A
 :class:`tests.support.playout.Playout` answers those; its ``events`` make a history.
+A history is all ``given`` sees: a table whose state a test replaced directly (scores set
+by hand, say) cannot be given this way.
 """
 
 from __future__ import annotations
