@@ -50,6 +50,7 @@ def check_cards_accounted_for(state: State) -> None:
     assert Counter(cards) == Counter(PACK)
 
 
+@pytest.mark.slow
 def test_three_hundred_random_games_hold_every_invariant() -> None:
     for seed in range(GAMES):
         play_one_checked_game(seed)

@@ -9,11 +9,21 @@ from domain import table as tables
 from domain.cards import standard_pack
 from domain.commands import Bid, Exchange, Hold, NameTrump, Pass, Play
 from domain.errors import RuleCode, RuleError
-from domain.events import AuctionWon, DealThrownIn, GameWon, HandScored, Held, TrickWon
+from domain.events import (
+    AuctionWon,
+    CardPlayed,
+    DealThrownIn,
+    GameWon,
+    HandScored,
+    Held,
+    Passed,
+    TrickWon,
+)
 from domain.fortyfive import rules
 from domain.fortyfive.scoring import score_deal
 from domain.fortyfive.state import CompletedTrick, FortyFivePlayedCard, Phase, State
 from tests.support.decks import forty_five_order, stack_deck
+from tests.support.given import given
 from tests.support.playout import Playout
 
 N, E, S, W = 0, 1, 2, 3
@@ -61,8 +71,9 @@ def test_five_of_trumps_beats_ace_of_hearts_beats_ace_of_trumps() -> None:
     playout.act(E, Play(card="7S"))
     playout.act(S, Play(card="5S"))
     playout.act(W, Play(card="AS"))
-    events = playout.act(N, Play(card="AH"))
-    assert events[-1] == TrickWon(seat=S, trick=1, cards=["7S", "5S", "AS", "AH"])
+    given(playout.events).when(Play(card="AH"), by=N).then(
+        [CardPlayed(seat=N, card="AH"), TrickWon(seat=S, trick=1, cards=["7S", "5S", "AS", "AH"])]
+    )
 
 
 def test_made_bid_of_twenty_scores_what_the_side_took_and_highest_trump_bonus() -> None:
@@ -105,9 +116,7 @@ def test_renege_refused_when_the_lead_outranks_the_protected_trump() -> None:
     playout = deal_table(hands)
     to_play(playout, W, 5, "S")  # North leads, left of West
     playout.act(N, Play(card="5S"))
-    with pytest.raises(RuleError) as refused:
-        playout.act(E, Play(card="2D"))
-    assert refused.value.code is RuleCode.MUST_PLAY_TRUMP
+    given(playout.events).when(Play(card="2D"), by=E).then_refused(RuleCode.MUST_PLAY_TRUMP)
 
 
 def _state_with_tricks(bid: int, bidder: int, winners: list[int], trumps: list[str]) -> State:
@@ -183,20 +192,16 @@ def test_dealer_holds_the_high_bid_at_the_same_amount() -> None:
     playout.act(N, Bid(amount=15))
     playout.act(E, Pass())
     playout.act(S, Pass())
-    events = playout.act(W, Hold())
-    assert events == [Held(seat=W, amount=15)]
-    assert tables.to_act(playout.table) == [N]
-    events = playout.act(N, Pass())
-    assert events[-1] == AuctionWon(seat=W, amount=15)
+    held = given(playout.events).when(Hold(), by=W).then([Held(seat=W, amount=15)])
+    assert tables.to_act(held.table) == [N]
+    held.when(Pass(), by=N).then([Passed(seat=N), AuctionWon(seat=W, amount=15)])
 
 
 def test_dealer_cannot_hold_without_a_bid() -> None:
     playout = deal_table(EXAMPLE_HANDS, dealer=W)
     for seat in (N, E, S):
         playout.act(seat, Pass())
-    with pytest.raises(RuleError) as refused:
-        playout.act(W, Hold())
-    assert refused.value.code is RuleCode.CANNOT_HOLD
+    given(playout.events).when(Hold(), by=W).then_refused(RuleCode.CANNOT_HOLD)
 
 
 def test_all_four_passing_throws_the_deal_in_and_the_deal_passes_left() -> None:

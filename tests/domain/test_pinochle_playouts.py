@@ -245,6 +245,7 @@ def check_ending(events: list[Event], game: str) -> None:
     assert thrown <= deals
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", list(TABLES))
 def test_three_hundred_random_tables_hold_every_invariant(game: str) -> None:
     for seed in range(GAMES):

@@ -10,7 +10,7 @@ import pytest
 
 from domain import table as tables
 from domain.commands import Bid, Bury, Concede, ExchangeDix, Meld, MeldOffer, NameTrump, Pass, Play
-from domain.errors import RuleError
+from domain.errors import RuleCode, RuleError
 from domain.events import CardsDealt, Event, GameWon, HandScored
 from domain.pinochle import PINOCHLE_FOUR, PINOCHLE_THREE, PINOCHLE_WIDOW
 from domain.pinochle.deal import everyone
@@ -18,6 +18,7 @@ from domain.pinochle.events import DixExchanged, TargetRaised, TrumpTurnedUp
 from domain.pinochle.melds import make
 from domain.pinochle.options import Config
 from domain.pinochle.state import CompletedTrick, Phase, State
+from tests.support.given import given
 from tests.support.pinochle_tables import (
     best_meld,
     deal_table,
@@ -107,8 +108,7 @@ def test_a_seat_without_the_dix_can_only_pass() -> None:
     hands[0][0], hands[2][0] = hands[2][0], hands[0][0]  # seat 0's 9H for the dealer's AH
     playout = three_hand(hands)
     assert tables.legal_actions(playout.table, 0) == [Pass()]
-    with pytest.raises(RuleError):
-        playout.act(0, ExchangeDix())
+    given(playout.events).when(ExchangeDix(), by=0).then_refused(RuleCode.CARD_NOT_HELD)
 
 
 def test_the_exchanged_dix_cannot_be_melded_again() -> None:

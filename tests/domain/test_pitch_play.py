@@ -14,11 +14,13 @@ from domain.commands import Bid, Hold, NameTrump, Pass, Play, SupplyDeck
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
+    BidMade,
     CardsDealt,
     DealerDrawn,
     DealThrownIn,
     Event,
     HandScored,
+    Passed,
     TrumpNamed,
 )
 from domain.pitch import PITCH, rules
@@ -38,6 +40,7 @@ from tests.domain.pitch_tables import (
     points,
     refused,
 )
+from tests.support.given import given
 from tests.support.playout import Playout
 
 # --- the deal (RULES 0.4, 2.2) ----------------------------------------------------------
@@ -112,7 +115,7 @@ def test_only_the_dealer_may_take_the_bid() -> None:
     """RULES 2.4: taking the contract without raising is the dealer's privilege."""
     playout = deal_table(DEALER_TAKES, dealer=3, seats=4)
     playout.act(0, Bid(amount=2))
-    assert refused(playout, 1, Hold()) is RuleCode.CANNOT_HOLD
+    given(playout.events).when(Hold(), by=1).then_refused(RuleCode.CANNOT_HOLD)
 
 
 def test_the_dealer_cannot_take_when_nobody_has_bid() -> None:
@@ -136,15 +139,16 @@ def test_a_stuck_dealer_must_bid_when_everyone_else_passes() -> None:
     playout = deal_table(DEALER_TAKES, dealer=3, seats=4, options={"all_pass": "stick_dealer"})
     act_all(playout, [(0, Pass()), (1, Pass()), (2, Pass())])
     assert tables.legal_actions(playout.table, 3) == [Bid(amount=a) for a in (2, 3, 4)]
-    assert refused(playout, 3, Pass()) is RuleCode.MUST_BID
-    assert playout.act(3, Bid(amount=2))[-1] == AuctionWon(seat=3, amount=2)
+    stuck = given(playout.events)
+    stuck.when(Pass(), by=3).then_refused(RuleCode.MUST_BID)
+    stuck.when(Bid(amount=2), by=3).then([BidMade(seat=3, amount=2), AuctionWon(seat=3, amount=2)])
 
 
 def test_a_stuck_dealer_may_pass_a_bid_made_by_another_seat() -> None:
     """RULES 2.4: the stuck dealer's duty applies only when every other seat passed."""
     playout = deal_table(DEALER_TAKES, dealer=3, seats=4, options={"all_pass": "stick_dealer"})
-    events = act_all(playout, [(0, Pass()), (1, Bid(amount=2)), (2, Pass()), (3, Pass())])
-    assert events[-1] == AuctionWon(seat=1, amount=2)
+    act_all(playout, [(0, Pass()), (1, Bid(amount=2)), (2, Pass())])
+    given(playout.events).when(Pass(), by=3).then([Passed(seat=3), AuctionWon(seat=1, amount=2)])
 
 
 # --- play (RULES 2.5) -------------------------------------------------------------------

@@ -230,6 +230,7 @@ def run_games(seats: int) -> Counter[tuple[str, Any]]:
     return played
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats", range(2, 8))
 def test_random_games_hold_every_invariant_for_each_option_value(seats: int) -> None:
     played = run_games(seats)

@@ -11,6 +11,7 @@ from domain.events import (
     GameWon,
     HandScored,
     Held,
+    Passed,
     ScoreItem,
     TrickWon,
     TrumpNamed,
@@ -29,6 +30,7 @@ from tests.domain.pitch_tables import (
     points,
     refused,
 )
+from tests.support.given import given
 from tests.support.playout import Playout
 
 # --- RULES 2.9, test case 1: four players, the dealer takes 3 and is set back -----------
@@ -209,9 +211,10 @@ def test_dealer_cannot_take_a_smudge() -> None:
     playout = deal_table(SMUDGE, dealer=0, seats=2)
     playout.act(1, Bid(amount=4))
     assert tables.legal_actions(playout.table, 0) == [Pass()]
-    assert refused(playout, 0, Hold()) is RuleCode.CANNOT_HOLD
-    assert refused(playout, 0, Bid(amount=4)) is RuleCode.BID_TOO_LOW
-    assert playout.act(0, Pass())[-1] == AuctionWon(seat=1, amount=4)
+    smudge_bid = given(playout.events)
+    smudge_bid.when(Hold(), by=0).then_refused(RuleCode.CANNOT_HOLD)
+    smudge_bid.when(Bid(amount=4), by=0).then_refused(RuleCode.BID_TOO_LOW)
+    smudge_bid.when(Pass(), by=0).then([Passed(seat=0), AuctionWon(seat=1, amount=4)])
 
 
 # --- RULES 2.9, test case 5: the chips --------------------------------------------------

@@ -214,6 +214,7 @@ def check_deals_and_sheet(events: list[Event]) -> None:
                 assert event.scores == running
 
 
+@pytest.mark.slow
 def test_three_hundred_random_rubbers_hold_every_invariant() -> None:
     seen: Counter[str] = Counter()
     labels: Counter[str] = Counter()

@@ -33,6 +33,7 @@ from domain.commands import (
 from domain.errors import RuleCode, RuleError
 from domain.events import AuctionWon, BidMade, CardsDealt, DealerDrawn, DealThrownIn, Passed
 from domain.protocol import SYSTEM
+from tests.support.given import given
 from tests.support.playout import Playout
 
 B, A = 0, 1  # seat 0 deals first: A, the non-dealer, is seat 1
@@ -109,14 +110,15 @@ def test_rounds_one_and_two_exceed_the_opponent_by_at_most_five() -> None:
     playout = new_table()
     playout.act(A, Bid(amount=6))
     assert bids_offered(playout, B) == [7, 8, 9, 10, 11, 24, 30, 32, 40, 50]
-    assert code_of(playout, B, Bid(amount=12)) is RuleCode.BID_NOT_ALLOWED
-    assert code_of(playout, B, Bid(amount=6)) is RuleCode.BID_TOO_LOW
+    opened = given(playout.events)
+    opened.when(Bid(amount=12), by=B).then_refused(RuleCode.BID_NOT_ALLOWED)
+    opened.when(Bid(amount=6), by=B).then_refused(RuleCode.BID_TOO_LOW)
 
 
 def test_bids_stay_between_six_and_fifty() -> None:
-    playout = new_table()
-    assert code_of(playout, A, Bid(amount=5)) is RuleCode.BID_TOO_LOW
-    assert code_of(playout, A, Bid(amount=51)) is RuleCode.BID_NOT_ALLOWED
+    dealt = given(new_table().events)
+    dealt.when(Bid(amount=5), by=A).then_refused(RuleCode.BID_TOO_LOW)
+    dealt.when(Bid(amount=51), by=A).then_refused(RuleCode.BID_NOT_ALLOWED)
 
 
 def test_slam_bid_is_allowed_beyond_the_cap_at_any_time() -> None:
@@ -147,8 +149,7 @@ def test_round_three_alternates_uncapped_until_one_player_passes() -> None:
     playout.act(A, Bid(amount=27))
     assert tables.to_act(playout.table) == [B]
     playout.act(B, Bid(amount=28))
-    events = playout.act(A, Pass())
-    assert events == [Passed(seat=A), AuctionWon(seat=B, amount=28)]
+    given(playout.events).when(Pass(), by=A).then([Passed(seat=A), AuctionWon(seat=B, amount=28)])
 
 
 def test_a_pass_in_round_three_after_the_opponents_bid_ends_the_auction() -> None:
@@ -156,8 +157,7 @@ def test_a_pass_in_round_three_after_the_opponents_bid_ends_the_auction() -> Non
     playout = new_table()
     calls(playout, (A, Bid(amount=6)), (B, Bid(amount=8)), (A, Bid(amount=9)), (B, Bid(amount=14)))
     playout.act(A, Bid(amount=15))
-    events = playout.act(B, Pass())
-    assert events == [Passed(seat=B), AuctionWon(seat=A, amount=15)]
+    given(playout.events).when(Pass(), by=B).then([Passed(seat=B), AuctionWon(seat=A, amount=15)])
 
 
 def test_a_pass_is_final() -> None:
@@ -202,7 +202,7 @@ def test_the_survivor_calls_in_the_round_of_the_pass_too() -> None:
 def test_stand_is_only_for_a_bidder_whose_opponent_has_passed() -> None:
     playout = new_table()
     playout.act(A, Bid(amount=6))
-    assert code_of(playout, B, Stand()) is RuleCode.NOT_ALLOWED_NOW
+    given(playout.events).when(Stand(), by=B).then_refused(RuleCode.NOT_ALLOWED_NOW)
 
 
 def test_nobody_bidding_throws_the_deal_in_and_the_other_player_deals() -> None:
