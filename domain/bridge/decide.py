@@ -33,7 +33,8 @@ from domain.commands import (
     Stand,
     SupplyDeck,
 )
-from domain.draw import dealer_drawn
+from domain.common.draw import dealer_drawn
+from domain.common.turns import acting_seat, not_allowed, require_system
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
@@ -46,7 +47,6 @@ from domain.events import (
     TrickWon,
 )
 from domain.protocol import Actor
-from domain.turns import acting_seat, not_allowed, require_system
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:

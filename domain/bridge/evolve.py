@@ -30,7 +30,7 @@ from domain.bridge.state import (
 )
 from domain.bridge.state import other as other_seat
 from domain.cards import remove_cards
-from domain.draw import best_drawers
+from domain.common.draw import best_drawers
 from domain.events import (
     AuctionWon,
     BidMade,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from domain.cards import holds_all
 from domain.commands import Bid, Exchange, Hold, NameTrump, Pass, Play, PlayerCommand, SupplyDeck
-from domain.draw import dealer_drawn
+from domain.common.draw import dealer_drawn
+from domain.common.tricks import clockwise_from, left_of, trick_winner
+from domain.common.turns import acting_seat, not_allowed, require_system
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
@@ -24,8 +26,6 @@ from domain.fortyfive.evolve import DRAW_ORDER, evolve
 from domain.fortyfive.scoring import score_deal
 from domain.fortyfive.state import SEATS, Phase, State, side_of
 from domain.protocol import Actor
-from domain.tricks import clockwise_from, left_of, trick_winner
-from domain.turns import acting_seat, not_allowed, require_system
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:

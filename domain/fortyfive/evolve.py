@@ -5,7 +5,8 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.cards import remove_cards
-from domain.draw import best_drawers
+from domain.common.draw import best_drawers
+from domain.common.tricks import left_of
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -30,7 +31,6 @@ from domain.fortyfive.state import (
     Phase,
     State,
 )
-from domain.tricks import left_of
 
 
 def next_bidder(passed: tuple[int, ...], after: int) -> int | None:

@@ -19,7 +19,8 @@ from domain.commands import (
     SupplyDeck,
     TakeWidow,
 )
-from domain.draw import dealer_drawn
+from domain.common.draw import dealer_drawn
+from domain.common.turns import game_over, not_allowed, require_system
 from domain.errors import RuleCode, RuleError
 from domain.events import Event, Passed
 from domain.pinochle import auction, deal, play, soloist
@@ -28,7 +29,6 @@ from domain.pinochle.events import DixExchanged
 from domain.pinochle.hooks import Hooks
 from domain.pinochle.state import Phase, State
 from domain.protocol import SYSTEM, Actor
-from domain.turns import game_over, not_allowed, require_system
 
 ACTING = (Phase.AUCTION, Phase.WIDOW, Phase.PREPARE, Phase.DIX, Phase.MELD, Phase.PLAY)
 

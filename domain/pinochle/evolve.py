@@ -5,7 +5,7 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.cards import remove_cards, suit
-from domain.draw import best_drawers
+from domain.common.draw import best_drawers
 from domain.events import (
     AuctionWon,
     BidMade,

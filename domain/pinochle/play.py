@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from domain.cards import suit
 from domain.commands import LegalAction, Play
+from domain.common.tricks import trick_winner
 from domain.errors import RuleCode, RuleError
 from domain.events import CardPlayed, Event, TrickWon
 from domain.pinochle import cards as rules_of_play
 from domain.pinochle.evolve import evolve
 from domain.pinochle.hooks import Hooks
 from domain.pinochle.state import State
-from domain.tricks import trick_winner
 
 
 def playable(state: State, seat: int) -> list[str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.cards import remove_cards
-from domain.draw import best_drawers
+from domain.common.draw import best_drawers
+from domain.common.tricks import left_of
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -23,7 +24,6 @@ from domain.events import (
 )
 from domain.pitch.events import PitchChipsSettled
 from domain.pitch.state import CompletedTrick, Phase, PitchCall, PitchPlayedCard, State
-from domain.tricks import left_of
 
 DRAW_ORDER = "AKQJT98765432"  # highest rank deals, aces high (RULES 0.4)
 
