@@ -24,13 +24,13 @@ from domain.bridge.state import (
     BridgeHonour,
     BridgePlayedCard,
     BridgeSheetEntry,
-    CompletedTrick,
     Phase,
     State,
 )
 from domain.bridge.state import other as other_seat
 from domain.cards import remove_cards
 from domain.common.draw import best_drawers
+from domain.common.structs import CompletedTrick
 from domain.events import (
     AuctionWon,
     BidMade,

@@ -6,6 +6,7 @@ from msgspec.structs import replace
 
 from domain.cards import remove_cards
 from domain.common.draw import best_drawers
+from domain.common.structs import CompletedTrick
 from domain.common.tricks import left_of
 from domain.events import (
     AuctionWon,
@@ -25,7 +26,6 @@ from domain.events import (
 )
 from domain.fortyfive.state import (
     SEATS,
-    CompletedTrick,
     FortyFiveCall,
     FortyFivePlayedCard,
     Phase,

@@ -6,6 +6,7 @@ from msgspec.structs import replace
 
 from domain.cards import remove_cards, suit
 from domain.common.draw import best_drawers
+from domain.common.structs import CompletedTrick
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -34,7 +35,6 @@ from domain.pinochle.events import (
 from domain.pinochle.hooks import Hooks
 from domain.pinochle.state import (
     Claim,
-    CompletedTrick,
     Phase,
     PinochleCall,
     PinochlePlayedCard,

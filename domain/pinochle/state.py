@@ -8,6 +8,7 @@ from typing import Literal
 import msgspec
 
 from domain.commands import MeldClaim
+from domain.common.structs import Call, CompletedTrick, PlayedCard
 from domain.pinochle.options import Config
 
 
@@ -23,21 +24,12 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
-class PinochleCall(msgspec.Struct, frozen=True):
-    seat: int
+class PinochleCall(Call, frozen=True):
     call: Literal["bid", "pass"]
-    amount: int | None = None
 
 
-class PinochlePlayedCard(msgspec.Struct, frozen=True):
-    seat: int
-    card: str
-
-
-class CompletedTrick(msgspec.Struct, frozen=True):
-    leader: int
-    winner: int
-    cards: tuple[PinochlePlayedCard, ...]
+class PinochlePlayedCard(PlayedCard, frozen=True):
+    """A card played to a Pinochle trick; its own class for its own name in the API."""
 
 
 Claim = tuple[MeldClaim, ...]
@@ -72,7 +64,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     trumps_buried: bool = False
     conceded: tuple[int, ...] = ()  # opponents who have conceded to the soloist
     trick: tuple[PinochlePlayedCard, ...] = ()
-    tricks: tuple[CompletedTrick, ...] = ()
+    tricks: tuple[CompletedTrick[PinochlePlayedCard], ...] = ()
     taken: tuple[int, ...] = ()  # per seat: card points in the tricks won this deal
     scores: tuple[int, ...] = ()  # chips or points, per seat
     kitty: int = 0

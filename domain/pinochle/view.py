@@ -15,11 +15,12 @@ from msgspec.structs import replace
 
 from domain.cards import Card
 from domain.commands import MeldClaim
+from domain.common.structs import CompletedTrick
 from domain.events import CardsDealt, Event
 from domain.pinochle.decide import legal_actions, to_act
 from domain.pinochle.events import CardsBuried
 from domain.pinochle.hooks import Hooks
-from domain.pinochle.state import CompletedTrick, Phase, PinochleCall, PinochlePlayedCard, State
+from domain.pinochle.state import Phase, PinochleCall, PinochlePlayedCard, State
 from domain.protocol import Audience, View, ViewHeader
 
 
@@ -58,7 +59,7 @@ class PinochleViewBase(View, frozen=True, kw_only=True):
     winners: list[int]
 
 
-def _trick(trick: CompletedTrick) -> PinochleTrickView:
+def _trick(trick: CompletedTrick[PinochlePlayedCard]) -> PinochleTrickView:
     return PinochleTrickView(leader=trick.leader, winner=trick.winner, cards=list(trick.cards))
 
 

@@ -6,6 +6,7 @@ from msgspec.structs import replace
 
 from domain.cards import remove_cards
 from domain.common.draw import best_drawers
+from domain.common.structs import CompletedTrick
 from domain.common.tricks import left_of
 from domain.events import (
     AuctionWon,
@@ -23,7 +24,7 @@ from domain.events import (
     TrumpNamed,
 )
 from domain.pitch.events import PitchChipsSettled
-from domain.pitch.state import CompletedTrick, Phase, PitchCall, PitchPlayedCard, State
+from domain.pitch.state import Phase, PitchCall, PitchPlayedCard, State
 
 DRAW_ORDER = "AKQJT98765432"  # highest rank deals, aces high (RULES 0.4)
 

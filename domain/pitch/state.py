@@ -8,6 +8,8 @@ from typing import Literal
 import msgspec
 from msgspec.structs import replace
 
+from domain.common.structs import Call, CompletedTrick, PlayedCard
+
 
 class Phase(StrEnum):
     DRAW = "draw"  # waiting for the dealer draw (RULES 0.4)
@@ -28,21 +30,12 @@ class PitchOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     setback_chip: bool = False
 
 
-class PitchCall(msgspec.Struct, frozen=True):
-    seat: int
+class PitchCall(Call, frozen=True):
     call: Literal["bid", "pass", "hold"]
-    amount: int | None = None
 
 
-class PitchPlayedCard(msgspec.Struct, frozen=True):
-    seat: int
-    card: str
-
-
-class CompletedTrick(msgspec.Struct, frozen=True):
-    leader: int
-    winner: int
-    cards: tuple[PitchPlayedCard, ...]
+class PitchPlayedCard(PlayedCard, frozen=True):
+    """A card played to a Pitch trick; its own class for its own name in the API."""
 
 
 class State(msgspec.Struct, frozen=True, kw_only=True):
@@ -62,7 +55,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     pitcher: int | None = None
     trump: str | None = None
     trick: tuple[PitchPlayedCard, ...] = ()
-    tricks: tuple[CompletedTrick, ...] = ()
+    tricks: tuple[CompletedTrick[PitchPlayedCard], ...] = ()
     scores: tuple[int, ...] = ()
     setbacks: tuple[int, ...] = ()
     winners: tuple[int, ...] = ()
