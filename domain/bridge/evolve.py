@@ -29,7 +29,7 @@ from domain.bridge.state import (
 )
 from domain.bridge.state import other as other_seat
 from domain.cards import remove_cards
-from domain.common.draw import best_drawers
+from domain.common.draw import after_draw
 from domain.common.structs import CompletedTrick
 from domain.events import (
     AuctionWon,
@@ -48,10 +48,8 @@ from domain.events import (
 
 def evolve(state: State, event: Event) -> State:
     match event:
-        case DealerDrawn(dealer=None, cards=cards):
-            return replace(state, drawing=best_drawers(cards, rules.ORDER))
-        case DealerDrawn(dealer=dealer):
-            return replace(state, phase=Phase.DEAL, dealer=dealer, drawing=())
+        case DealerDrawn():
+            return after_draw(state, event, rules.ORDER, Phase.DEAL)
         case CardsDealt():
             return _dealt(state, event)
         case StageDealt():

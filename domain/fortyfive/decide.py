@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from domain.cards import holds_all
 from domain.commands import Bid, Exchange, Hold, NameTrump, Pass, Play, PlayerCommand, SupplyDeck
-from domain.common.draw import dealer_drawn
+from domain.common.draw import DRAW_ORDER, dealer_drawn
 from domain.common.tricks import clockwise_from, left_of, trick_winner
 from domain.common.turns import acting_seat, not_allowed, require_system
 from domain.errors import RuleCode, RuleError
@@ -22,7 +22,7 @@ from domain.events import (
     TrumpNamed,
 )
 from domain.fortyfive import rules
-from domain.fortyfive.evolve import DRAW_ORDER, evolve
+from domain.fortyfive.evolve import evolve
 from domain.fortyfive.scoring import score_deal
 from domain.fortyfive.state import SEATS, Phase, State, side_of
 from domain.protocol import Actor

@@ -5,7 +5,7 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.cards import remove_cards
-from domain.common.draw import best_drawers
+from domain.common.draw import DRAW_ORDER, after_draw
 from domain.common.structs import CompletedTrick
 from domain.common.tricks import left_of
 from domain.events import (
@@ -42,15 +42,10 @@ def next_bidder(passed: tuple[int, ...], after: int) -> int | None:
     return None
 
 
-DRAW_ORDER = "AKQJT98765432"  # highest rank deals, aces high (RULES 0.4)
-
-
 def evolve(state: State, event: Event) -> State:
     match event:
-        case DealerDrawn(dealer=None, cards=cards):
-            return replace(state, drawing=best_drawers(cards, DRAW_ORDER))
-        case DealerDrawn(dealer=dealer):
-            return replace(state, phase=Phase.DEAL, dealer=dealer, drawing=())
+        case DealerDrawn():
+            return after_draw(state, event, DRAW_ORDER, Phase.DEAL)
         case CardsDealt():
             return _dealt(state, event)
         case BidMade(seat=seat, amount=amount):

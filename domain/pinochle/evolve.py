@@ -5,7 +5,7 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.cards import remove_cards, suit
-from domain.common.draw import best_drawers
+from domain.common.draw import after_draw
 from domain.common.structs import CompletedTrick
 from domain.events import (
     AuctionWon,
@@ -47,10 +47,8 @@ DEAL_ENDING = {"made", "opponents_conceded", "conceded", "set", "widowless_conce
 
 def evolve(rules: Hooks, state: State, event: Event) -> State:
     match event:
-        case DealerDrawn(dealer=None, cards=cards):
-            return replace(state, drawing=best_drawers(cards, DRAW_ORDER))
-        case DealerDrawn(dealer=dealer):
-            return replace(state, phase=Phase.DEAL, dealer=dealer, drawing=())
+        case DealerDrawn():
+            return after_draw(state, event, DRAW_ORDER, Phase.DEAL)
         case CardsDealt():
             return _dealt(rules, state, event)
         case BidMade(seat=seat, amount=amount):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from domain.cards import suit
 from domain.commands import Bid, Hold, Pass, Play, PlayerCommand, SupplyDeck
-from domain.common.draw import dealer_drawn
+from domain.common.draw import DRAW_ORDER, dealer_drawn
 from domain.common.tricks import clockwise_from, left_of, trick_winner
 from domain.common.turns import acting_seat, not_allowed, require_system
 from domain.errors import RuleCode, RuleError
@@ -21,7 +21,7 @@ from domain.events import (
     TrumpNamed,
 )
 from domain.pitch import rules
-from domain.pitch.evolve import DRAW_ORDER, evolve
+from domain.pitch.evolve import evolve
 from domain.pitch.scoring import score_deal
 from domain.pitch.state import Phase, State
 from domain.protocol import Actor
