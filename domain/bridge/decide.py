@@ -33,14 +33,13 @@ from domain.commands import (
     Stand,
     SupplyDeck,
 )
-from domain.common.draw import dealer_drawn
-from domain.common.turns import acting_seat, not_allowed, require_system
+from domain.common.chance import deal_packets, decide_chance
+from domain.common.turns import acting_seat, not_allowed
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
     BidMade,
     CardPlayed,
-    CardsDealt,
     DealThrownIn,
     Event,
     Passed,
@@ -51,8 +50,7 @@ from domain.protocol import Actor
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
     if isinstance(command, SupplyDeck):
-        require_system(actor)
-        return _supply(state, command)
+        return decide_chance(state, command, actor, SEATS, rules.ORDER, _deal)
     seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
     match state.phase, command:
         case Phase.AUCTION, Bid(amount=amount):
@@ -81,31 +79,18 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
 # --- chance -----------------------------------------------------------------------------
 
 
-def _supply(state: State, command: SupplyDeck) -> list[Event]:
-    if state.phase is Phase.DRAW:
-        return [dealer_drawn(state.drawing, command, SEATS, rules.ORDER)]
-    if state.phase is Phase.DEAL:
-        return [_deal(state, command)]
-    raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")
-
-
-def _deal(state: State, command: SupplyDeck) -> CardsDealt:
+def _deal(state: State, command: SupplyDeck) -> list[Event]:
     """Stage 1: ten each in twos, non-dealer first; the rest stays face down (RULES 4.2)."""
     assert state.dealer is not None
-    order = (other(state.dealer), state.dealer)
-    hands: list[list[str]] = [[], []]
-    deck = iter(command.deck)
-    for _ in range(rules.STAGES[0] // rules.PACKET):
-        for seat in order:
-            hands[seat].extend(next(deck) for _ in range(rules.PACKET))
-    return CardsDealt(
+    dealt = deal_packets(
+        command,
         deal=state.deal + 1,
         dealer=state.dealer,
-        shuffle=command.shuffle,
-        commitment=command.commitment,
-        hands=list(hands),
-        rest=list(deck),
+        seats=SEATS,
+        order=(other(state.dealer), state.dealer),
+        packets=(rules.PACKET,) * (rules.STAGES[0] // rules.PACKET),
     )
+    return [dealt]
 
 
 def _next_stage(state: State, stage: int) -> StageDealt:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from domain.cards import holds_all
 from domain.commands import Bid, Exchange, Hold, NameTrump, Pass, Play, PlayerCommand, SupplyDeck
-from domain.common.draw import DRAW_ORDER, dealer_drawn
+from domain.common.chance import deal_packets, decide_chance
+from domain.common.draw import DRAW_ORDER
 from domain.common.tricks import clockwise_from, left_of, trick_winner
-from domain.common.turns import acting_seat, not_allowed, require_system
+from domain.common.turns import acting_seat, not_allowed
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
     BidMade,
     CardPlayed,
-    CardsDealt,
     CardsExchanged,
     DealThrownIn,
     Event,
@@ -30,8 +30,7 @@ from domain.protocol import Actor
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
     if isinstance(command, SupplyDeck):
-        require_system(actor)
-        return _supply(state, command)
+        return decide_chance(state, command, actor, SEATS, DRAW_ORDER, _deal)
     turn = [] if state.turn is None else [state.turn]
     seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, turn, actor)
     match state.phase, command:
@@ -53,31 +52,14 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
 # --- chance -----------------------------------------------------------------------------
 
 
-def _supply(state: State, command: SupplyDeck) -> list[Event]:
-    if state.phase is Phase.DRAW:
-        return [dealer_drawn(state.drawing, command, SEATS, DRAW_ORDER)]
-    if state.phase is Phase.DEAL:
-        return [_deal(state, command)]
-    raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")
-
-
-def _deal(state: State, command: SupplyDeck) -> CardsDealt:
+def _deal(state: State, command: SupplyDeck) -> list[Event]:
     """3 then 2 to each seat from the dealer's left; the rest is the stock (RULES 1.2)."""
     assert state.dealer is not None
     order = clockwise_from(left_of(state.dealer, SEATS), SEATS)
-    hands: list[list[str]] = [[] for _ in range(SEATS)]
-    deck = iter(command.deck)
-    for packet in (3, 2):
-        for seat in order:
-            hands[seat].extend(next(deck) for _ in range(packet))
-    return CardsDealt(
-        deal=state.deal + 1,
-        dealer=state.dealer,
-        shuffle=command.shuffle,
-        commitment=command.commitment,
-        hands=list(hands),
-        rest=list(deck),
+    dealt = deal_packets(
+        command, deal=state.deal + 1, dealer=state.dealer, seats=SEATS, order=order, packets=(3, 2)
     )
+    return [dealt]
 
 
 # --- the auction (RULES 1.4) ------------------------------------------------------------
