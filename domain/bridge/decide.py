@@ -1,4 +1,5 @@
-"""Deciding Reserve Bridge commands: one small function per phase (RULES 4)."""
+"""Deciding Reserve Bridge commands and listing the legal ones: one small function per phase
+(RULES 4)."""
 
 from __future__ import annotations
 
@@ -18,18 +19,21 @@ from domain.bridge.events import (
 )
 from domain.bridge.evolve import evolve
 from domain.bridge.scoring import score_deal
-from domain.bridge.state import SEATS, Phase, State, other, to_act
+from domain.bridge.state import SEATS, Phase, State, other
 from domain.cards import holds_all
 from domain.commands import (
     Accept,
     Bid,
+    CardChoice,
     Contra,
     Declare,
+    LegalAction,
     Pass,
     Play,
     PlayerCommand,
     Recontra,
     Reserve,
+    ReserveChoice,
     Stand,
     SupplyDeck,
 )
@@ -46,6 +50,17 @@ from domain.events import (
     TrickWon,
 )
 from domain.protocol import Actor
+
+_ONE_TO_ACT = (Phase.AUCTION, Phase.DECLARE, Phase.CONTRA, Phase.RECONTRA, Phase.PLAY)
+
+
+def to_act(state: State) -> list[int]:
+    """The seats that may act: one at a time, but both lay their reserves at once."""
+    if state.phase is Phase.RESERVE:
+        return [seat for seat in range(SEATS) if not state.reserve_laid[seat]]
+    if state.phase in _ONE_TO_ACT and state.turn is not None:
+        return [state.turn]
+    return []
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
@@ -74,6 +89,43 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
         case Phase.PLAY, Play(card=card):
             return _play(state, seat, card)
     raise not_allowed(command, str(state.phase))
+
+
+def legal_actions(state: State, seat: int) -> list[LegalAction]:
+    """Exactly what :func:`decide` accepts from ``seat`` now."""
+    if seat not in to_act(state):
+        return []
+    match state.phase:
+        case Phase.AUCTION:
+            allowed = window(state, seat)
+            actions: list[LegalAction] = []
+            if allowed.may_pass:
+                actions.append(Pass())
+            if allowed.may_stand:
+                actions.append(Stand())
+            actions.extend(Bid(amount=a) for a in allowed.amounts())
+            return actions
+        case Phase.DECLARE:
+            return [Declare(denomination=d) for d in _allowed(state)]
+        case Phase.CONTRA:
+            return [Contra(), Accept()]
+        case Phase.RECONTRA:
+            changes = [d for d in _allowed(state) if d != state.denomination]
+            return [Recontra(), Accept(), *(Declare(denomination=d) for d in changes)]
+        case Phase.RESERVE:
+            hand = list(state.hands[seat])
+            size = rules.RESERVE_SIZE
+            return [ReserveChoice(cards=CardChoice(from_=hand, min=size, max=size))]
+        case Phase.PLAY:
+            reserve = rules.from_reserve(state.trick_number)
+            cards = state.reserves[seat] if reserve else state.hands[seat]
+            led = state.trick[0].card if state.trick else None
+            return [Play(card=c) for c in rules.legal_plays(cards, led)]
+    return []
+
+
+def _allowed(state: State) -> list[rules.Denomination]:
+    return rules.allowed_denominations(state.high_bid, state.slam_only)
 
 
 # --- chance -----------------------------------------------------------------------------

@@ -9,8 +9,7 @@ from msgspec.structs import replace
 
 from domain.bridge import events as bridge_events
 from domain.bridge import rules
-from domain.bridge.auction import window
-from domain.bridge.decide import decide
+from domain.bridge.decide import decide, legal_actions, to_act
 from domain.bridge.evolve import evolve
 from domain.bridge.scoring import totals, vulnerable
 from domain.bridge.state import (
@@ -23,22 +22,11 @@ from domain.bridge.state import (
     Doubling,
     Phase,
     State,
-    to_act,
 )
 from domain.cards import Card, piquet_pack
 from domain.commands import (
-    Accept,
-    Bid,
-    CardChoice,
-    Contra,
-    Declare,
     LegalAction,
-    Pass,
-    Play,
     PlayerCommand,
-    Recontra,
-    ReserveChoice,
-    Stand,
     SupplyDeck,
 )
 from domain.events import (
@@ -178,35 +166,7 @@ class ReserveBridge:
         return state.phase is Phase.FINISHED
 
     def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
-        if seat not in to_act(state):
-            return []
-        match state.phase:
-            case Phase.AUCTION:
-                allowed = window(state, seat)
-                actions: list[LegalAction] = []
-                if allowed.may_pass:
-                    actions.append(Pass())
-                if allowed.may_stand:
-                    actions.append(Stand())
-                actions.extend(Bid(amount=a) for a in allowed.amounts())
-                return actions
-            case Phase.DECLARE:
-                return [Declare(denomination=d) for d in _allowed(state)]
-            case Phase.CONTRA:
-                return [Contra(), Accept()]
-            case Phase.RECONTRA:
-                changes = [d for d in _allowed(state) if d != state.denomination]
-                return [Recontra(), Accept(), *(Declare(denomination=d) for d in changes)]
-            case Phase.RESERVE:
-                hand = list(state.hands[seat])
-                size = rules.RESERVE_SIZE
-                return [ReserveChoice(cards=CardChoice(from_=hand, min=size, max=size))]
-            case Phase.PLAY:
-                reserve = rules.from_reserve(state.trick_number)
-                cards = state.reserves[seat] if reserve else state.hands[seat]
-                led = state.trick[0].card if state.trick else None
-                return [Play(card=c) for c in rules.legal_plays(cards, led)]
-        return []
+        return legal_actions(state, seat)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> ReserveBridgeView:
         seat = audience if isinstance(audience, int) else None
@@ -260,10 +220,6 @@ class ReserveBridge:
             case bridge_events.ReserveLaid(seat=seat) if seat != audience:
                 return replace(event, cards=None)
         return event
-
-
-def _allowed(state: State) -> list[rules.Denomination]:
-    return rules.allowed_denominations(state.high_bid, state.slam_only)
 
 
 def _contract(state: State) -> BridgeContractView | None:

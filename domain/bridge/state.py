@@ -112,15 +112,3 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def trick_number(self) -> int:
         return len(self.tricks) + 1
-
-
-_ONE_TO_ACT = (Phase.AUCTION, Phase.DECLARE, Phase.CONTRA, Phase.RECONTRA, Phase.PLAY)
-
-
-def to_act(state: State) -> list[int]:
-    """The seats that may act: one at a time, but both lay their reserves at once."""
-    if state.phase is Phase.RESERVE:
-        return [seat for seat in range(SEATS) if not state.reserve_laid[seat]]
-    if state.phase in _ONE_TO_ACT and state.turn is not None:
-        return [state.turn]
-    return []

@@ -1,9 +1,22 @@
-"""Deciding Auction Forty-Five commands: one small function per phase (RULES 1)."""
+"""Deciding Auction Forty-Five commands and listing the legal ones: one small function per
+phase (RULES 1)."""
 
 from __future__ import annotations
 
 from domain.cards import holds_all
-from domain.commands import Bid, Exchange, Hold, NameTrump, Pass, Play, PlayerCommand, SupplyDeck
+from domain.commands import (
+    Bid,
+    CardChoice,
+    Exchange,
+    ExchangeChoice,
+    Hold,
+    LegalAction,
+    NameTrump,
+    Pass,
+    Play,
+    PlayerCommand,
+    SupplyDeck,
+)
 from domain.common.chance import deal_packets, decide_chance
 from domain.common.draw import DRAW_ORDER
 from domain.common.tricks import clockwise_from, left_of, trick_winner
@@ -27,12 +40,19 @@ from domain.fortyfive.scoring import score_deal
 from domain.fortyfive.state import SEATS, Phase, State, side_of
 from domain.protocol import Actor
 
+ACTING = (Phase.AUCTION, Phase.TRUMP, Phase.EXCHANGE, Phase.PLAY)
+
+
+def to_act(state: State) -> list[int]:
+    if state.phase in ACTING and state.turn is not None:
+        return [state.turn]
+    return []
+
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
     if isinstance(command, SupplyDeck):
         return decide_chance(state, command, actor, SEATS, DRAW_ORDER, _deal)
-    turn = [] if state.turn is None else [state.turn]
-    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, turn, actor)
+    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
     match state.phase, command:
         case Phase.AUCTION, Pass():
             return _pass(state, seat)
@@ -47,6 +67,31 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
         case Phase.PLAY, Play(card=card):
             return _play(state, seat, card)
     raise not_allowed(command, str(state.phase))
+
+
+def legal_actions(state: State, seat: int) -> list[LegalAction]:
+    """Exactly what :func:`decide` accepts from ``seat`` now."""
+    if seat not in to_act(state):
+        return []
+    match state.phase:
+        case Phase.AUCTION:
+            floor = max(state.high_bid + 1, minimum_bid(state, seat))
+            actions: list[LegalAction] = [Pass()]
+            actions.extend(Bid(amount=a) for a in rules.BIDS if a >= floor)
+            if can_hold(state, seat):
+                actions.append(Hold())
+            return actions
+        case Phase.TRUMP:
+            return [NameTrump(suit=s) for s in "CDHS"]
+        case Phase.EXCHANGE:
+            hand = list(state.hands[seat])
+            choice = CardChoice(from_=hand, min=0, max=min(rules.MAX_DISCARD, len(hand)))
+            return [ExchangeChoice(discard=choice)]
+        case Phase.PLAY:
+            assert state.trump is not None
+            lead = state.trick[0].card if state.trick else None
+            return [Play(card=c) for c in rules.legal_plays(state.hands[seat], lead, state.trump)]
+    return []
 
 
 # --- chance -----------------------------------------------------------------------------

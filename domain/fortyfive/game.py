@@ -9,14 +9,7 @@ from msgspec.structs import replace
 
 from domain.cards import standard_pack
 from domain.commands import (
-    Bid,
-    CardChoice,
-    ExchangeChoice,
-    Hold,
     LegalAction,
-    NameTrump,
-    Pass,
-    Play,
     PlayerCommand,
     SupplyDeck,
 )
@@ -36,8 +29,7 @@ from domain.events import (
     TrickWon,
     TrumpNamed,
 )
-from domain.fortyfive import rules
-from domain.fortyfive.decide import can_hold, decide, minimum_bid
+from domain.fortyfive.decide import decide, legal_actions, to_act
 from domain.fortyfive.evolve import evolve
 from domain.fortyfive.state import (
     SEATS,
@@ -50,8 +42,6 @@ from domain.fortyfive.state import (
     side_of,
 )
 from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
-
-_ACTING_PHASES = (Phase.AUCTION, Phase.TRUMP, Phase.EXCHANGE, Phase.PLAY)
 
 
 class FortyFiveTrickView(msgspec.Struct, frozen=True):
@@ -121,38 +111,14 @@ class FortyFive:
     def evolve(self, state: State, event: Event) -> State:
         return evolve(state, event)
 
-    def to_act(self, state: State) -> list[int]:
-        if state.phase in _ACTING_PHASES and state.turn is not None:
-            return [state.turn]
-        return []
-
     def finished(self, state: State) -> bool:
         return state.phase is Phase.FINISHED
 
+    def to_act(self, state: State) -> list[int]:
+        return to_act(state)
+
     def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
-        if seat not in self.to_act(state):
-            return []
-        match state.phase:
-            case Phase.AUCTION:
-                floor = max(state.high_bid + 1, minimum_bid(state, seat))
-                actions: list[LegalAction] = [Pass()]
-                actions.extend(Bid(amount=a) for a in rules.BIDS if a >= floor)
-                if can_hold(state, seat):
-                    actions.append(Hold())
-                return actions
-            case Phase.TRUMP:
-                return [NameTrump(suit=s) for s in "CDHS"]
-            case Phase.EXCHANGE:
-                hand = list(state.hands[seat])
-                choice = CardChoice(from_=hand, min=0, max=min(rules.MAX_DISCARD, len(hand)))
-                return [ExchangeChoice(discard=choice)]
-            case Phase.PLAY:
-                assert state.trump is not None
-                lead = state.trick[0].card if state.trick else None
-                return [
-                    Play(card=c) for c in rules.legal_plays(state.hands[seat], lead, state.trump)
-                ]
-        return []
+        return legal_actions(state, seat)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> FortyFiveView:
         seat = audience if isinstance(audience, int) else None

@@ -1,9 +1,10 @@
-"""Deciding Auction Pitch commands: one small function per phase (RULES 2)."""
+"""Deciding Auction Pitch commands and listing the legal ones: one small function per phase
+(RULES 2)."""
 
 from __future__ import annotations
 
 from domain.cards import suit
-from domain.commands import Bid, Hold, Pass, Play, PlayerCommand, SupplyDeck
+from domain.commands import Bid, Hold, LegalAction, Pass, Play, PlayerCommand, SupplyDeck
 from domain.common.chance import deal_packets, decide_chance
 from domain.common.draw import DRAW_ORDER
 from domain.common.tricks import clockwise_from, left_of, trick_winner
@@ -26,12 +27,19 @@ from domain.pitch.scoring import score_deal
 from domain.pitch.state import Phase, State
 from domain.protocol import Actor
 
+ACTING = (Phase.AUCTION, Phase.PLAY)
+
+
+def to_act(state: State) -> list[int]:
+    if state.phase in ACTING and state.turn is not None:
+        return [state.turn]
+    return []
+
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
     if isinstance(command, SupplyDeck):
         return decide_chance(state, command, actor, state.seats, DRAW_ORDER, _deal)
-    turn = [] if state.turn is None else [state.turn]
-    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, turn, actor)
+    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
     match state.phase, command:
         case Phase.AUCTION, Pass():
             return _pass(state, seat)
@@ -42,6 +50,23 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
         case Phase.PLAY, Play(card=card):
             return _play(state, seat, card)
     raise not_allowed(command, str(state.phase))
+
+
+def legal_actions(state: State, seat: int) -> list[LegalAction]:
+    """Exactly what :func:`decide` accepts from ``seat`` now."""
+    if seat not in to_act(state):
+        return []
+    match state.phase:
+        case Phase.AUCTION:
+            actions: list[LegalAction] = [] if must_bid(state, seat) else [Pass()]
+            actions.extend(Bid(amount=a) for a in rules.BIDS if a > state.high_bid)
+            if can_hold(state, seat):
+                actions.append(Hold())
+            return actions
+        case Phase.PLAY:
+            lead = state.trick[0].card if state.trick else None
+            return [Play(card=c) for c in rules.legal_plays(state.hands[seat], lead, state.trump)]
+    return []
 
 
 # --- chance -----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.cards import Card, standard_pack
-from domain.commands import Bid, Hold, LegalAction, Pass, Play, PlayerCommand, SupplyDeck
+from domain.commands import LegalAction, PlayerCommand, SupplyDeck
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -24,15 +24,12 @@ from domain.events import (
     TrickWon,
     TrumpNamed,
 )
-from domain.pitch import rules
-from domain.pitch.decide import can_hold, decide, must_bid
+from domain.pitch.decide import decide, legal_actions, to_act
 from domain.pitch.events import PitchChipsSettled
 from domain.pitch.evolve import evolve
 from domain.pitch.scoring import captured_game_points
 from domain.pitch.state import Phase, PitchCall, PitchOptions, PitchPlayedCard, State, new_state
 from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
-
-_ACTING_PHASES = (Phase.AUCTION, Phase.PLAY)
 
 
 class PitchTrickView(msgspec.Struct, frozen=True):
@@ -103,29 +100,13 @@ class Pitch:
         return evolve(state, event)
 
     def to_act(self, state: State) -> list[int]:
-        if state.phase in _ACTING_PHASES and state.turn is not None:
-            return [state.turn]
-        return []
+        return to_act(state)
 
     def finished(self, state: State) -> bool:
         return state.phase is Phase.FINISHED
 
     def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
-        if seat not in self.to_act(state):
-            return []
-        match state.phase:
-            case Phase.AUCTION:
-                actions: list[LegalAction] = [] if must_bid(state, seat) else [Pass()]
-                actions.extend(Bid(amount=a) for a in rules.BIDS if a > state.high_bid)
-                if can_hold(state, seat):
-                    actions.append(Hold())
-                return actions
-            case Phase.PLAY:
-                lead = state.trick[0].card if state.trick else None
-                return [
-                    Play(card=c) for c in rules.legal_plays(state.hands[seat], lead, state.trump)
-                ]
-        return []
+        return legal_actions(state, seat)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> PitchView:
         seat = audience if isinstance(audience, int) else None
