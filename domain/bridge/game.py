@@ -1,4 +1,4 @@
-"""Reserve Bridge behind the game protocol: legal actions, views and redaction."""
+"""Reserve Bridge behind the game protocol: its rules, views and redaction."""
 
 from __future__ import annotations
 
@@ -24,11 +24,7 @@ from domain.bridge.state import (
     State,
 )
 from domain.cards import Card, piquet_pack
-from domain.commands import (
-    LegalAction,
-    PlayerCommand,
-    SupplyDeck,
-)
+from domain.common.game import GameRules
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -42,7 +38,7 @@ from domain.events import (
     Passed,
     TrickWon,
 )
-from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
+from domain.protocol import Audience, View, ViewHeader
 
 
 class BridgeTrickView(msgspec.Struct, frozen=True):
@@ -110,7 +106,7 @@ class ReserveBridgeView(View, frozen=True, kw_only=True, tag="reserve-bridge"):
     difference: int | None
 
 
-class ReserveBridge:
+class ReserveBridge(GameRules[State]):
     id: ClassVar[str] = "reserve-bridge"
     min_seats: ClassVar[int] = SEATS
     max_seats: ClassVar[int] = SEATS
@@ -143,30 +139,16 @@ class ReserveBridge:
         GameWon,
     )
 
+    # The rules themselves are the package's functions (domain.common.game).
+    decide = staticmethod(decide)
+    evolve = staticmethod(evolve)
+    to_act = staticmethod(to_act)
+    legal_actions = staticmethod(legal_actions)
+
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         if first_dealer is None:
             return State(phase=Phase.DRAW, drawing=tuple(range(SEATS)))
         return State(phase=Phase.DEAL, dealer=first_dealer)
-
-    def chance(self, state: State) -> Chance | None:
-        return chance_in(state.phase, self.pack)
-
-    def decide(
-        self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
-    ) -> list[Event]:
-        return decide(state, command, actor)
-
-    def evolve(self, state: State, event: Event) -> State:
-        return evolve(state, event)
-
-    def to_act(self, state: State) -> list[int]:
-        return to_act(state)
-
-    def finished(self, state: State) -> bool:
-        return state.phase is Phase.FINISHED
-
-    def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
-        return legal_actions(state, seat)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> ReserveBridgeView:
         seat = audience if isinstance(audience, int) else None

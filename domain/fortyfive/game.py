@@ -1,4 +1,4 @@
-"""Auction Forty-Five behind the game protocol: legal actions, views and redaction."""
+"""Auction Forty-Five behind the game protocol: its rules, views and redaction."""
 
 from __future__ import annotations
 
@@ -8,11 +8,7 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.cards import standard_pack
-from domain.commands import (
-    LegalAction,
-    PlayerCommand,
-    SupplyDeck,
-)
+from domain.common.game import GameRules
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -41,7 +37,7 @@ from domain.fortyfive.state import (
     State,
     side_of,
 )
-from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
+from domain.protocol import Audience, View, ViewHeader
 
 
 class FortyFiveTrickView(msgspec.Struct, frozen=True):
@@ -67,7 +63,7 @@ class FortyFiveView(View, frozen=True, kw_only=True, tag="forty-five"):
     winners: list[int]
 
 
-class FortyFive:
+class FortyFive(GameRules[State]):
     id: ClassVar[str] = "forty-five"
     min_seats: ClassVar[int] = SEATS
     max_seats: ClassVar[int] = SEATS
@@ -91,6 +87,12 @@ class FortyFive:
         GameWon,
     )
 
+    # The rules themselves are the package's functions (domain.common.game).
+    decide = staticmethod(decide)
+    evolve = staticmethod(evolve)
+    to_act = staticmethod(to_act)
+    legal_actions = staticmethod(legal_actions)
+
     def units(self, seats: int) -> list[tuple[int, ...]]:
         """Scores are per partnership (RULES 1.1)."""
         return [tuple(side) for side in SIDES]
@@ -99,26 +101,6 @@ class FortyFive:
         if first_dealer is None:
             return State(phase=Phase.DRAW, drawing=tuple(range(SEATS)))
         return State(phase=Phase.DEAL, dealer=first_dealer)
-
-    def chance(self, state: State) -> Chance | None:
-        return chance_in(state.phase, self.pack)
-
-    def decide(
-        self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
-    ) -> list[Event]:
-        return decide(state, command, actor)
-
-    def evolve(self, state: State, event: Event) -> State:
-        return evolve(state, event)
-
-    def finished(self, state: State) -> bool:
-        return state.phase is Phase.FINISHED
-
-    def to_act(self, state: State) -> list[int]:
-        return to_act(state)
-
-    def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
-        return legal_actions(state, seat)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> FortyFiveView:
         seat = audience if isinstance(audience, int) else None

@@ -1,4 +1,4 @@
-"""Auction Pitch behind the game protocol: legal actions, views and redaction."""
+"""Auction Pitch behind the game protocol: its rules, views and redaction."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.cards import Card, standard_pack
-from domain.commands import LegalAction, PlayerCommand, SupplyDeck
+from domain.common.game import GameRules
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -29,7 +29,7 @@ from domain.pitch.events import PitchChipsSettled
 from domain.pitch.evolve import evolve
 from domain.pitch.scoring import captured_game_points
 from domain.pitch.state import Phase, PitchCall, PitchOptions, PitchPlayedCard, State, new_state
-from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
+from domain.protocol import Audience, View, ViewHeader
 
 
 class PitchTrickView(msgspec.Struct, frozen=True):
@@ -60,7 +60,7 @@ class PitchView(View, frozen=True, kw_only=True, tag="pitch"):
     undealt: list[Card] | None
 
 
-class Pitch:
+class Pitch(GameRules[State]):
     id: ClassVar[str] = "pitch"
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 7
@@ -84,29 +84,15 @@ class Pitch:
         PitchChipsSettled,
     )
 
+    # The rules themselves are the package's functions (domain.common.game).
+    decide = staticmethod(decide)
+    evolve = staticmethod(evolve)
+    to_act = staticmethod(to_act)
+    legal_actions = staticmethod(legal_actions)
+
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         assert isinstance(options, PitchOptions)
         return new_state(seats, options, first_dealer)
-
-    def chance(self, state: State) -> Chance | None:
-        return chance_in(state.phase, self.pack)
-
-    def decide(
-        self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
-    ) -> list[Event]:
-        return decide(state, command, actor)
-
-    def evolve(self, state: State, event: Event) -> State:
-        return evolve(state, event)
-
-    def to_act(self, state: State) -> list[int]:
-        return to_act(state)
-
-    def finished(self, state: State) -> bool:
-        return state.phase is Phase.FINISHED
-
-    def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
-        return legal_actions(state, seat)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> PitchView:
         seat = audience if isinstance(audience, int) else None
