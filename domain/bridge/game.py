@@ -25,6 +25,7 @@ from domain.bridge.state import (
 )
 from domain.cards import Card, piquet_pack
 from domain.common.game import GameRules
+from domain.common.view import own_hand_only, redact_deal, seat_fields
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -153,19 +154,12 @@ class ReserveBridge(GameRules[State]):
     def view(self, state: State, audience: Audience, header: ViewHeader) -> ReserveBridgeView:
         seat = audience if isinstance(audience, int) else None
         operator = audience == "operator"
-        playing = header.status == "playing"
         finished = state.phase is Phase.FINISHED
         last = state.tricks[-1] if state.tricks else None
         sheet = _sheet(state)
         return ReserveBridgeView(
             **header.fields(),
-            phase=str(state.phase) if playing or finished else "waiting",
-            dealer=state.dealer,
-            to_act=to_act(state) if playing else [],
-            hand=list(state.hands[seat]) if seat is not None else None,
-            hands=[list(h) for h in state.hands] if operator else None,
-            legal_actions=self.legal_actions(state, seat) if seat is not None and playing else [],
-            deal=state.deal,
+            **seat_fields(self, state, audience, header),
             scores=sheet.totals,
             non_dealer=state.non_dealer,
             stage=state.stage,
@@ -193,12 +187,10 @@ class ReserveBridge(GameRules[State]):
 
     def redact(self, event: Event, audience: Audience) -> Event:
         match event:
-            case CardsDealt(hands=hands):
-                mine = [h if seat == audience else None for seat, h in enumerate(hands)]
-                return replace(event, hands=mine, rest=None)
+            case CardsDealt():
+                return redact_deal(event, audience)
             case bridge_events.StageDealt(hands=hands):
-                mine = [h if seat == audience else None for seat, h in enumerate(hands)]
-                return replace(event, hands=mine)
+                return replace(event, hands=own_hand_only(hands, audience))
             case bridge_events.ReserveLaid(seat=seat) if seat != audience:
                 return replace(event, cards=None)
         return event

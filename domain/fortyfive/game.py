@@ -9,6 +9,7 @@ from msgspec.structs import replace
 
 from domain.cards import standard_pack
 from domain.common.game import GameRules
+from domain.common.view import redact_deal, seat_fields
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -103,21 +104,13 @@ class FortyFive(GameRules[State]):
         return State(phase=Phase.DEAL, dealer=first_dealer)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> FortyFiveView:
-        seat = audience if isinstance(audience, int) else None
-        playing = header.status == "playing"
         tricks_won = [0, 0]
         for trick in state.tricks:
             tricks_won[side_of(trick.winner)] += 1
         last = state.tricks[-1] if state.tricks else None
         return FortyFiveView(
             **header.fields(),
-            phase=str(state.phase) if playing or state.phase is Phase.FINISHED else "waiting",
-            dealer=state.dealer,
-            to_act=self.to_act(state) if playing else [],
-            hand=list(state.hands[seat]) if seat is not None else None,
-            hands=[list(h) for h in state.hands] if audience == "operator" else None,
-            legal_actions=self.legal_actions(state, seat) if seat is not None and playing else [],
-            deal=state.deal,
+            **seat_fields(self, state, audience, header),
             scores=list(state.scores),
             sides=[list(s) for s in SIDES],
             hand_sizes=[len(h) for h in state.hands],
@@ -141,9 +134,8 @@ class FortyFive(GameRules[State]):
 
     def redact(self, event: Event, audience: Audience) -> Event:
         match event:
-            case CardsDealt(hands=hands):
-                mine = [h if seat == audience else None for seat, h in enumerate(hands)]
-                return replace(event, hands=mine, rest=None)
+            case CardsDealt():
+                return redact_deal(event, audience)
             case CardsExchanged(seat=seat) if seat != audience:
                 return replace(event, discard=None, drawn=None)
         return event

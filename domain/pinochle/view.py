@@ -16,12 +16,11 @@ from msgspec.structs import replace
 from domain.cards import Card
 from domain.commands import MeldClaim
 from domain.common.structs import CompletedTrick
+from domain.common.view import redact_deal, seat_fields
 from domain.events import CardsDealt, Event
-from domain.pinochle.decide import legal_actions, to_act
 from domain.pinochle.events import CardsBuried
-from domain.pinochle.hooks import Hooks
-from domain.pinochle.state import Phase, PinochleCall, PinochlePlayedCard, State
-from domain.protocol import Audience, View, ViewHeader
+from domain.pinochle.state import PinochleCall, PinochlePlayedCard, State
+from domain.protocol import Audience, Game, View, ViewHeader
 
 
 class PinochleTrickView(msgspec.Struct, frozen=True):
@@ -63,9 +62,10 @@ def _trick(trick: CompletedTrick[PinochlePlayedCard]) -> PinochleTrickView:
     return PinochleTrickView(leader=trick.leader, winner=trick.winner, cards=list(trick.cards))
 
 
-def fields(rules: Hooks, state: State, audience: Audience, header: ViewHeader) -> dict[str, Any]:
+def fields(
+    game: Game[State], state: State, audience: Audience, header: ViewHeader
+) -> dict[str, Any]:
     seat = audience if isinstance(audience, int) else None
-    playing = header.status == "playing"
     operator = audience == "operator"
     won = [0] * state.seats
     for trick in state.tricks:
@@ -74,13 +74,7 @@ def fields(rules: Hooks, state: State, audience: Audience, header: ViewHeader) -
     sees_burial = operator or (seat is not None and seat == state.soloist)
     return {
         **header.fields(),
-        "phase": str(state.phase) if playing or state.phase is Phase.FINISHED else "waiting",
-        "dealer": state.dealer,
-        "to_act": to_act(state) if playing else [],
-        "hand": list(state.hands[seat]) if seat is not None else None,
-        "hands": [list(h) for h in state.hands] if operator else None,
-        "legal_actions": legal_actions(rules, state, seat) if seat is not None and playing else [],
-        "deal": state.deal,
+        **seat_fields(game, state, audience, header),
         "scores": list(state.scores),
         "scoring": state.config.scoring,
         "active": list(state.active),
@@ -113,9 +107,8 @@ def fields(rules: Hooks, state: State, audience: Audience, header: ViewHeader) -
 
 def redact(event: Event, audience: Audience) -> Event:
     match event:
-        case CardsDealt(hands=hands):
-            mine = [h if seat == audience else None for seat, h in enumerate(hands)]
-            return replace(event, hands=mine, rest=None)
+        case CardsDealt():
+            return redact_deal(event, audience)
         case CardsBuried(seat=seat) if seat != audience:
             return replace(event, cards=None)
     return event

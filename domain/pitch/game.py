@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import msgspec
-from msgspec.structs import replace
 
 from domain.cards import Card, standard_pack
 from domain.common.game import GameRules
+from domain.common.view import redact_deal, seat_fields
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -95,9 +95,7 @@ class Pitch(GameRules[State]):
         return new_state(seats, options, first_dealer)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> PitchView:
-        seat = audience if isinstance(audience, int) else None
         operator = audience == "operator"
-        playing = header.status == "playing"
         tricks_won = [0] * state.seats
         for trick in state.tricks:
             tricks_won[trick.winner] += 1
@@ -105,13 +103,7 @@ class Pitch(GameRules[State]):
         leader = state.leader
         return PitchView(
             **header.fields(),
-            phase=str(state.phase) if playing or state.phase is Phase.FINISHED else "waiting",
-            dealer=state.dealer,
-            to_act=self.to_act(state) if playing else [],
-            hand=list(state.hands[seat]) if seat is not None else None,
-            hands=[list(h) for h in state.hands] if operator else None,
-            legal_actions=self.legal_actions(state, seat) if seat is not None and playing else [],
-            deal=state.deal,
+            **seat_fields(self, state, audience, header),
             scores=list(state.scores),
             options=state.options,
             hand_sizes=[len(h) for h in state.hands],
@@ -140,9 +132,8 @@ class Pitch(GameRules[State]):
     def redact(self, event: Event, audience: Audience) -> Event:
         """Only the deal hides cards: other seats' hands and the undealt rest (RULES 2.2)."""
         match event:
-            case CardsDealt(hands=hands):
-                mine = [h if seat == audience else None for seat, h in enumerate(hands)]
-                return replace(event, hands=mine, rest=None)
+            case CardsDealt():
+                return redact_deal(event, audience)
         return event
 
 
