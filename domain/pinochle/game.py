@@ -156,7 +156,7 @@ class AuctionPinochle(GameRules[State]):
         return deciding.legal_actions(self, state, seat)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> View:
-        return self.view_type(**views.fields(self, state, audience, header))
+        return views.build(self, state, audience, header)
 
     redact = staticmethod(views.redact)
 

@@ -8,8 +8,6 @@ are for the operator only.
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 from msgspec.structs import replace
 
@@ -62,9 +60,12 @@ def _trick(trick: CompletedTrick[PinochlePlayedCard]) -> PinochleTrickView:
     return PinochleTrickView(leader=trick.leader, winner=trick.winner, cards=list(trick.cards))
 
 
-def fields(
+def build(
     game: Game[State], state: State, audience: Audience, header: ViewHeader
-) -> dict[str, Any]:
+) -> PinochleViewBase:
+    """The table as ``audience`` sees it, in the view type of ``game`` (one per game id)."""
+    view_type = game.view_type
+    assert issubclass(view_type, PinochleViewBase)
     seat = audience if isinstance(audience, int) else None
     operator = audience == "operator"
     won = [0] * state.seats
@@ -72,37 +73,37 @@ def fields(
         won[trick.winner] += 1
     chips = state.config.scoring == "chips"
     sees_burial = operator or (seat is not None and seat == state.soloist)
-    return {
+    return view_type(
         **header.fields(),
         **seat_fields(game, state, audience, header),
-        "scores": list(state.scores),
-        "scoring": state.config.scoring,
-        "active": list(state.active),
-        "hand_sizes": [len(h) for h in state.hands],
-        "auction": list(state.calls),
-        "high_bid": state.high_bid or None,
-        "soloist": state.soloist,
-        "widow": list(state.widow) if state.widow_up or (operator and state.widow) else None,
-        "trump": state.trump,
-        "turn_up": state.turn_up,
-        "dix_exchanged_by": state.dix_exchanged_by,
-        "melds": [None if m is None else list(m) for m in state.melds],
-        "meld_points": list(state.meld_points) or [0] * state.seats,
-        "buried": list(state.buried) if sees_burial and state.buried else None,
-        "buried_count": len(state.buried),
-        "trumps_buried": state.trumps_buried,
-        "conceded": list(state.conceded),
-        "trick": PinochleTrickView(leader=state.trick[0].seat, winner=None, cards=list(state.trick))
+        scores=list(state.scores),
+        scoring=state.config.scoring,
+        active=list(state.active),
+        hand_sizes=[len(h) for h in state.hands],
+        auction=list(state.calls),
+        high_bid=state.high_bid or None,
+        soloist=state.soloist,
+        widow=list(state.widow) if state.widow_up or (operator and state.widow) else None,
+        trump=state.trump,
+        turn_up=state.turn_up,
+        dix_exchanged_by=state.dix_exchanged_by,
+        melds=[None if m is None else list(m) for m in state.melds],
+        meld_points=list(state.meld_points) or [0] * state.seats,
+        buried=list(state.buried) if sees_burial and state.buried else None,
+        buried_count=len(state.buried),
+        trumps_buried=state.trumps_buried,
+        conceded=list(state.conceded),
+        trick=PinochleTrickView(leader=state.trick[0].seat, winner=None, cards=list(state.trick))
         if state.trick
         else None,
-        "last_trick": _trick(state.tricks[-1]) if state.tricks else None,
-        "tricks_won": won,
-        "card_points": list(state.taken) if state.taken else [0] * state.seats,
-        "kitty": state.kitty if chips and state.config.kitty else None,
-        "target": None if chips else state.target,
-        "deals": state.config.deals if chips else None,
-        "winners": list(state.winners),
-    }
+        last_trick=_trick(state.tricks[-1]) if state.tricks else None,
+        tricks_won=won,
+        card_points=list(state.taken) if state.taken else [0] * state.seats,
+        kitty=state.kitty if chips and state.config.kitty else None,
+        target=None if chips else state.target,
+        deals=state.config.deals if chips else None,
+        winners=list(state.winners),
+    )
 
 
 def redact(event: Event, audience: Audience) -> Event:
