@@ -40,15 +40,7 @@ from domain.commands import (
 from domain.common.chance import deal_packets, decide_chance
 from domain.common.turns import acting_seat, not_allowed
 from domain.errors import RuleCode, RuleError
-from domain.events import (
-    AuctionWon,
-    BidMade,
-    CardPlayed,
-    DealThrownIn,
-    Event,
-    Passed,
-    TrickWon,
-)
+from domain.events import AuctionWon, BidMade, CardPlayed, DealThrownIn, Event, Passed, TrickWon
 from domain.protocol import Actor
 
 _ONE_TO_ACT = (Phase.AUCTION, Phase.DECLARE, Phase.CONTRA, Phase.RECONTRA, Phase.PLAY)

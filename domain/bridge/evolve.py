@@ -16,6 +16,7 @@ from domain.bridge.events import (
     PartieWon,
     RecontraCalled,
     ReserveLaid,
+    RubberWon,
     SlamBidMade,
     StageDealt,
 )
@@ -44,6 +45,32 @@ from domain.events import (
     Passed,
     TrickWon,
 )
+
+EVENTS: tuple[type[Event], ...] = (
+    DealerDrawn,
+    CardsDealt,
+    StageDealt,
+    BidMade,
+    SlamBidMade,
+    BidStood,
+    Passed,
+    AuctionWon,
+    DealThrownIn,
+    DenominationNamed,
+    ContraCalled,
+    RecontraCalled,
+    DenominationChanged,
+    ContractSettled,
+    HonoursAnnounced,
+    ReserveLaid,
+    CardPlayed,
+    TrickWon,
+    HandScored,
+    PartieWon,
+    RubberWon,
+    GameWon,
+)
+"""Every event a Reserve Bridge table records, in the order the event union lists them."""
 
 
 def evolve(state: State, event: Event) -> State:

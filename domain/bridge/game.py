@@ -10,7 +10,7 @@ from msgspec.structs import replace
 from domain.bridge import events as bridge_events
 from domain.bridge import rules
 from domain.bridge.decide import decide, legal_actions, to_act
-from domain.bridge.evolve import evolve
+from domain.bridge.evolve import EVENTS, evolve
 from domain.bridge.scoring import totals, vulnerable
 from domain.bridge.state import (
     SEATS,
@@ -26,19 +26,7 @@ from domain.bridge.state import (
 from domain.cards import Card, piquet_pack
 from domain.common.game import GameRules
 from domain.common.view import own_hand_only, redact_deal, seat_fields
-from domain.events import (
-    AuctionWon,
-    BidMade,
-    CardPlayed,
-    CardsDealt,
-    DealerDrawn,
-    DealThrownIn,
-    Event,
-    GameWon,
-    HandScored,
-    Passed,
-    TrickWon,
-)
+from domain.events import CardsDealt, Event
 from domain.protocol import Audience, View, ViewHeader
 
 
@@ -115,30 +103,7 @@ class ReserveBridge(GameRules[State]):
     options_type: ClassVar[type[msgspec.Struct]] = BridgeOptions
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = ReserveBridgeView
-    event_types: ClassVar[tuple[type[Event], ...]] = (
-        DealerDrawn,
-        CardsDealt,
-        bridge_events.StageDealt,
-        BidMade,
-        bridge_events.SlamBidMade,
-        bridge_events.BidStood,
-        Passed,
-        AuctionWon,
-        DealThrownIn,
-        bridge_events.DenominationNamed,
-        bridge_events.ContraCalled,
-        bridge_events.RecontraCalled,
-        bridge_events.DenominationChanged,
-        bridge_events.ContractSettled,
-        bridge_events.HonoursAnnounced,
-        bridge_events.ReserveLaid,
-        CardPlayed,
-        TrickWon,
-        HandScored,
-        bridge_events.PartieWon,
-        bridge_events.RubberWon,
-        GameWon,
-    )
+    event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
 
     # The rules themselves are the package's functions (domain.common.game).
     decide = staticmethod(decide)

@@ -24,13 +24,7 @@ from domain.events import (
     TrickWon,
     TrumpNamed,
 )
-from domain.fortyfive.state import (
-    SEATS,
-    FortyFiveCall,
-    FortyFivePlayedCard,
-    Phase,
-    State,
-)
+from domain.fortyfive.state import SEATS, FortyFiveCall, FortyFivePlayedCard, Phase, State
 
 
 def next_bidder(passed: tuple[int, ...], after: int) -> int | None:
@@ -40,6 +34,24 @@ def next_bidder(passed: tuple[int, ...], after: int) -> int | None:
         if seat not in passed:
             return seat
     return None
+
+
+EVENTS: tuple[type[Event], ...] = (
+    DealerDrawn,
+    CardsDealt,
+    BidMade,
+    Passed,
+    Held,
+    AuctionWon,
+    DealThrownIn,
+    TrumpNamed,
+    CardsExchanged,
+    CardPlayed,
+    TrickWon,
+    HandScored,
+    GameWon,
+)
+"""Every event a Forty-Five table records, in the order the event union lists them."""
 
 
 def evolve(state: State, event: Event) -> State:

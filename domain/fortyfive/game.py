@@ -10,24 +10,9 @@ from msgspec.structs import replace
 from domain.cards import standard_pack
 from domain.common.game import GameRules
 from domain.common.view import redact_deal, seat_fields
-from domain.events import (
-    AuctionWon,
-    BidMade,
-    CardPlayed,
-    CardsDealt,
-    CardsExchanged,
-    DealerDrawn,
-    DealThrownIn,
-    Event,
-    GameWon,
-    HandScored,
-    Held,
-    Passed,
-    TrickWon,
-    TrumpNamed,
-)
+from domain.events import CardsDealt, CardsExchanged, Event
 from domain.fortyfive.decide import decide, legal_actions, to_act
-from domain.fortyfive.evolve import evolve
+from domain.fortyfive.evolve import EVENTS, evolve
 from domain.fortyfive.state import (
     SEATS,
     SIDES,
@@ -72,21 +57,7 @@ class FortyFive(GameRules[State]):
     options_type: ClassVar[type[msgspec.Struct]] = FortyFiveOptions
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = FortyFiveView
-    event_types: ClassVar[tuple[type[Event], ...]] = (
-        DealerDrawn,
-        CardsDealt,
-        BidMade,
-        Passed,
-        Held,
-        AuctionWon,
-        DealThrownIn,
-        TrumpNamed,
-        CardsExchanged,
-        CardPlayed,
-        TrickWon,
-        HandScored,
-        GameWon,
-    )
+    event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
 
     # The rules themselves are the package's functions (domain.common.game).
     decide = staticmethod(decide)

@@ -33,16 +33,34 @@ from domain.pinochle.events import (
     WidowTurnedUp,
 )
 from domain.pinochle.hooks import Hooks
-from domain.pinochle.state import (
-    Claim,
-    Phase,
-    PinochleCall,
-    PinochlePlayedCard,
-    State,
-    per_seat,
-)
+from domain.pinochle.state import Claim, Phase, PinochleCall, PinochlePlayedCard, State, per_seat
 
 DEAL_ENDING = {"made", "opponents_conceded", "conceded", "set", "widowless_concession"}
+
+
+EVENTS: tuple[type[Event], ...] = (
+    DealerDrawn,
+    CardsDealt,
+    BidMade,
+    Passed,
+    AuctionWon,
+    DealThrownIn,
+    WidowTurnedUp,
+    TrumpNamed,
+    MeldsClaimed,
+    CardsBuried,
+    DealConceded,
+    TrumpTurnedUp,
+    DixExchanged,
+    CardPlayed,
+    TrickWon,
+    HandScored,
+    ChipsSettled,
+    TargetRaised,
+    GameWon,
+)
+"""Every event a Pinochle table records (all four game ids), in the order the event
+union lists them."""
 
 
 def evolve(rules: Hooks, state: State, event: Event) -> State:

@@ -10,37 +10,14 @@ from msgspec.structs import replace
 
 from domain.commands import LegalAction, PlayerCommand, SupplyDeck
 from domain.common.game import GameRules
-from domain.events import (
-    AuctionWon,
-    BidMade,
-    CardPlayed,
-    CardsDealt,
-    DealerDrawn,
-    DealThrownIn,
-    Event,
-    GameWon,
-    HandScored,
-    Passed,
-    TrickWon,
-    TrumpNamed,
-)
+from domain.events import Event
 from domain.pinochle import decide as deciding
 from domain.pinochle import settlement
 from domain.pinochle import view as views
 from domain.pinochle.cards import PACK
 from domain.pinochle.deal import sitting_in
-from domain.pinochle.events import (
-    CardsBuried,
-    ChipsSettled,
-    DealConceded,
-    DixExchanged,
-    MeldsClaimed,
-    SettlementReason,
-    TargetRaised,
-    TrumpTurnedUp,
-    WidowTurnedUp,
-)
-from domain.pinochle.evolve import evolve
+from domain.pinochle.events import SettlementReason
+from domain.pinochle.evolve import EVENTS, evolve
 from domain.pinochle.options import Config, PinochleOptions, auction_config
 from domain.pinochle.state import Phase, State, per_seat
 from domain.protocol import Actor, Audience, View, ViewHeader
@@ -61,27 +38,7 @@ class AuctionPinochle(GameRules[State]):
     options_type: ClassVar[type[msgspec.Struct]] = PinochleOptions
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = PinochleView
-    event_types: ClassVar[tuple[type[Event], ...]] = (
-        DealerDrawn,
-        CardsDealt,
-        BidMade,
-        Passed,
-        AuctionWon,
-        DealThrownIn,
-        WidowTurnedUp,
-        TrumpNamed,
-        MeldsClaimed,
-        CardsBuried,
-        DealConceded,
-        TrumpTurnedUp,
-        DixExchanged,
-        CardPlayed,
-        TrickWon,
-        HandScored,
-        ChipsSettled,
-        TargetRaised,
-        GameWon,
-    )
+    event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
 
     # --- hooks (see domain.pinochle.hooks) ------------------------------------------------
     auction: ClassVar[bool] = True

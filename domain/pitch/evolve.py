@@ -26,6 +26,23 @@ from domain.events import (
 from domain.pitch.events import PitchChipsSettled
 from domain.pitch.state import Phase, PitchCall, PitchPlayedCard, State
 
+EVENTS: tuple[type[Event], ...] = (
+    DealerDrawn,
+    CardsDealt,
+    BidMade,
+    Passed,
+    Held,
+    AuctionWon,
+    DealThrownIn,
+    TrumpNamed,
+    CardPlayed,
+    TrickWon,
+    HandScored,
+    GameWon,
+    PitchChipsSettled,
+)
+"""Every event a Pitch table records, in the order the event union lists them."""
+
 
 def evolve(state: State, event: Event) -> State:
     n = state.seats

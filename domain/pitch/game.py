@@ -9,24 +9,9 @@ import msgspec
 from domain.cards import Card, standard_pack
 from domain.common.game import GameRules
 from domain.common.view import redact_deal, seat_fields
-from domain.events import (
-    AuctionWon,
-    BidMade,
-    CardPlayed,
-    CardsDealt,
-    DealerDrawn,
-    DealThrownIn,
-    Event,
-    GameWon,
-    HandScored,
-    Held,
-    Passed,
-    TrickWon,
-    TrumpNamed,
-)
+from domain.events import CardsDealt, Event
 from domain.pitch.decide import decide, legal_actions, to_act
-from domain.pitch.events import PitchChipsSettled
-from domain.pitch.evolve import evolve
+from domain.pitch.evolve import EVENTS, evolve
 from domain.pitch.scoring import captured_game_points
 from domain.pitch.state import Phase, PitchCall, PitchOptions, PitchPlayedCard, State, new_state
 from domain.protocol import Audience, View, ViewHeader
@@ -68,21 +53,7 @@ class Pitch(GameRules[State]):
     options_type: ClassVar[type[msgspec.Struct]] = PitchOptions
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = PitchView
-    event_types: ClassVar[tuple[type[Event], ...]] = (
-        DealerDrawn,
-        CardsDealt,
-        BidMade,
-        Passed,
-        Held,
-        AuctionWon,
-        DealThrownIn,
-        TrumpNamed,
-        CardPlayed,
-        TrickWon,
-        HandScored,
-        GameWon,
-        PitchChipsSettled,
-    )
+    event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
 
     # The rules themselves are the package's functions (domain.common.game).
     decide = staticmethod(decide)
