@@ -20,7 +20,7 @@ from domain.bridge.events import (
 from domain.bridge.evolve import evolve
 from domain.bridge.scoring import score_deal
 from domain.bridge.state import SEATS, Phase, State, other
-from domain.cards import holds_all
+from domain.cards import holds_all, suit
 from domain.commands import (
     Accept,
     Bid,
@@ -38,9 +38,10 @@ from domain.commands import (
     SupplyDeck,
 )
 from domain.common.chance import deal_packets, decide_chance
+from domain.common.tricks import trick_won
 from domain.common.turns import acting_seat, not_allowed
 from domain.errors import RuleCode, RuleError
-from domain.events import AuctionWon, BidMade, CardPlayed, DealThrownIn, Event, Passed, TrickWon
+from domain.events import AuctionWon, BidMade, CardPlayed, DealThrownIn, Event, Passed
 from domain.protocol import Actor
 
 _ONE_TO_ACT = (Phase.AUCTION, Phase.DECLARE, Phase.CONTRA, Phase.RECONTRA, Phase.PLAY)
@@ -292,9 +293,8 @@ def _play(state: State, seat: int, card: str) -> list[Event]:
     state = evolve(state, events[0])
     if len(state.trick) < rules.trick_size(number):
         return events
-    plays = [(p.seat, p.card) for p in state.trick]
-    winner = rules.trick_winner(plays, rules.trump_of(state.denomination))
-    won = TrickWon(seat=winner, trick=number, cards=[c for _, c in plays])
+    trump, led = rules.trump_of(state.denomination), suit(state.trick[0].card)
+    won = trick_won(state.trick, number, lambda c: rules.power_in_trick(c, trump, led))
     events.append(won)
     state = evolve(state, won)
     if len(state.tricks) == rules.TRICKS:

@@ -8,6 +8,7 @@ from typing import Literal
 import msgspec
 
 from domain.common.structs import Call, CompletedTrick, PlayedCard
+from domain.common.tricks import trick_leader
 
 
 class Phase(StrEnum):
@@ -63,11 +64,8 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def leader(self) -> int | None:
-        """Who leads (or led) the current trick."""
-        if self.trick:
-            return self.trick[0].seat
-        if self.tricks:
-            return self.tricks[-1].winner
-        if self.high_bidder is None:
-            return None
+        """Who leads (or led) the current trick: the bidder's left leads the first."""
+        led = trick_leader(self.trick, self.tricks)
+        if led is not None or self.high_bidder is None:
+            return led
         return (self.high_bidder + 1) % SEATS

@@ -9,6 +9,7 @@ import msgspec
 
 from domain.commands import MeldClaim
 from domain.common.structs import Call, CompletedTrick, PlayedCard
+from domain.common.tricks import trick_leader
 from domain.pinochle.options import Config
 
 
@@ -77,11 +78,10 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def leader(self) -> int | None:
-        """Who leads (or led) the current trick."""
-        if self.trick:
-            return self.trick[0].seat
-        if self.tricks:
-            return self.tricks[-1].winner
+        """Who leads (or led) the current trick: the soloist, or the dealer's left, first."""
+        led = trick_leader(self.trick, self.tricks)
+        if led is not None:
+            return led
         return self.soloist if self.soloist is not None else (self.active or (None,))[0]
 
     def next_active(self, seat: int) -> int:

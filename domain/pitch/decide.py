@@ -7,7 +7,7 @@ from domain.cards import suit
 from domain.commands import Bid, Hold, LegalAction, Pass, Play, PlayerCommand, SupplyDeck
 from domain.common.chance import deal_packets, decide_chance
 from domain.common.draw import DRAW_ORDER
-from domain.common.tricks import clockwise_from, left_of, trick_winner
+from domain.common.tricks import clockwise_from, left_of, trick_won
 from domain.common.turns import acting_seat, not_allowed
 from domain.errors import RuleCode, RuleError
 from domain.events import (
@@ -18,7 +18,6 @@ from domain.events import (
     Event,
     Held,
     Passed,
-    TrickWon,
     TrumpNamed,
 )
 from domain.pitch import rules
@@ -173,9 +172,9 @@ def _play(state: State, seat: int, card: str) -> list[Event]:
     trump = state.trump
     assert trump is not None
     led = suit(state.trick[0].card)
-    plays = [(p.seat, p.card) for p in state.trick]
-    winner = trick_winner(plays, lambda c: rules.power_in_trick(c, trump, led))
-    won = TrickWon(seat=winner, trick=len(state.tricks) + 1, cards=[c for _, c in plays])
+    won = trick_won(
+        state.trick, len(state.tricks) + 1, lambda c: rules.power_in_trick(c, trump, led)
+    )
     events.append(won)
     state = evolve(state, won)
     if len(state.tricks) == rules.TRICKS:

@@ -9,6 +9,7 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.common.structs import Call, CompletedTrick, PlayedCard
+from domain.common.tricks import trick_leader
 
 
 class Phase(StrEnum):
@@ -64,11 +65,8 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def leader(self) -> int | None:
         """Who leads (or led) the current trick: the pitcher first, then each winner."""
-        if self.trick:
-            return self.trick[0].seat
-        if self.tricks:
-            return self.tricks[-1].winner
-        return self.pitcher
+        led = trick_leader(self.trick, self.tricks)
+        return self.pitcher if led is None else led
 
 
 def new_state(seats: int, options: PitchOptions, first_dealer: int | None) -> State:
