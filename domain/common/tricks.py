@@ -1,4 +1,4 @@
-"""Small helpers shared by the trick-taking games: seats, turns and trick winners."""
+"""What the trick-taking games share: seats clockwise, and who wins and leads a trick."""
 
 from __future__ import annotations
 
