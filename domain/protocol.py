@@ -114,6 +114,11 @@ class Game(Protocol[S]):
 
     def finished(self, state: S) -> bool: ...
 
+    def units(self, seats: int) -> list[tuple[int, ...]]:
+        """The seats behind each entry of ``scores`` (views, ``hand_scored``, ``game_won``):
+        one partnership each, or one seat each."""
+        ...
+
     def view(self, state: S, audience: Audience, header: ViewHeader) -> View: ...
 
     def redact(self, event: Event, audience: Audience) -> Event:

@@ -7,7 +7,4 @@ from domain.registry import GAMES
 
 def scoring_units(game_id: str, seats: int) -> list[list[int]]:
     """The seats behind each entry of a game's ``scores`` (``hand_scored``, ``game_won``)."""
-    units = getattr(GAMES[game_id], "units", None)
-    if units is not None:
-        return [list(unit) for unit in units(seats)]
-    return [[seat] for seat in range(seats)]
+    return [list(unit) for unit in GAMES[game_id].units(seats)]

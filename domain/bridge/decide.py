@@ -1,4 +1,5 @@
-"""Deciding Reserve Bridge commands: one small function per phase (RULES 4)."""
+"""Deciding Reserve Bridge commands and listing the legal ones: one small function per phase
+(RULES 4)."""
 
 from __future__ import annotations
 
@@ -18,41 +19,46 @@ from domain.bridge.events import (
 )
 from domain.bridge.evolve import evolve
 from domain.bridge.scoring import score_deal
-from domain.bridge.state import SEATS, Phase, State, other, to_act
-from domain.cards import holds_all
+from domain.bridge.state import SEATS, Phase, State, other
+from domain.cards import holds_all, suit
 from domain.commands import (
     Accept,
     Bid,
+    CardChoice,
     Contra,
     Declare,
+    LegalAction,
     Pass,
     Play,
     PlayerCommand,
     Recontra,
     Reserve,
+    ReserveChoice,
     Stand,
     SupplyDeck,
 )
-from domain.draw import dealer_drawn
+from domain.common.chance import deal_packets, decide_chance
+from domain.common.tricks import trick_won
+from domain.common.turns import acting_seat, not_allowed
 from domain.errors import RuleCode, RuleError
-from domain.events import (
-    AuctionWon,
-    BidMade,
-    CardPlayed,
-    CardsDealt,
-    DealThrownIn,
-    Event,
-    Passed,
-    TrickWon,
-)
+from domain.events import AuctionWon, BidMade, CardPlayed, DealThrownIn, Event, Passed
 from domain.protocol import Actor
-from domain.turns import acting_seat, not_allowed, require_system
+
+_ONE_TO_ACT = (Phase.AUCTION, Phase.DECLARE, Phase.CONTRA, Phase.RECONTRA, Phase.PLAY)
+
+
+def to_act(state: State) -> list[int]:
+    """The seats that may act: one at a time, but both lay their reserves at once."""
+    if state.phase is Phase.RESERVE:
+        return [seat for seat in range(SEATS) if not state.reserve_laid[seat]]
+    if state.phase in _ONE_TO_ACT and state.turn is not None:
+        return [state.turn]
+    return []
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
     if isinstance(command, SupplyDeck):
-        require_system(actor)
-        return _supply(state, command)
+        return decide_chance(state, command, actor, SEATS, rules.ORDER, _deal)
     seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
     match state.phase, command:
         case Phase.AUCTION, Bid(amount=amount):
@@ -78,34 +84,58 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
     raise not_allowed(command, str(state.phase))
 
 
+def legal_actions(state: State, seat: int) -> list[LegalAction]:
+    """Exactly what :func:`decide` accepts from ``seat`` now."""
+    if seat not in to_act(state):
+        return []
+    match state.phase:
+        case Phase.AUCTION:
+            allowed = window(state, seat)
+            actions: list[LegalAction] = []
+            if allowed.may_pass:
+                actions.append(Pass())
+            if allowed.may_stand:
+                actions.append(Stand())
+            actions.extend(Bid(amount=a) for a in allowed.amounts())
+            return actions
+        case Phase.DECLARE:
+            return [Declare(denomination=d) for d in _allowed(state)]
+        case Phase.CONTRA:
+            return [Contra(), Accept()]
+        case Phase.RECONTRA:
+            changes = [d for d in _allowed(state) if d != state.denomination]
+            return [Recontra(), Accept(), *(Declare(denomination=d) for d in changes)]
+        case Phase.RESERVE:
+            hand = list(state.hands[seat])
+            size = rules.RESERVE_SIZE
+            return [ReserveChoice(cards=CardChoice(from_=hand, min=size, max=size))]
+        case Phase.PLAY:
+            reserve = rules.from_reserve(state.trick_number)
+            cards = state.reserves[seat] if reserve else state.hands[seat]
+            led = state.trick[0].card if state.trick else None
+            return [Play(card=c) for c in rules.legal_plays(cards, led)]
+    return []
+
+
+def _allowed(state: State) -> list[rules.Denomination]:
+    return rules.allowed_denominations(state.high_bid, state.slam_only)
+
+
 # --- chance -----------------------------------------------------------------------------
 
 
-def _supply(state: State, command: SupplyDeck) -> list[Event]:
-    if state.phase is Phase.DRAW:
-        return [dealer_drawn(state.drawing, command, SEATS, rules.ORDER)]
-    if state.phase is Phase.DEAL:
-        return [_deal(state, command)]
-    raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")
-
-
-def _deal(state: State, command: SupplyDeck) -> CardsDealt:
+def _deal(state: State, command: SupplyDeck) -> list[Event]:
     """Stage 1: ten each in twos, non-dealer first; the rest stays face down (RULES 4.2)."""
     assert state.dealer is not None
-    order = (other(state.dealer), state.dealer)
-    hands: list[list[str]] = [[], []]
-    deck = iter(command.deck)
-    for _ in range(rules.STAGES[0] // rules.PACKET):
-        for seat in order:
-            hands[seat].extend(next(deck) for _ in range(rules.PACKET))
-    return CardsDealt(
+    dealt = deal_packets(
+        command,
         deal=state.deal + 1,
         dealer=state.dealer,
-        shuffle=command.shuffle,
-        commitment=command.commitment,
-        hands=list(hands),
-        rest=list(deck),
+        seats=SEATS,
+        order=(other(state.dealer), state.dealer),
+        packets=(rules.PACKET,) * (rules.STAGES[0] // rules.PACKET),
     )
+    return [dealt]
 
 
 def _next_stage(state: State, stage: int) -> StageDealt:
@@ -263,9 +293,8 @@ def _play(state: State, seat: int, card: str) -> list[Event]:
     state = evolve(state, events[0])
     if len(state.trick) < rules.trick_size(number):
         return events
-    plays = [(p.seat, p.card) for p in state.trick]
-    winner = rules.trick_winner(plays, rules.trump_of(state.denomination))
-    won = TrickWon(seat=winner, trick=number, cards=[c for _, c in plays])
+    trump, led = rules.trump_of(state.denomination), suit(state.trick[0].card)
+    won = trick_won(state.trick, number, lambda c: rules.power_in_trick(c, trump, led))
     events.append(won)
     state = evolve(state, won)
     if len(state.tricks) == rules.TRICKS:

@@ -16,6 +16,7 @@ from domain.bridge.events import (
     PartieWon,
     RecontraCalled,
     ReserveLaid,
+    RubberWon,
     SlamBidMade,
     StageDealt,
 )
@@ -24,13 +25,13 @@ from domain.bridge.state import (
     BridgeHonour,
     BridgePlayedCard,
     BridgeSheetEntry,
-    CompletedTrick,
     Phase,
     State,
 )
 from domain.bridge.state import other as other_seat
 from domain.cards import remove_cards
-from domain.draw import best_drawers
+from domain.common.draw import after_draw
+from domain.common.structs import CompletedTrick
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -45,13 +46,37 @@ from domain.events import (
     TrickWon,
 )
 
+EVENTS: tuple[type[Event], ...] = (
+    DealerDrawn,
+    CardsDealt,
+    StageDealt,
+    BidMade,
+    SlamBidMade,
+    BidStood,
+    Passed,
+    AuctionWon,
+    DealThrownIn,
+    DenominationNamed,
+    ContraCalled,
+    RecontraCalled,
+    DenominationChanged,
+    ContractSettled,
+    HonoursAnnounced,
+    ReserveLaid,
+    CardPlayed,
+    TrickWon,
+    HandScored,
+    PartieWon,
+    RubberWon,
+    GameWon,
+)
+"""Every event a Reserve Bridge table records, in the order the event union lists them."""
+
 
 def evolve(state: State, event: Event) -> State:
     match event:
-        case DealerDrawn(dealer=None, cards=cards):
-            return replace(state, drawing=best_drawers(cards, rules.ORDER))
-        case DealerDrawn(dealer=dealer):
-            return replace(state, phase=Phase.DEAL, dealer=dealer, drawing=())
+        case DealerDrawn():
+            return after_draw(state, event, rules.ORDER, Phase.DEAL)
         case CardsDealt():
             return _dealt(state, event)
         case StageDealt():

@@ -1,4 +1,4 @@
-"""Reserve Bridge behind the game protocol: legal actions, views and redaction."""
+"""Reserve Bridge behind the game protocol: its rules, views and redaction."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from msgspec.structs import replace
 
 from domain.bridge import events as bridge_events
 from domain.bridge import rules
-from domain.bridge.auction import window
-from domain.bridge.decide import decide
-from domain.bridge.evolve import evolve
+from domain.bridge.decide import decide, legal_actions, to_act
+from domain.bridge.evolve import EVENTS, evolve
 from domain.bridge.scoring import totals, vulnerable
 from domain.bridge.state import (
     SEATS,
@@ -23,38 +22,12 @@ from domain.bridge.state import (
     Doubling,
     Phase,
     State,
-    to_act,
 )
 from domain.cards import Card, piquet_pack
-from domain.commands import (
-    Accept,
-    Bid,
-    CardChoice,
-    Contra,
-    Declare,
-    LegalAction,
-    Pass,
-    Play,
-    PlayerCommand,
-    Recontra,
-    ReserveChoice,
-    Stand,
-    SupplyDeck,
-)
-from domain.events import (
-    AuctionWon,
-    BidMade,
-    CardPlayed,
-    CardsDealt,
-    DealerDrawn,
-    DealThrownIn,
-    Event,
-    GameWon,
-    HandScored,
-    Passed,
-    TrickWon,
-)
-from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
+from domain.common.game import GameRules
+from domain.common.view import own_hand_only, redact_deal, seat_fields
+from domain.events import CardsDealt, Event
+from domain.protocol import Audience, View, ViewHeader
 
 
 class BridgeTrickView(msgspec.Struct, frozen=True):
@@ -122,7 +95,7 @@ class ReserveBridgeView(View, frozen=True, kw_only=True, tag="reserve-bridge"):
     difference: int | None
 
 
-class ReserveBridge:
+class ReserveBridge(GameRules[State]):
     id: ClassVar[str] = "reserve-bridge"
     min_seats: ClassVar[int] = SEATS
     max_seats: ClassVar[int] = SEATS
@@ -130,100 +103,28 @@ class ReserveBridge:
     options_type: ClassVar[type[msgspec.Struct]] = BridgeOptions
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = ReserveBridgeView
-    event_types: ClassVar[tuple[type[Event], ...]] = (
-        DealerDrawn,
-        CardsDealt,
-        bridge_events.StageDealt,
-        BidMade,
-        bridge_events.SlamBidMade,
-        bridge_events.BidStood,
-        Passed,
-        AuctionWon,
-        DealThrownIn,
-        bridge_events.DenominationNamed,
-        bridge_events.ContraCalled,
-        bridge_events.RecontraCalled,
-        bridge_events.DenominationChanged,
-        bridge_events.ContractSettled,
-        bridge_events.HonoursAnnounced,
-        bridge_events.ReserveLaid,
-        CardPlayed,
-        TrickWon,
-        HandScored,
-        bridge_events.PartieWon,
-        bridge_events.RubberWon,
-        GameWon,
-    )
+    event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
+
+    # The rules themselves are the package's functions (domain.common.game).
+    decide = staticmethod(decide)
+    evolve = staticmethod(evolve)
+    to_act = staticmethod(to_act)
+    legal_actions = staticmethod(legal_actions)
 
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         if first_dealer is None:
             return State(phase=Phase.DRAW, drawing=tuple(range(SEATS)))
         return State(phase=Phase.DEAL, dealer=first_dealer)
 
-    def chance(self, state: State) -> Chance | None:
-        return chance_in(state.phase, self.pack)
-
-    def decide(
-        self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
-    ) -> list[Event]:
-        return decide(state, command, actor)
-
-    def evolve(self, state: State, event: Event) -> State:
-        return evolve(state, event)
-
-    def to_act(self, state: State) -> list[int]:
-        return to_act(state)
-
-    def finished(self, state: State) -> bool:
-        return state.phase is Phase.FINISHED
-
-    def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
-        if seat not in to_act(state):
-            return []
-        match state.phase:
-            case Phase.AUCTION:
-                allowed = window(state, seat)
-                actions: list[LegalAction] = []
-                if allowed.may_pass:
-                    actions.append(Pass())
-                if allowed.may_stand:
-                    actions.append(Stand())
-                actions.extend(Bid(amount=a) for a in allowed.amounts())
-                return actions
-            case Phase.DECLARE:
-                return [Declare(denomination=d) for d in _allowed(state)]
-            case Phase.CONTRA:
-                return [Contra(), Accept()]
-            case Phase.RECONTRA:
-                changes = [d for d in _allowed(state) if d != state.denomination]
-                return [Recontra(), Accept(), *(Declare(denomination=d) for d in changes)]
-            case Phase.RESERVE:
-                hand = list(state.hands[seat])
-                size = rules.RESERVE_SIZE
-                return [ReserveChoice(cards=CardChoice(from_=hand, min=size, max=size))]
-            case Phase.PLAY:
-                reserve = rules.from_reserve(state.trick_number)
-                cards = state.reserves[seat] if reserve else state.hands[seat]
-                led = state.trick[0].card if state.trick else None
-                return [Play(card=c) for c in rules.legal_plays(cards, led)]
-        return []
-
     def view(self, state: State, audience: Audience, header: ViewHeader) -> ReserveBridgeView:
         seat = audience if isinstance(audience, int) else None
         operator = audience == "operator"
-        playing = header.status == "playing"
         finished = state.phase is Phase.FINISHED
         last = state.tricks[-1] if state.tricks else None
         sheet = _sheet(state)
         return ReserveBridgeView(
             **header.fields(),
-            phase=str(state.phase) if playing or finished else "waiting",
-            dealer=state.dealer,
-            to_act=to_act(state) if playing else [],
-            hand=list(state.hands[seat]) if seat is not None else None,
-            hands=[list(h) for h in state.hands] if operator else None,
-            legal_actions=self.legal_actions(state, seat) if seat is not None and playing else [],
-            deal=state.deal,
+            **seat_fields(self, state, audience, header),
             scores=sheet.totals,
             non_dealer=state.non_dealer,
             stage=state.stage,
@@ -251,19 +152,13 @@ class ReserveBridge:
 
     def redact(self, event: Event, audience: Audience) -> Event:
         match event:
-            case CardsDealt(hands=hands):
-                mine = [h if seat == audience else None for seat, h in enumerate(hands)]
-                return replace(event, hands=mine, rest=None)
+            case CardsDealt():
+                return redact_deal(event, audience)
             case bridge_events.StageDealt(hands=hands):
-                mine = [h if seat == audience else None for seat, h in enumerate(hands)]
-                return replace(event, hands=mine)
+                return replace(event, hands=own_hand_only(hands, audience))
             case bridge_events.ReserveLaid(seat=seat) if seat != audience:
                 return replace(event, cards=None)
         return event
-
-
-def _allowed(state: State) -> list[rules.Denomination]:
-    return rules.allowed_denominations(state.high_bid, state.slam_only)
 
 
 def _contract(state: State) -> BridgeContractView | None:

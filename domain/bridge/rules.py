@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from domain.cards import rank, suit
+from domain.common import tricks
 
 ORDER = "AKQJT987"  # highest first, in play and in the dealer draw (RULES 4.1, 0.4)
 POWER = {r: len(ORDER) - i for i, r in enumerate(ORDER)}
@@ -73,20 +74,17 @@ def legal_plays(cards: Sequence[str], led: str | None) -> list[str]:
     return followers or list(cards)
 
 
-def trick_winner(plays: Sequence[tuple[int, str]], trump: str | None) -> int:
+def power_in_trick(card: str, trump: str | None, led: str) -> int:
     """The highest trump, else the highest card of the suit led (RULES 4.5)."""
+    if suit(card) == trump:
+        return 100 + POWER[rank(card)]
+    return POWER[rank(card)] if suit(card) == led else 0
+
+
+def trick_winner(plays: Sequence[tuple[int, str]], trump: str | None) -> int:
+    """The seat that wins ``plays`` (seat, card) with ``trump`` (None: no trumps)."""
     led = suit(plays[0][1])
-
-    def power(card: str) -> int:
-        if suit(card) == trump:
-            return 100 + POWER[rank(card)]
-        return POWER[rank(card)] if suit(card) == led else 0
-
-    best_seat, best = plays[0][0], power(plays[0][1])
-    for seat, card in plays[1:]:
-        if power(card) > best:
-            best_seat, best = seat, power(card)
-    return best_seat
+    return tricks.trick_winner(plays, lambda card: power_in_trick(card, trump, led))
 
 
 # --- honours (RULES 4.7) ----------------------------------------------------------------

@@ -11,7 +11,8 @@ from __future__ import annotations
 from domain.bridge import rules
 from domain.bridge.events import PartieWon, RubberWon
 from domain.bridge.state import SEATS, Doubling, State, other
-from domain.events import Contract, Event, GameWon, HandScored, ScoreItem
+from domain.common.scoring import hand_scored, points_by_unit
+from domain.events import Contract, Event, GameWon, ScoreItem
 
 PARTIE = 20  # below the line wins a partie; two parties win the rubber
 PARTIES_TO_WIN = 2
@@ -104,19 +105,11 @@ def score_deal(state: State) -> list[Event]:
         premium = RUBBER_PREMIUM[parties[opponent]]
         items.append(ScoreItem(unit=declarer, label="above:rubber", points=premium))
 
-    changes = [0] * SEATS
-    for item in items:
-        changes[item.unit] += item.points
-    scores = [t + c for t, c in zip(totals(state), changes, strict=True)]
-    events: list[Event] = [
-        HandScored(
-            deal=state.deal,
-            items=items,
-            changes=changes,
-            scores=scores,
-            contract=Contract(seat=declarer, amount=bid, made=made),
-        )
-    ]
+    changes = points_by_unit(items, SEATS)
+    contract = Contract(seat=declarer, amount=bid, made=made)
+    hand = hand_scored(state.deal, items, changes, totals(state), contract)
+    events: list[Event] = [hand]
+    scores = hand.scores
     if partie:
         events.append(PartieWon(seat=declarer, parties=parties))
     if rubber:

@@ -7,6 +7,8 @@ from typing import Literal
 
 import msgspec
 
+from domain.common.structs import CompletedTrick, PlayedCard
+
 
 class Phase(StrEnum):
     DRAW = "draw"  # waiting for the dealer draw (RULES 0.4)
@@ -29,7 +31,10 @@ Doubling = Literal["none", "contra", "recontra"]
 
 
 class BridgeCall(msgspec.Struct, frozen=True):
-    """One auction call; ``slam`` marks a slam bid beyond the cap that applied (RULES 4.3)."""
+    """One auction call; ``slam`` marks a slam bid beyond the cap that applied (RULES 4.3).
+
+    Not a :class:`domain.common.structs.Call`: ``round`` comes second in the stored state.
+    """
 
     seat: int
     round: int
@@ -37,15 +42,8 @@ class BridgeCall(msgspec.Struct, frozen=True):
     amount: int | None = None
 
 
-class BridgePlayedCard(msgspec.Struct, frozen=True):
-    seat: int
-    card: str
-
-
-class CompletedTrick(msgspec.Struct, frozen=True):
-    leader: int
-    winner: int
-    cards: tuple[BridgePlayedCard, ...]
+class BridgePlayedCard(PlayedCard, frozen=True):
+    """A card played to a Reserve Bridge trick; its own class for its own name in the API."""
 
 
 class BridgeHonour(msgspec.Struct, frozen=True):
@@ -100,7 +98,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     changed: bool = False
     honours: tuple[BridgeHonour, ...] = ()
     trick: tuple[BridgePlayedCard, ...] = ()
-    tricks: tuple[CompletedTrick, ...] = ()
+    tricks: tuple[CompletedTrick[BridgePlayedCard], ...] = ()
     # The score sheet of the rubber (RULES 4.8).
     sheet: tuple[BridgeSheetEntry, ...] = ()
     parties: tuple[int, int] = (0, 0)
@@ -114,15 +112,3 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def trick_number(self) -> int:
         return len(self.tricks) + 1
-
-
-_ONE_TO_ACT = (Phase.AUCTION, Phase.DECLARE, Phase.CONTRA, Phase.RECONTRA, Phase.PLAY)
-
-
-def to_act(state: State) -> list[int]:
-    """The seats that may act: one at a time, but both lay their reserves at once."""
-    if state.phase is Phase.RESERVE:
-        return [seat for seat in range(SEATS) if not state.reserve_laid[seat]]
-    if state.phase in _ONE_TO_ACT and state.turn is not None:
-        return [state.turn]
-    return []

@@ -1,39 +1,57 @@
-"""Deciding Auction Forty-Five commands: one small function per phase (RULES 1)."""
+"""Deciding Auction Forty-Five commands and listing the legal ones: one small function per
+phase (RULES 1)."""
 
 from __future__ import annotations
 
 from domain.cards import holds_all
-from domain.commands import Bid, Exchange, Hold, NameTrump, Pass, Play, PlayerCommand, SupplyDeck
-from domain.draw import dealer_drawn
+from domain.commands import (
+    Bid,
+    CardChoice,
+    Exchange,
+    ExchangeChoice,
+    Hold,
+    LegalAction,
+    NameTrump,
+    Pass,
+    Play,
+    PlayerCommand,
+    SupplyDeck,
+)
+from domain.common.chance import deal_packets, decide_chance
+from domain.common.draw import DRAW_ORDER
+from domain.common.tricks import clockwise_from, left_of, trick_won
+from domain.common.turns import acting_seat, not_allowed
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
     BidMade,
     CardPlayed,
-    CardsDealt,
     CardsExchanged,
     DealThrownIn,
     Event,
     Held,
     Passed,
-    TrickWon,
     TrumpNamed,
 )
 from domain.fortyfive import rules
-from domain.fortyfive.evolve import DRAW_ORDER, evolve
+from domain.fortyfive.evolve import evolve
 from domain.fortyfive.scoring import score_deal
 from domain.fortyfive.state import SEATS, Phase, State, side_of
 from domain.protocol import Actor
-from domain.tricks import clockwise_from, left_of, trick_winner
-from domain.turns import acting_seat, not_allowed, require_system
+
+ACTING = (Phase.AUCTION, Phase.TRUMP, Phase.EXCHANGE, Phase.PLAY)
+
+
+def to_act(state: State) -> list[int]:
+    if state.phase in ACTING and state.turn is not None:
+        return [state.turn]
+    return []
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
     if isinstance(command, SupplyDeck):
-        require_system(actor)
-        return _supply(state, command)
-    turn = [] if state.turn is None else [state.turn]
-    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, turn, actor)
+        return decide_chance(state, command, actor, SEATS, DRAW_ORDER, _deal)
+    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
     match state.phase, command:
         case Phase.AUCTION, Pass():
             return _pass(state, seat)
@@ -50,34 +68,42 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
     raise not_allowed(command, str(state.phase))
 
 
+def legal_actions(state: State, seat: int) -> list[LegalAction]:
+    """Exactly what :func:`decide` accepts from ``seat`` now."""
+    if seat not in to_act(state):
+        return []
+    match state.phase:
+        case Phase.AUCTION:
+            floor = max(state.high_bid + 1, minimum_bid(state, seat))
+            actions: list[LegalAction] = [Pass()]
+            actions.extend(Bid(amount=a) for a in rules.BIDS if a >= floor)
+            if can_hold(state, seat):
+                actions.append(Hold())
+            return actions
+        case Phase.TRUMP:
+            return [NameTrump(suit=s) for s in "CDHS"]
+        case Phase.EXCHANGE:
+            hand = list(state.hands[seat])
+            choice = CardChoice(from_=hand, min=0, max=min(rules.MAX_DISCARD, len(hand)))
+            return [ExchangeChoice(discard=choice)]
+        case Phase.PLAY:
+            assert state.trump is not None
+            lead = state.trick[0].card if state.trick else None
+            return [Play(card=c) for c in rules.legal_plays(state.hands[seat], lead, state.trump)]
+    return []
+
+
 # --- chance -----------------------------------------------------------------------------
 
 
-def _supply(state: State, command: SupplyDeck) -> list[Event]:
-    if state.phase is Phase.DRAW:
-        return [dealer_drawn(state.drawing, command, SEATS, DRAW_ORDER)]
-    if state.phase is Phase.DEAL:
-        return [_deal(state, command)]
-    raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")
-
-
-def _deal(state: State, command: SupplyDeck) -> CardsDealt:
+def _deal(state: State, command: SupplyDeck) -> list[Event]:
     """3 then 2 to each seat from the dealer's left; the rest is the stock (RULES 1.2)."""
     assert state.dealer is not None
     order = clockwise_from(left_of(state.dealer, SEATS), SEATS)
-    hands: list[list[str]] = [[] for _ in range(SEATS)]
-    deck = iter(command.deck)
-    for packet in (3, 2):
-        for seat in order:
-            hands[seat].extend(next(deck) for _ in range(packet))
-    return CardsDealt(
-        deal=state.deal + 1,
-        dealer=state.dealer,
-        shuffle=command.shuffle,
-        commitment=command.commitment,
-        hands=list(hands),
-        rest=list(deck),
+    dealt = deal_packets(
+        command, deal=state.deal + 1, dealer=state.dealer, seats=SEATS, order=order, packets=(3, 2)
     )
+    return [dealt]
 
 
 # --- the auction (RULES 1.4) ------------------------------------------------------------
@@ -178,9 +204,9 @@ def _play(state: State, seat: int, card: str) -> list[Event]:
     assert state.trump is not None
     trump = state.trump
     led = rules.led_suit(state.trick[0].card, trump)
-    plays = [(p.seat, p.card) for p in state.trick]
-    winner = trick_winner(plays, lambda c: rules.power_in_trick(c, trump, led))
-    won = TrickWon(seat=winner, trick=len(state.tricks) + 1, cards=[c for _, c in plays])
+    won = trick_won(
+        state.trick, len(state.tricks) + 1, lambda c: rules.power_in_trick(c, trump, led)
+    )
     events.append(won)
     state = evolve(state, won)
     if len(state.tricks) == rules.TRICKS:

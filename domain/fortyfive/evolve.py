@@ -5,7 +5,9 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.cards import remove_cards
-from domain.draw import best_drawers
+from domain.common.draw import DRAW_ORDER, after_draw
+from domain.common.structs import CompletedTrick
+from domain.common.tricks import left_of
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -22,15 +24,7 @@ from domain.events import (
     TrickWon,
     TrumpNamed,
 )
-from domain.fortyfive.state import (
-    SEATS,
-    CompletedTrick,
-    FortyFiveCall,
-    FortyFivePlayedCard,
-    Phase,
-    State,
-)
-from domain.tricks import left_of
+from domain.fortyfive.state import SEATS, FortyFiveCall, FortyFivePlayedCard, Phase, State
 
 
 def next_bidder(passed: tuple[int, ...], after: int) -> int | None:
@@ -42,15 +36,28 @@ def next_bidder(passed: tuple[int, ...], after: int) -> int | None:
     return None
 
 
-DRAW_ORDER = "AKQJT98765432"  # highest rank deals, aces high (RULES 0.4)
+EVENTS: tuple[type[Event], ...] = (
+    DealerDrawn,
+    CardsDealt,
+    BidMade,
+    Passed,
+    Held,
+    AuctionWon,
+    DealThrownIn,
+    TrumpNamed,
+    CardsExchanged,
+    CardPlayed,
+    TrickWon,
+    HandScored,
+    GameWon,
+)
+"""Every event a Forty-Five table records, in the order the event union lists them."""
 
 
 def evolve(state: State, event: Event) -> State:
     match event:
-        case DealerDrawn(dealer=None, cards=cards):
-            return replace(state, drawing=best_drawers(cards, DRAW_ORDER))
-        case DealerDrawn(dealer=dealer):
-            return replace(state, phase=Phase.DEAL, dealer=dealer, drawing=())
+        case DealerDrawn():
+            return after_draw(state, event, DRAW_ORDER, Phase.DEAL)
         case CardsDealt():
             return _dealt(state, event)
         case BidMade(seat=seat, amount=amount):

@@ -1,4 +1,4 @@
-"""Auction Forty-Five behind the game protocol: legal actions, views and redaction."""
+"""Auction Forty-Five behind the game protocol: its rules, views and redaction."""
 
 from __future__ import annotations
 
@@ -8,37 +8,11 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.cards import standard_pack
-from domain.commands import (
-    Bid,
-    CardChoice,
-    ExchangeChoice,
-    Hold,
-    LegalAction,
-    NameTrump,
-    Pass,
-    Play,
-    PlayerCommand,
-    SupplyDeck,
-)
-from domain.events import (
-    AuctionWon,
-    BidMade,
-    CardPlayed,
-    CardsDealt,
-    CardsExchanged,
-    DealerDrawn,
-    DealThrownIn,
-    Event,
-    GameWon,
-    HandScored,
-    Held,
-    Passed,
-    TrickWon,
-    TrumpNamed,
-)
-from domain.fortyfive import rules
-from domain.fortyfive.decide import can_hold, decide, minimum_bid
-from domain.fortyfive.evolve import evolve
+from domain.common.game import GameRules
+from domain.common.view import redact_deal, seat_fields
+from domain.events import CardsDealt, CardsExchanged, Event
+from domain.fortyfive.decide import decide, legal_actions, to_act
+from domain.fortyfive.evolve import EVENTS, evolve
 from domain.fortyfive.state import (
     SEATS,
     SIDES,
@@ -49,9 +23,7 @@ from domain.fortyfive.state import (
     State,
     side_of,
 )
-from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
-
-_ACTING_PHASES = (Phase.AUCTION, Phase.TRUMP, Phase.EXCHANGE, Phase.PLAY)
+from domain.protocol import Audience, View, ViewHeader
 
 
 class FortyFiveTrickView(msgspec.Struct, frozen=True):
@@ -77,7 +49,7 @@ class FortyFiveView(View, frozen=True, kw_only=True, tag="forty-five"):
     winners: list[int]
 
 
-class FortyFive:
+class FortyFive(GameRules[State]):
     id: ClassVar[str] = "forty-five"
     min_seats: ClassVar[int] = SEATS
     max_seats: ClassVar[int] = SEATS
@@ -85,21 +57,13 @@ class FortyFive:
     options_type: ClassVar[type[msgspec.Struct]] = FortyFiveOptions
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = FortyFiveView
-    event_types: ClassVar[tuple[type[Event], ...]] = (
-        DealerDrawn,
-        CardsDealt,
-        BidMade,
-        Passed,
-        Held,
-        AuctionWon,
-        DealThrownIn,
-        TrumpNamed,
-        CardsExchanged,
-        CardPlayed,
-        TrickWon,
-        HandScored,
-        GameWon,
-    )
+    event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
+
+    # The rules themselves are the package's functions (domain.common.game).
+    decide = staticmethod(decide)
+    evolve = staticmethod(evolve)
+    to_act = staticmethod(to_act)
+    legal_actions = staticmethod(legal_actions)
 
     def units(self, seats: int) -> list[tuple[int, ...]]:
         """Scores are per partnership (RULES 1.1)."""
@@ -110,66 +74,14 @@ class FortyFive:
             return State(phase=Phase.DRAW, drawing=tuple(range(SEATS)))
         return State(phase=Phase.DEAL, dealer=first_dealer)
 
-    def chance(self, state: State) -> Chance | None:
-        return chance_in(state.phase, self.pack)
-
-    def decide(
-        self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
-    ) -> list[Event]:
-        return decide(state, command, actor)
-
-    def evolve(self, state: State, event: Event) -> State:
-        return evolve(state, event)
-
-    def to_act(self, state: State) -> list[int]:
-        if state.phase in _ACTING_PHASES and state.turn is not None:
-            return [state.turn]
-        return []
-
-    def finished(self, state: State) -> bool:
-        return state.phase is Phase.FINISHED
-
-    def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
-        if seat not in self.to_act(state):
-            return []
-        match state.phase:
-            case Phase.AUCTION:
-                floor = max(state.high_bid + 1, minimum_bid(state, seat))
-                actions: list[LegalAction] = [Pass()]
-                actions.extend(Bid(amount=a) for a in rules.BIDS if a >= floor)
-                if can_hold(state, seat):
-                    actions.append(Hold())
-                return actions
-            case Phase.TRUMP:
-                return [NameTrump(suit=s) for s in "CDHS"]
-            case Phase.EXCHANGE:
-                hand = list(state.hands[seat])
-                choice = CardChoice(from_=hand, min=0, max=min(rules.MAX_DISCARD, len(hand)))
-                return [ExchangeChoice(discard=choice)]
-            case Phase.PLAY:
-                assert state.trump is not None
-                lead = state.trick[0].card if state.trick else None
-                return [
-                    Play(card=c) for c in rules.legal_plays(state.hands[seat], lead, state.trump)
-                ]
-        return []
-
     def view(self, state: State, audience: Audience, header: ViewHeader) -> FortyFiveView:
-        seat = audience if isinstance(audience, int) else None
-        playing = header.status == "playing"
         tricks_won = [0, 0]
         for trick in state.tricks:
             tricks_won[side_of(trick.winner)] += 1
         last = state.tricks[-1] if state.tricks else None
         return FortyFiveView(
             **header.fields(),
-            phase=str(state.phase) if playing or state.phase is Phase.FINISHED else "waiting",
-            dealer=state.dealer,
-            to_act=self.to_act(state) if playing else [],
-            hand=list(state.hands[seat]) if seat is not None else None,
-            hands=[list(h) for h in state.hands] if audience == "operator" else None,
-            legal_actions=self.legal_actions(state, seat) if seat is not None and playing else [],
-            deal=state.deal,
+            **seat_fields(self, state, audience, header),
             scores=list(state.scores),
             sides=[list(s) for s in SIDES],
             hand_sizes=[len(h) for h in state.hands],
@@ -193,9 +105,8 @@ class FortyFive:
 
     def redact(self, event: Event, audience: Audience) -> Event:
         match event:
-            case CardsDealt(hands=hands):
-                mine = [h if seat == audience else None for seat, h in enumerate(hands)]
-                return replace(event, hands=mine, rest=None)
+            case CardsDealt():
+                return redact_deal(event, audience)
             case CardsExchanged(seat=seat) if seat != audience:
                 return replace(event, discard=None, drawn=None)
         return event

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from domain.events import Contract, Event, GameWon, HandScored, ScoreItem
+from domain.common.scoring import hand_scored
+from domain.events import Contract, Event, GameWon, ScoreItem
 from domain.fortyfive import rules
 from domain.fortyfive.state import SIDES, State, side_of
 
@@ -47,16 +48,10 @@ def score_deal(state: State) -> list[Event]:
         changes[bidders] = -bid
     elif bid == 30:
         changes[bidders] = 60  # a made 30 is worth double; a failed one only loses 30
-    scores = [state.scores[side] + changes[side] for side in (0, 1)]
-    events: list[Event] = [
-        HandScored(
-            deal=state.deal,
-            items=items,
-            changes=changes,
-            scores=scores,
-            contract=Contract(seat=state.high_bidder, amount=bid, made=made),
-        )
-    ]
+    contract = Contract(seat=state.high_bidder, amount=bid, made=made)
+    hand = hand_scored(state.deal, items, changes, state.scores, contract)
+    events: list[Event] = [hand]
+    scores = hand.scores
     reached = [side for side in (0, 1) if scores[side] >= rules.TARGET]
     if reached:
         winner = bidders if bidders in reached else reached[0]

@@ -7,6 +7,9 @@ from typing import Literal
 
 import msgspec
 
+from domain.common.structs import Call, CompletedTrick, PlayedCard
+from domain.common.tricks import trick_leader
+
 
 class Phase(StrEnum):
     DRAW = "draw"  # waiting for the dealer draw (RULES 0.4)
@@ -22,21 +25,12 @@ class FortyFiveOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Auction Forty-Five has no table options: Barker's rules are fixed (RULES 1)."""
 
 
-class FortyFiveCall(msgspec.Struct, frozen=True):
-    seat: int
+class FortyFiveCall(Call, frozen=True):
     call: Literal["bid", "pass", "hold"]
-    amount: int | None = None
 
 
-class FortyFivePlayedCard(msgspec.Struct, frozen=True):
-    seat: int
-    card: str
-
-
-class CompletedTrick(msgspec.Struct, frozen=True):
-    leader: int
-    winner: int
-    cards: tuple[FortyFivePlayedCard, ...]
+class FortyFivePlayedCard(PlayedCard, frozen=True):
+    """A card played to a Forty-Five trick; its own class for its own name in the API."""
 
 
 SEATS = 4
@@ -63,18 +57,15 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     trump: str | None = None
     exchanged: tuple[int | None, ...] = (None, None, None, None)
     trick: tuple[FortyFivePlayedCard, ...] = ()
-    tricks: tuple[CompletedTrick, ...] = ()
+    tricks: tuple[CompletedTrick[FortyFivePlayedCard], ...] = ()
     scores: tuple[int, int] = (0, 0)
     winners: tuple[int, ...] = ()
     discarded: tuple[str, ...] = ()
 
     @property
     def leader(self) -> int | None:
-        """Who leads (or led) the current trick."""
-        if self.trick:
-            return self.trick[0].seat
-        if self.tricks:
-            return self.tricks[-1].winner
-        if self.high_bidder is None:
-            return None
+        """Who leads (or led) the current trick: the bidder's left leads the first."""
+        led = trick_leader(self.trick, self.tricks)
+        if led is not None or self.high_bidder is None:
+            return led
         return (self.high_bidder + 1) % SEATS

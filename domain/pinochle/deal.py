@@ -1,9 +1,10 @@
-"""Chance steps: the first-dealer draw and the deal (RULES 0.4, 3A.1, 3A.2, 3.B, 3.D)."""
+"""The deal: who sits in, and the packets dealt to them (RULES 3A.1, 3A.2, 3.B, 3.D)."""
 
 from __future__ import annotations
 
 from domain.commands import SupplyDeck
-from domain.events import CardsDealt, Event
+from domain.common.chance import deal_packets
+from domain.events import Event
 from domain.pinochle.events import TrumpTurnedUp
 from domain.pinochle.hooks import Hooks
 from domain.pinochle.state import State
@@ -29,27 +30,22 @@ def deal(rules: Hooks, state: State, command: SupplyDeck) -> list[Event]:
 
     The turn-up games deal every card; the dealer's last card is turned up (RULES 3.B).
     """
-    assert state.dealer is not None
-    active = rules.active_seats(state.seats, state.dealer)
-    hands: list[list[str]] = [[] for _ in range(state.seats)]
-    widow: list[str] = []
-    deck = iter(command.deck)
-    for round_no, packet in enumerate(state.config.packets):
-        for seat in active:
-            hands[seat].extend(next(deck) for _ in range(packet))
-        if round_no == 0:
-            widow = [next(deck) for _ in range(state.config.widow)]
-    dealt = CardsDealt(
+    dealer = state.dealer
+    assert dealer is not None
+    dealt = deal_packets(
+        command,
         deal=state.deal + 1,
-        dealer=state.dealer,
-        shuffle=command.shuffle,
-        commitment=command.commitment,
-        hands=list(hands),
-        rest=widow or None,
+        dealer=dealer,
+        seats=state.seats,
+        order=rules.active_seats(state.seats, dealer),
+        packets=state.config.packets,
+        widow=state.config.widow,
     )
     events: list[Event] = [dealt]
     if state.deal == 0:
         events += rules.first_deal(state)
     if not rules.auction:
-        events.append(TrumpTurnedUp(seat=state.dealer, card=hands[state.dealer][-1]))
+        dealers = dealt.hands[dealer]
+        assert dealers is not None
+        events.append(TrumpTurnedUp(seat=dealer, card=dealers[-1]))
     return events

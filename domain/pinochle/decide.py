@@ -5,6 +5,8 @@ Every game id runs through here; the differences are the hooks of :mod:`.hooks`.
 
 from __future__ import annotations
 
+from functools import partial
+
 from domain.commands import (
     Bid,
     Bury,
@@ -19,7 +21,8 @@ from domain.commands import (
     SupplyDeck,
     TakeWidow,
 )
-from domain.draw import dealer_drawn
+from domain.common.chance import decide_chance
+from domain.common.turns import game_over, not_allowed
 from domain.errors import RuleCode, RuleError
 from domain.events import Event, Passed
 from domain.pinochle import auction, deal, play, soloist
@@ -28,7 +31,6 @@ from domain.pinochle.events import DixExchanged
 from domain.pinochle.hooks import Hooks
 from domain.pinochle.state import Phase, State
 from domain.protocol import SYSTEM, Actor
-from domain.turns import game_over, not_allowed, require_system
 
 ACTING = (Phase.AUCTION, Phase.WIDOW, Phase.PREPARE, Phase.DIX, Phase.MELD, Phase.PLAY)
 
@@ -44,13 +46,9 @@ def decide(
     rules: Hooks, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
 ) -> list[Event]:
     if isinstance(command, SupplyDeck):
-        require_system(actor)
-        if state.phase is Phase.DRAW:
-            # The lowest card deals in the Pinochle games (RULES 0.4): DRAW_ORDER runs 9 to A.
-            return [dealer_drawn(state.drawing, command, state.seats, DRAW_ORDER)]
-        if state.phase is Phase.DEAL:
-            return deal.deal(rules, state, command)
-        raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")
+        # The lowest card deals in the Pinochle games (RULES 0.4): DRAW_ORDER runs 9 to A.
+        deal_cards = partial(deal.deal, rules)
+        return decide_chance(state, command, actor, state.seats, DRAW_ORDER, deal_cards)
     if state.phase is Phase.FINISHED:
         raise game_over()
     if state.phase not in ACTING or state.turn is None or actor == SYSTEM:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.cards import remove_cards, suit
-from domain.draw import best_drawers
+from domain.common.draw import after_draw
+from domain.common.structs import CompletedTrick
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -32,25 +33,40 @@ from domain.pinochle.events import (
     WidowTurnedUp,
 )
 from domain.pinochle.hooks import Hooks
-from domain.pinochle.state import (
-    Claim,
-    CompletedTrick,
-    Phase,
-    PinochleCall,
-    PinochlePlayedCard,
-    State,
-    per_seat,
-)
+from domain.pinochle.state import Claim, Phase, PinochleCall, PinochlePlayedCard, State, per_seat
 
 DEAL_ENDING = {"made", "opponents_conceded", "conceded", "set", "widowless_concession"}
 
 
+EVENTS: tuple[type[Event], ...] = (
+    DealerDrawn,
+    CardsDealt,
+    BidMade,
+    Passed,
+    AuctionWon,
+    DealThrownIn,
+    WidowTurnedUp,
+    TrumpNamed,
+    MeldsClaimed,
+    CardsBuried,
+    DealConceded,
+    TrumpTurnedUp,
+    DixExchanged,
+    CardPlayed,
+    TrickWon,
+    HandScored,
+    ChipsSettled,
+    TargetRaised,
+    GameWon,
+)
+"""Every event a Pinochle table records (all four game ids), in the order the event
+union lists them."""
+
+
 def evolve(rules: Hooks, state: State, event: Event) -> State:
     match event:
-        case DealerDrawn(dealer=None, cards=cards):
-            return replace(state, drawing=best_drawers(cards, DRAW_ORDER))
-        case DealerDrawn(dealer=dealer):
-            return replace(state, phase=Phase.DEAL, dealer=dealer, drawing=())
+        case DealerDrawn():
+            return after_draw(state, event, DRAW_ORDER, Phase.DEAL)
         case CardsDealt():
             return _dealt(rules, state, event)
         case BidMade(seat=seat, amount=amount):

@@ -9,46 +9,25 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.commands import LegalAction, PlayerCommand, SupplyDeck
-from domain.events import (
-    AuctionWon,
-    BidMade,
-    CardPlayed,
-    CardsDealt,
-    DealerDrawn,
-    DealThrownIn,
-    Event,
-    GameWon,
-    HandScored,
-    Passed,
-    TrickWon,
-    TrumpNamed,
-)
+from domain.common.game import GameRules
+from domain.events import Event
 from domain.pinochle import decide as deciding
-from domain.pinochle import settlement, view
+from domain.pinochle import settlement
+from domain.pinochle import view as views
 from domain.pinochle.cards import PACK
 from domain.pinochle.deal import sitting_in
-from domain.pinochle.events import (
-    CardsBuried,
-    ChipsSettled,
-    DealConceded,
-    DixExchanged,
-    MeldsClaimed,
-    SettlementReason,
-    TargetRaised,
-    TrumpTurnedUp,
-    WidowTurnedUp,
-)
-from domain.pinochle.evolve import evolve
+from domain.pinochle.events import SettlementReason
+from domain.pinochle.evolve import EVENTS, evolve
 from domain.pinochle.options import Config, PinochleOptions, auction_config
 from domain.pinochle.state import Phase, State, per_seat
-from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
+from domain.protocol import Actor, Audience, View, ViewHeader
 
 
-class PinochleView(view.PinochleViewBase, frozen=True, kw_only=True, tag="pinochle"):
+class PinochleView(views.PinochleViewBase, frozen=True, kw_only=True, tag="pinochle"):
     """Auction Pinochle: three active seats of three to five; chips (or points)."""
 
 
-class AuctionPinochle:
+class AuctionPinochle(GameRules[State]):
     """RULES 3A. Three to five seats, three active each deal; the auction for the widow
     makes a soloist against two; settled in chips with a kitty (or in points to 1000)."""
 
@@ -59,27 +38,7 @@ class AuctionPinochle:
     options_type: ClassVar[type[msgspec.Struct]] = PinochleOptions
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = PinochleView
-    event_types: ClassVar[tuple[type[Event], ...]] = (
-        DealerDrawn,
-        CardsDealt,
-        BidMade,
-        Passed,
-        AuctionWon,
-        DealThrownIn,
-        WidowTurnedUp,
-        TrumpNamed,
-        MeldsClaimed,
-        CardsBuried,
-        DealConceded,
-        TrumpTurnedUp,
-        DixExchanged,
-        CardPlayed,
-        TrickWon,
-        HandScored,
-        ChipsSettled,
-        TargetRaised,
-        GameWon,
-    )
+    event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
 
     # --- hooks (see domain.pinochle.hooks) ------------------------------------------------
     auction: ClassVar[bool] = True
@@ -140,9 +99,6 @@ class AuctionPinochle:
             return replace(state, drawing=tuple(range(seats)))
         return replace(state, phase=Phase.DEAL, dealer=first_dealer)
 
-    def chance(self, state: State) -> Chance | None:
-        return chance_in(state.phase, self.pack)
-
     def decide(
         self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
     ) -> list[Event]:
@@ -151,20 +107,15 @@ class AuctionPinochle:
     def evolve(self, state: State, event: Event) -> State:
         return evolve(self, state, event)
 
-    def to_act(self, state: State) -> list[int]:
-        return deciding.to_act(state)
+    to_act = staticmethod(deciding.to_act)
 
     def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
         return deciding.legal_actions(self, state, seat)
 
-    def finished(self, state: State) -> bool:
-        return state.phase is Phase.FINISHED
-
     def view(self, state: State, audience: Audience, header: ViewHeader) -> View:
-        return self.view_type(**view.fields(self, state, audience, header))
+        return views.build(self, state, audience, header)
 
-    def redact(self, event: Event, audience: Audience) -> Event:
-        return view.redact(event, audience)
+    redact = staticmethod(views.redact)
 
 
 PINOCHLE = AuctionPinochle()

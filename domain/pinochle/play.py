@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from domain.cards import suit
 from domain.commands import LegalAction, Play
+from domain.common.tricks import trick_won
 from domain.errors import RuleCode, RuleError
-from domain.events import CardPlayed, Event, TrickWon
+from domain.events import CardPlayed, Event
 from domain.pinochle import cards as rules_of_play
 from domain.pinochle.evolve import evolve
 from domain.pinochle.hooks import Hooks
 from domain.pinochle.state import State
-from domain.tricks import trick_winner
 
 
 def playable(state: State, seat: int) -> list[str]:
@@ -52,9 +52,8 @@ def play(rules: Hooks, state: State, seat: int, card: str) -> list[Event]:
         return events
     assert state.trump is not None
     trump, led = state.trump, suit(state.trick[0].card)
-    plays = [(p.seat, p.card) for p in state.trick]
-    winner = trick_winner(plays, lambda c: rules_of_play.power_in_trick(c, trump, led))
-    won = TrickWon(seat=winner, trick=len(state.tricks) + 1, cards=[c for _, c in plays])
+    number = len(state.tricks) + 1
+    won = trick_won(state.trick, number, lambda c: rules_of_play.power_in_trick(c, trump, led))
     events.append(won)
     state = evolve(rules, state, won)
     if not any(state.hands[s] for s in state.active):

@@ -10,7 +10,8 @@ kitty change sum to zero, so the seats' chips and the kitty always sum to zero t
 
 from __future__ import annotations
 
-from domain.events import Contract, Event, GameWon, HandScored, ScoreItem
+from domain.common.scoring import hand_scored
+from domain.events import Contract, Event, GameWon, ScoreItem
 from domain.pinochle.cards import LAST_TRICK, points
 from domain.pinochle.events import ChipsSettled, SettlementReason
 from domain.pinochle.options import ANTE, KITTY_BID, unit_value
@@ -163,14 +164,11 @@ def contract_points(
     assert seat is not None
     changes = [0] * state.seats
     changes[seat] = 0 if widowless else SIGN[reason] * bid
-    scores = [a + b for a, b in zip(state.scores, changes, strict=True)]
     contract = Contract(seat=seat, amount=bid, made=SIGN[reason] > 0)
-    events: list[Event] = [
-        HandScored(deal=state.deal, items=count, changes=changes, scores=scores, contract=contract)
-    ]
-    if scores[seat] >= state.target:
-        events.append(GameWon(winners=[seat], scores=scores))
-    return events
+    hand = hand_scored(state.deal, count, changes, state.scores, contract)
+    if hand.scores[seat] >= state.target:
+        return [hand, GameWon(winners=[seat], scores=hand.scores)]
+    return [hand]
 
 
 def table_end(state: State) -> list[Event]:

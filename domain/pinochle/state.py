@@ -8,6 +8,8 @@ from typing import Literal
 import msgspec
 
 from domain.commands import MeldClaim
+from domain.common.structs import Call, CompletedTrick, PlayedCard
+from domain.common.tricks import trick_leader
 from domain.pinochle.options import Config
 
 
@@ -23,21 +25,12 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
-class PinochleCall(msgspec.Struct, frozen=True):
-    seat: int
+class PinochleCall(Call, frozen=True):
     call: Literal["bid", "pass"]
-    amount: int | None = None
 
 
-class PinochlePlayedCard(msgspec.Struct, frozen=True):
-    seat: int
-    card: str
-
-
-class CompletedTrick(msgspec.Struct, frozen=True):
-    leader: int
-    winner: int
-    cards: tuple[PinochlePlayedCard, ...]
+class PinochlePlayedCard(PlayedCard, frozen=True):
+    """A card played to a Pinochle trick; its own class for its own name in the API."""
 
 
 Claim = tuple[MeldClaim, ...]
@@ -72,7 +65,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     trumps_buried: bool = False
     conceded: tuple[int, ...] = ()  # opponents who have conceded to the soloist
     trick: tuple[PinochlePlayedCard, ...] = ()
-    tricks: tuple[CompletedTrick, ...] = ()
+    tricks: tuple[CompletedTrick[PinochlePlayedCard], ...] = ()
     taken: tuple[int, ...] = ()  # per seat: card points in the tricks won this deal
     scores: tuple[int, ...] = ()  # chips or points, per seat
     kitty: int = 0
@@ -85,11 +78,10 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def leader(self) -> int | None:
-        """Who leads (or led) the current trick."""
-        if self.trick:
-            return self.trick[0].seat
-        if self.tricks:
-            return self.tricks[-1].winner
+        """Who leads (or led) the current trick: the soloist, or the dealer's left, first."""
+        led = trick_leader(self.trick, self.tricks)
+        if led is not None:
+            return led
         return self.soloist if self.soloist is not None else (self.active or (None,))[0]
 
     def next_active(self, seat: int) -> int:

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from domain.common.scoring import hand_scored, points_by_unit
 from domain.events import Contract, Event, GameWon, HandScored, ScoreItem
 from domain.pinochle import settlement
 from domain.pinochle.deal import everyone
@@ -51,17 +52,9 @@ def player_items(state: State, seat: int) -> list[ScoreItem]:
     return [item for item in items if item.points]
 
 
-def scored(
-    state: State, items: list[ScoreItem], contract: Contract | None = None
-) -> tuple[HandScored, list[int]]:
-    changes = [0] * state.seats
-    for item in items:
-        changes[item.unit] += item.points
-    scores = [a + b for a, b in zip(state.scores, changes, strict=True)]
-    hand = HandScored(
-        deal=state.deal, items=items, changes=changes, scores=scores, contract=contract
-    )
-    return hand, scores
+def scored(state: State, items: list[ScoreItem], contract: Contract | None = None) -> HandScored:
+    changes = points_by_unit(items, state.seats)
+    return hand_scored(state.deal, items, changes, state.scores, contract)
 
 
 def target_reached(state: State, scores: list[int], contenders: list[int]) -> list[Event]:
@@ -102,8 +95,8 @@ class ThreeHandPinochle(AuctionPinochle):
 
     def score_deal(self, state: State) -> list[Event]:
         items = [item for seat in state.active for item in player_items(state, seat)]
-        hand, scores = scored(state, items)
-        return [hand, *target_reached(state, scores, list(state.active))]
+        hand = scored(state, items)
+        return [hand, *target_reached(state, hand.scores, list(state.active))]
 
 
 class FourHandPinochle(ThreeHandPinochle):
@@ -147,11 +140,11 @@ class WidowPinochle(AuctionPinochle):
         made = sum(item.points for item in count) >= bid
         items = [ScoreItem(unit=seat, label="bid", points=bid)] if made else []
         items += [item for opp in state.opponents for item in player_items(state, opp)]
-        hand, scores = scored(state, items, Contract(seat=seat, amount=bid, made=made))
+        hand = scored(state, items, Contract(seat=seat, amount=bid, made=made))
         # The soloist is counted first and wins on reaching the target, whatever the rest.
-        if scores[seat] >= state.target:
-            return [hand, GameWon(winners=[seat], scores=scores)]
-        return [hand, *target_reached(state, scores, list(state.opponents))]
+        if hand.scores[seat] >= state.target:
+            return [hand, GameWon(winners=[seat], scores=hand.scores)]
+        return [hand, *target_reached(state, hand.scores, list(state.opponents))]
 
 
 PINOCHLE_THREE = ThreeHandPinochle()

@@ -8,19 +8,17 @@ are for the operator only.
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 from msgspec.structs import replace
 
 from domain.cards import Card
 from domain.commands import MeldClaim
+from domain.common.structs import CompletedTrick
+from domain.common.view import redact_deal, seat_fields
 from domain.events import CardsDealt, Event
-from domain.pinochle.decide import legal_actions, to_act
 from domain.pinochle.events import CardsBuried
-from domain.pinochle.hooks import Hooks
-from domain.pinochle.state import CompletedTrick, Phase, PinochleCall, PinochlePlayedCard, State
-from domain.protocol import Audience, View, ViewHeader
+from domain.pinochle.state import PinochleCall, PinochlePlayedCard, State
+from domain.protocol import Audience, Game, View, ViewHeader
 
 
 class PinochleTrickView(msgspec.Struct, frozen=True):
@@ -58,63 +56,60 @@ class PinochleViewBase(View, frozen=True, kw_only=True):
     winners: list[int]
 
 
-def _trick(trick: CompletedTrick) -> PinochleTrickView:
+def _trick(trick: CompletedTrick[PinochlePlayedCard]) -> PinochleTrickView:
     return PinochleTrickView(leader=trick.leader, winner=trick.winner, cards=list(trick.cards))
 
 
-def fields(rules: Hooks, state: State, audience: Audience, header: ViewHeader) -> dict[str, Any]:
+def build(
+    game: Game[State], state: State, audience: Audience, header: ViewHeader
+) -> PinochleViewBase:
+    """The table as ``audience`` sees it, in the view type of ``game`` (one per game id)."""
+    view_type = game.view_type
+    assert issubclass(view_type, PinochleViewBase)
     seat = audience if isinstance(audience, int) else None
-    playing = header.status == "playing"
     operator = audience == "operator"
     won = [0] * state.seats
     for trick in state.tricks:
         won[trick.winner] += 1
     chips = state.config.scoring == "chips"
     sees_burial = operator or (seat is not None and seat == state.soloist)
-    return {
+    return view_type(
         **header.fields(),
-        "phase": str(state.phase) if playing or state.phase is Phase.FINISHED else "waiting",
-        "dealer": state.dealer,
-        "to_act": to_act(state) if playing else [],
-        "hand": list(state.hands[seat]) if seat is not None else None,
-        "hands": [list(h) for h in state.hands] if operator else None,
-        "legal_actions": legal_actions(rules, state, seat) if seat is not None and playing else [],
-        "deal": state.deal,
-        "scores": list(state.scores),
-        "scoring": state.config.scoring,
-        "active": list(state.active),
-        "hand_sizes": [len(h) for h in state.hands],
-        "auction": list(state.calls),
-        "high_bid": state.high_bid or None,
-        "soloist": state.soloist,
-        "widow": list(state.widow) if state.widow_up or (operator and state.widow) else None,
-        "trump": state.trump,
-        "turn_up": state.turn_up,
-        "dix_exchanged_by": state.dix_exchanged_by,
-        "melds": [None if m is None else list(m) for m in state.melds],
-        "meld_points": list(state.meld_points) or [0] * state.seats,
-        "buried": list(state.buried) if sees_burial and state.buried else None,
-        "buried_count": len(state.buried),
-        "trumps_buried": state.trumps_buried,
-        "conceded": list(state.conceded),
-        "trick": PinochleTrickView(leader=state.trick[0].seat, winner=None, cards=list(state.trick))
+        **seat_fields(game, state, audience, header),
+        scores=list(state.scores),
+        scoring=state.config.scoring,
+        active=list(state.active),
+        hand_sizes=[len(h) for h in state.hands],
+        auction=list(state.calls),
+        high_bid=state.high_bid or None,
+        soloist=state.soloist,
+        widow=list(state.widow) if state.widow_up or (operator and state.widow) else None,
+        trump=state.trump,
+        turn_up=state.turn_up,
+        dix_exchanged_by=state.dix_exchanged_by,
+        melds=[None if m is None else list(m) for m in state.melds],
+        meld_points=list(state.meld_points) or [0] * state.seats,
+        buried=list(state.buried) if sees_burial and state.buried else None,
+        buried_count=len(state.buried),
+        trumps_buried=state.trumps_buried,
+        conceded=list(state.conceded),
+        trick=PinochleTrickView(leader=state.trick[0].seat, winner=None, cards=list(state.trick))
         if state.trick
         else None,
-        "last_trick": _trick(state.tricks[-1]) if state.tricks else None,
-        "tricks_won": won,
-        "card_points": list(state.taken) if state.taken else [0] * state.seats,
-        "kitty": state.kitty if chips and state.config.kitty else None,
-        "target": None if chips else state.target,
-        "deals": state.config.deals if chips else None,
-        "winners": list(state.winners),
-    }
+        last_trick=_trick(state.tricks[-1]) if state.tricks else None,
+        tricks_won=won,
+        card_points=list(state.taken) if state.taken else [0] * state.seats,
+        kitty=state.kitty if chips and state.config.kitty else None,
+        target=None if chips else state.target,
+        deals=state.config.deals if chips else None,
+        winners=list(state.winners),
+    )
 
 
 def redact(event: Event, audience: Audience) -> Event:
     match event:
-        case CardsDealt(hands=hands):
-            mine = [h if seat == audience else None for seat, h in enumerate(hands)]
-            return replace(event, hands=mine, rest=None)
+        case CardsDealt():
+            return redact_deal(event, audience)
         case CardsBuried(seat=seat) if seat != audience:
             return replace(event, cards=None)
     return event

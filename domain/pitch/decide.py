@@ -1,38 +1,44 @@
-"""Deciding Auction Pitch commands: one small function per phase (RULES 2)."""
+"""Deciding Auction Pitch commands and listing the legal ones: one small function per phase
+(RULES 2)."""
 
 from __future__ import annotations
 
 from domain.cards import suit
-from domain.commands import Bid, Hold, Pass, Play, PlayerCommand, SupplyDeck
-from domain.draw import dealer_drawn
+from domain.commands import Bid, Hold, LegalAction, Pass, Play, PlayerCommand, SupplyDeck
+from domain.common.chance import deal_packets, decide_chance
+from domain.common.draw import DRAW_ORDER
+from domain.common.tricks import clockwise_from, left_of, trick_won
+from domain.common.turns import acting_seat, not_allowed
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
     BidMade,
     CardPlayed,
-    CardsDealt,
     DealThrownIn,
     Event,
     Held,
     Passed,
-    TrickWon,
     TrumpNamed,
 )
 from domain.pitch import rules
-from domain.pitch.evolve import DRAW_ORDER, evolve
+from domain.pitch.evolve import evolve
 from domain.pitch.scoring import score_deal
 from domain.pitch.state import Phase, State
 from domain.protocol import Actor
-from domain.tricks import clockwise_from, left_of, trick_winner
-from domain.turns import acting_seat, not_allowed, require_system
+
+ACTING = (Phase.AUCTION, Phase.PLAY)
+
+
+def to_act(state: State) -> list[int]:
+    if state.phase in ACTING and state.turn is not None:
+        return [state.turn]
+    return []
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
     if isinstance(command, SupplyDeck):
-        require_system(actor)
-        return _supply(state, command)
-    turn = [] if state.turn is None else [state.turn]
-    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, turn, actor)
+        return decide_chance(state, command, actor, state.seats, DRAW_ORDER, _deal)
+    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
     match state.phase, command:
         case Phase.AUCTION, Pass():
             return _pass(state, seat)
@@ -45,34 +51,38 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
     raise not_allowed(command, str(state.phase))
 
 
+def legal_actions(state: State, seat: int) -> list[LegalAction]:
+    """Exactly what :func:`decide` accepts from ``seat`` now."""
+    if seat not in to_act(state):
+        return []
+    match state.phase:
+        case Phase.AUCTION:
+            actions: list[LegalAction] = [] if must_bid(state, seat) else [Pass()]
+            actions.extend(Bid(amount=a) for a in rules.BIDS if a > state.high_bid)
+            if can_hold(state, seat):
+                actions.append(Hold())
+            return actions
+        case Phase.PLAY:
+            lead = state.trick[0].card if state.trick else None
+            return [Play(card=c) for c in rules.legal_plays(state.hands[seat], lead, state.trump)]
+    return []
+
+
 # --- chance -----------------------------------------------------------------------------
 
 
-def _supply(state: State, command: SupplyDeck) -> list[Event]:
-    if state.phase is Phase.DRAW:
-        return [dealer_drawn(state.drawing, command, state.seats, DRAW_ORDER)]
-    if state.phase is Phase.DEAL:
-        return [_deal(state, command)]
-    raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")
-
-
-def _deal(state: State, command: SupplyDeck) -> CardsDealt:
+def _deal(state: State, command: SupplyDeck) -> list[Event]:
     """3 at a time from the dealer's left until each has 6; the rest is out of play (RULES 2.2)."""
     assert state.dealer is not None
-    order = clockwise_from(left_of(state.dealer, state.seats), state.seats)
-    hands: list[list[str]] = [[] for _ in range(state.seats)]
-    deck = iter(command.deck)
-    for _ in range(rules.HAND_SIZE // rules.PACKET):
-        for seat in order:
-            hands[seat].extend(next(deck) for _ in range(rules.PACKET))
-    return CardsDealt(
+    dealt = deal_packets(
+        command,
         deal=state.deal + 1,
         dealer=state.dealer,
-        shuffle=command.shuffle,
-        commitment=command.commitment,
-        hands=list(hands),
-        rest=list(deck),
+        seats=state.seats,
+        order=clockwise_from(left_of(state.dealer, state.seats), state.seats),
+        packets=(rules.PACKET,) * (rules.HAND_SIZE // rules.PACKET),
     )
+    return [dealt]
 
 
 # --- the auction (RULES 2.4) ------------------------------------------------------------
@@ -162,9 +172,9 @@ def _play(state: State, seat: int, card: str) -> list[Event]:
     trump = state.trump
     assert trump is not None
     led = suit(state.trick[0].card)
-    plays = [(p.seat, p.card) for p in state.trick]
-    winner = trick_winner(plays, lambda c: rules.power_in_trick(c, trump, led))
-    won = TrickWon(seat=winner, trick=len(state.tricks) + 1, cards=[c for _, c in plays])
+    won = trick_won(
+        state.trick, len(state.tricks) + 1, lambda c: rules.power_in_trick(c, trump, led)
+    )
     events.append(won)
     state = evolve(state, won)
     if len(state.tricks) == rules.TRICKS:

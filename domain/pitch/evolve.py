@@ -5,7 +5,9 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.cards import remove_cards
-from domain.draw import best_drawers
+from domain.common.draw import DRAW_ORDER, after_draw
+from domain.common.structs import CompletedTrick
+from domain.common.tricks import left_of
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -22,19 +24,31 @@ from domain.events import (
     TrumpNamed,
 )
 from domain.pitch.events import PitchChipsSettled
-from domain.pitch.state import CompletedTrick, Phase, PitchCall, PitchPlayedCard, State
-from domain.tricks import left_of
+from domain.pitch.state import Phase, PitchCall, PitchPlayedCard, State
 
-DRAW_ORDER = "AKQJT98765432"  # highest rank deals, aces high (RULES 0.4)
+EVENTS: tuple[type[Event], ...] = (
+    DealerDrawn,
+    CardsDealt,
+    BidMade,
+    Passed,
+    Held,
+    AuctionWon,
+    DealThrownIn,
+    TrumpNamed,
+    CardPlayed,
+    TrickWon,
+    HandScored,
+    GameWon,
+    PitchChipsSettled,
+)
+"""Every event a Pitch table records, in the order the event union lists them."""
 
 
 def evolve(state: State, event: Event) -> State:
     n = state.seats
     match event:
-        case DealerDrawn(dealer=None, cards=cards):
-            return replace(state, drawing=best_drawers(cards, DRAW_ORDER))
-        case DealerDrawn(dealer=dealer):
-            return replace(state, phase=Phase.DEAL, dealer=dealer, drawing=())
+        case DealerDrawn():
+            return after_draw(state, event, DRAW_ORDER, Phase.DEAL)
         case CardsDealt():
             return _dealt(state, event)
         case BidMade(seat=seat, amount=amount):

@@ -1,38 +1,20 @@
-"""Auction Pitch behind the game protocol: legal actions, views and redaction."""
+"""Auction Pitch behind the game protocol: its rules, views and redaction."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 import msgspec
-from msgspec.structs import replace
 
 from domain.cards import Card, standard_pack
-from domain.commands import Bid, Hold, LegalAction, Pass, Play, PlayerCommand, SupplyDeck
-from domain.events import (
-    AuctionWon,
-    BidMade,
-    CardPlayed,
-    CardsDealt,
-    DealerDrawn,
-    DealThrownIn,
-    Event,
-    GameWon,
-    HandScored,
-    Held,
-    Passed,
-    TrickWon,
-    TrumpNamed,
-)
-from domain.pitch import rules
-from domain.pitch.decide import can_hold, decide, must_bid
-from domain.pitch.events import PitchChipsSettled
-from domain.pitch.evolve import evolve
+from domain.common.game import GameRules
+from domain.common.view import redact_deal, seat_fields
+from domain.events import CardsDealt, Event
+from domain.pitch.decide import decide, legal_actions, to_act
+from domain.pitch.evolve import EVENTS, evolve
 from domain.pitch.scoring import captured_game_points
 from domain.pitch.state import Phase, PitchCall, PitchOptions, PitchPlayedCard, State, new_state
-from domain.protocol import Actor, Audience, Chance, View, ViewHeader, chance_in
-
-_ACTING_PHASES = (Phase.AUCTION, Phase.PLAY)
+from domain.protocol import Audience, View, ViewHeader
 
 
 class PitchTrickView(msgspec.Struct, frozen=True):
@@ -63,7 +45,7 @@ class PitchView(View, frozen=True, kw_only=True, tag="pitch"):
     undealt: list[Card] | None
 
 
-class Pitch:
+class Pitch(GameRules[State]):
     id: ClassVar[str] = "pitch"
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 7
@@ -71,66 +53,20 @@ class Pitch:
     options_type: ClassVar[type[msgspec.Struct]] = PitchOptions
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = PitchView
-    event_types: ClassVar[tuple[type[Event], ...]] = (
-        DealerDrawn,
-        CardsDealt,
-        BidMade,
-        Passed,
-        Held,
-        AuctionWon,
-        DealThrownIn,
-        TrumpNamed,
-        CardPlayed,
-        TrickWon,
-        HandScored,
-        GameWon,
-        PitchChipsSettled,
-    )
+    event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
+
+    # The rules themselves are the package's functions (domain.common.game).
+    decide = staticmethod(decide)
+    evolve = staticmethod(evolve)
+    to_act = staticmethod(to_act)
+    legal_actions = staticmethod(legal_actions)
 
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         assert isinstance(options, PitchOptions)
         return new_state(seats, options, first_dealer)
 
-    def chance(self, state: State) -> Chance | None:
-        return chance_in(state.phase, self.pack)
-
-    def decide(
-        self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor
-    ) -> list[Event]:
-        return decide(state, command, actor)
-
-    def evolve(self, state: State, event: Event) -> State:
-        return evolve(state, event)
-
-    def to_act(self, state: State) -> list[int]:
-        if state.phase in _ACTING_PHASES and state.turn is not None:
-            return [state.turn]
-        return []
-
-    def finished(self, state: State) -> bool:
-        return state.phase is Phase.FINISHED
-
-    def legal_actions(self, state: State, seat: int) -> list[LegalAction]:
-        if seat not in self.to_act(state):
-            return []
-        match state.phase:
-            case Phase.AUCTION:
-                actions: list[LegalAction] = [] if must_bid(state, seat) else [Pass()]
-                actions.extend(Bid(amount=a) for a in rules.BIDS if a > state.high_bid)
-                if can_hold(state, seat):
-                    actions.append(Hold())
-                return actions
-            case Phase.PLAY:
-                lead = state.trick[0].card if state.trick else None
-                return [
-                    Play(card=c) for c in rules.legal_plays(state.hands[seat], lead, state.trump)
-                ]
-        return []
-
     def view(self, state: State, audience: Audience, header: ViewHeader) -> PitchView:
-        seat = audience if isinstance(audience, int) else None
         operator = audience == "operator"
-        playing = header.status == "playing"
         tricks_won = [0] * state.seats
         for trick in state.tricks:
             tricks_won[trick.winner] += 1
@@ -138,13 +74,7 @@ class Pitch:
         leader = state.leader
         return PitchView(
             **header.fields(),
-            phase=str(state.phase) if playing or state.phase is Phase.FINISHED else "waiting",
-            dealer=state.dealer,
-            to_act=self.to_act(state) if playing else [],
-            hand=list(state.hands[seat]) if seat is not None else None,
-            hands=[list(h) for h in state.hands] if operator else None,
-            legal_actions=self.legal_actions(state, seat) if seat is not None and playing else [],
-            deal=state.deal,
+            **seat_fields(self, state, audience, header),
             scores=list(state.scores),
             options=state.options,
             hand_sizes=[len(h) for h in state.hands],
@@ -173,9 +103,8 @@ class Pitch:
     def redact(self, event: Event, audience: Audience) -> Event:
         """Only the deal hides cards: other seats' hands and the undealt rest (RULES 2.2)."""
         match event:
-            case CardsDealt(hands=hands):
-                mine = [h if seat == audience else None for seat, h in enumerate(hands)]
-                return replace(event, hands=mine, rest=None)
+            case CardsDealt():
+                return redact_deal(event, audience)
         return event
 
 

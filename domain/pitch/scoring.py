@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.cards import rank, suit
-from domain.events import Contract, Event, GameWon, HandScored, ScoreItem
+from domain.common.scoring import hand_scored, points_by_unit
+from domain.events import Contract, Event, GameWon, ScoreItem
 from domain.pitch import rules
 from domain.pitch.events import PitchChipsSettled
 from domain.pitch.state import State
@@ -62,24 +63,16 @@ def score_deal(state: State) -> list[Event]:
     pitcher, bid = state.pitcher, state.high_bid
     assert pitcher is not None
     items = deal_points(state)
-    won = [0] * state.seats
-    for item in items:
-        won[item.unit] += item.points
+    won = points_by_unit(items, state.seats)
     # RULES 2.6: the pitcher must *reach* his bid; short of it he is set back by the bid.
     made = won[pitcher] >= bid
     changes = list(won)
     if not made:
         changes[pitcher] = -bid
-    scores = [before + change for before, change in zip(state.scores, changes, strict=True)]
-    events: list[Event] = [
-        HandScored(
-            deal=state.deal,
-            items=items,
-            changes=changes,
-            scores=scores,
-            contract=Contract(seat=pitcher, amount=bid, made=made),
-        )
-    ]
+    contract = Contract(seat=pitcher, amount=bid, made=made)
+    hand = hand_scored(state.deal, items, changes, state.scores, contract)
+    events: list[Event] = [hand]
+    scores = hand.scores
     winner = game_winner(state.scores, pitcher, bid, made, items)
     if winner is not None:
         setbacks = list(state.setbacks)

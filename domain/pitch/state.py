@@ -8,6 +8,9 @@ from typing import Literal
 import msgspec
 from msgspec.structs import replace
 
+from domain.common.structs import Call, CompletedTrick, PlayedCard
+from domain.common.tricks import trick_leader
+
 
 class Phase(StrEnum):
     DRAW = "draw"  # waiting for the dealer draw (RULES 0.4)
@@ -28,21 +31,12 @@ class PitchOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     setback_chip: bool = False
 
 
-class PitchCall(msgspec.Struct, frozen=True):
-    seat: int
+class PitchCall(Call, frozen=True):
     call: Literal["bid", "pass", "hold"]
-    amount: int | None = None
 
 
-class PitchPlayedCard(msgspec.Struct, frozen=True):
-    seat: int
-    card: str
-
-
-class CompletedTrick(msgspec.Struct, frozen=True):
-    leader: int
-    winner: int
-    cards: tuple[PitchPlayedCard, ...]
+class PitchPlayedCard(PlayedCard, frozen=True):
+    """A card played to a Pitch trick; its own class for its own name in the API."""
 
 
 class State(msgspec.Struct, frozen=True, kw_only=True):
@@ -62,7 +56,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     pitcher: int | None = None
     trump: str | None = None
     trick: tuple[PitchPlayedCard, ...] = ()
-    tricks: tuple[CompletedTrick, ...] = ()
+    tricks: tuple[CompletedTrick[PitchPlayedCard], ...] = ()
     scores: tuple[int, ...] = ()
     setbacks: tuple[int, ...] = ()
     winners: tuple[int, ...] = ()
@@ -71,11 +65,8 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def leader(self) -> int | None:
         """Who leads (or led) the current trick: the pitcher first, then each winner."""
-        if self.trick:
-            return self.trick[0].seat
-        if self.tricks:
-            return self.tricks[-1].winner
-        return self.pitcher
+        led = trick_leader(self.trick, self.tricks)
+        return self.pitcher if led is None else led
 
 
 def new_state(seats: int, options: PitchOptions, first_dealer: int | None) -> State:

@@ -8,6 +8,7 @@ from msgspec.structs import replace
 from domain import table as tables
 from domain.cards import standard_pack
 from domain.commands import Bid, Exchange, Hold, NameTrump, Pass, Play
+from domain.common.structs import CompletedTrick
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
@@ -21,7 +22,7 @@ from domain.events import (
 )
 from domain.fortyfive import rules
 from domain.fortyfive.scoring import score_deal
-from domain.fortyfive.state import CompletedTrick, FortyFivePlayedCard, Phase, State
+from domain.fortyfive.state import FortyFivePlayedCard, Phase, State
 from tests.support.decks import forty_five_order, stack_deck
 from tests.support.given import given
 from tests.support.playout import Playout

@@ -18,7 +18,7 @@ from domain import table as tables
 from domain.events import CardsDealt
 from domain.pinochle import view as views
 from domain.pinochle.state import State
-from domain.protocol import Audience, ViewHeader
+from domain.protocol import Audience, View, ViewHeader
 from tests.support.invariants import assert_only_known, cards_in
 from tests.support.pinochle import check_event_redaction, check_view_indistinguishable
 from tests.support.pinochle_tables import deal_table
@@ -27,25 +27,23 @@ WIDOW = ["AS", "KH", "9D"]
 HAND = ["AS", "KH", "9D", "TC", "TC", "JC", "JC", "QD", "QD", "KD", "KD", "AD", "AD", "9H", "9H"]
 
 
-HONEST_FIELDS = views.fields
+HONEST_VIEW = views.build
 
 
-def leaky_fields(
-    rules: Any, state: State, audience: Audience, header: ViewHeader
-) -> dict[str, Any]:
-    """The view's fields, but with the widow face up before its time."""
-    return {**HONEST_FIELDS(rules, state, audience, header), "widow": list(state.widow)}
+def leaky_view(game: Any, state: State, audience: Audience, header: ViewHeader) -> View:
+    """The view, but with the widow face up before its time."""
+    return replace(HONEST_VIEW(game, state, audience, header), widow=list(state.widow))
 
 
 def test_a_view_showing_the_second_copies_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     playout = deal_table({0: HAND}, WIDOW)
-    monkeypatch.setattr(views, "fields", leaky_fields)
+    monkeypatch.setattr(views, "build", leaky_view)
     leaked = tables.view(playout.table, 0)
     assert_only_known(cards_in(leaked), Counter(HAND), "the leaky view")  # no alarm here
     with pytest.raises(AssertionError, match="depends on cards it may not see"):
         for seed in range(20):  # each try deals the hidden cards afresh
             check_view_indistinguishable(playout.table, 0, random.Random(seed))
-    monkeypatch.setattr(views, "fields", HONEST_FIELDS)
+    monkeypatch.setattr(views, "build", HONEST_VIEW)
     for seed in range(20):
         check_view_indistinguishable(playout.table, 0, random.Random(seed))
 

@@ -18,6 +18,7 @@ from domain.commands import (
     Play,
     TakeWidow,
 )
+from domain.common.tricks import trick_winner
 from domain.errors import RuleCode, RuleError
 from domain.events import AuctionWon, CardsDealt, DealThrownIn, Passed, TrumpNamed
 from domain.pinochle.cards import PACK, legal_plays, power_in_trick
@@ -30,7 +31,6 @@ from domain.pinochle.events import (
 )
 from domain.pinochle.melds import claim_points, make
 from domain.pinochle.state import Phase
-from domain.tricks import trick_winner
 from tests.support.given import given
 from tests.support.pinochle_tables import (
     deal_table,

@@ -8,11 +8,12 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain.common.structs import CompletedTrick
 from domain.events import Event, GameWon, HandScored
 from domain.pinochle import PINOCHLE
 from domain.pinochle.deal import sitting_in
 from domain.pinochle.events import ChipsSettled
-from domain.pinochle.state import CompletedTrick, Phase, State
+from domain.pinochle.state import Phase, State
 
 
 def deal_over(

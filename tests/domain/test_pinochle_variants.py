@@ -10,6 +10,7 @@ import pytest
 
 from domain import table as tables
 from domain.commands import Bid, Bury, Concede, ExchangeDix, Meld, MeldOffer, NameTrump, Pass, Play
+from domain.common.structs import CompletedTrick
 from domain.errors import RuleCode, RuleError
 from domain.events import CardsDealt, Event, GameWon, HandScored
 from domain.pinochle import PINOCHLE_FOUR, PINOCHLE_THREE, PINOCHLE_WIDOW
@@ -17,7 +18,7 @@ from domain.pinochle.deal import everyone
 from domain.pinochle.events import DixExchanged, TargetRaised, TrumpTurnedUp
 from domain.pinochle.melds import make
 from domain.pinochle.options import Config
-from domain.pinochle.state import CompletedTrick, Phase, State
+from domain.pinochle.state import Phase, State
 from tests.support.given import given
 from tests.support.pinochle_tables import (
     best_meld,

@@ -11,6 +11,8 @@ import pytest
 from domain import table as tables
 from domain.cards import standard_pack, suit
 from domain.commands import Bid, Hold, NameTrump, Pass, Play, SupplyDeck
+from domain.common.structs import CompletedTrick
+from domain.common.tricks import trick_winner
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
@@ -25,9 +27,8 @@ from domain.events import (
 )
 from domain.pitch import PITCH, rules
 from domain.pitch.scoring import game_point_winner, score_deal
-from domain.pitch.state import CompletedTrick, Phase, PitchOptions, PitchPlayedCard, State
+from domain.pitch.state import Phase, PitchOptions, PitchPlayedCard, State
 from domain.protocol import SYSTEM
-from domain.tricks import trick_winner
 from tests.domain.pitch_tables import (
     DEALER_TAKES,
     DEALER_TAKES_AUCTION,

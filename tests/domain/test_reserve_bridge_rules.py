@@ -15,7 +15,7 @@ from domain.bridge.events import (
     StageDealt,
 )
 from domain.bridge.game import RESERVE_BRIDGE
-from domain.bridge.state import BridgePlayedCard, CompletedTrick, Phase, State
+from domain.bridge.state import BridgePlayedCard, Phase, State
 from domain.cards import piquet_pack
 from domain.commands import (
     Accept,
@@ -30,6 +30,7 @@ from domain.commands import (
     Stand,
     SupplyDeck,
 )
+from domain.common.structs import CompletedTrick
 from domain.errors import RuleCode, RuleError
 from domain.events import AuctionWon, BidMade, CardsDealt, DealerDrawn, DealThrownIn, Passed
 from domain.protocol import SYSTEM

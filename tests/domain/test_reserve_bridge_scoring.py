@@ -9,11 +9,11 @@ from domain.bridge.scoring import achieved, score_deal
 from domain.bridge.state import (
     BridgeHonour,
     BridgeSheetEntry,
-    CompletedTrick,
     Doubling,
     Phase,
     State,
 )
+from domain.common.structs import CompletedTrick
 from domain.events import Event, GameWon, HandScored, ScoreItem
 
 B, A = 0, 1

@@ -1,12 +1,24 @@
-"""The first-dealer draw (RULES 0.4): one card face up to each seat still drawing."""
+"""The first-dealer draw (RULES 0.4): one card face up to each seat still drawing, decided
+and folded alike in every game; a tie draws again."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
+from typing import TypeVar
+
+import msgspec
+from msgspec.structs import replace
 
 from domain.cards import rank
 from domain.commands import SupplyDeck
 from domain.events import DealerDrawn
+
+DRAW_ORDER = "AKQJT98765432"
+"""Ranks best first when the highest card deals, aces high (Forty-Five, Pitch); Reserve
+Bridge passes its short pack's order and the Pinochle games theirs, lowest first."""
+
+S = TypeVar("S", bound=msgspec.Struct)
 
 
 def draw_cards(drawing: Sequence[int], deck: Sequence[str], seats: int) -> list[str | None]:
@@ -41,3 +53,12 @@ def dealer_drawn(
         cards=cards,
         dealer=best[0] if len(best) == 1 else None,
     )
+
+
+def after_draw(state: S, event: DealerDrawn, order: str, deal_phase: StrEnum) -> S:
+    """The tied seats draw again; otherwise the table waits for its first deal.
+
+    ``state`` is any game's state with ``drawing``, ``dealer`` and ``phase`` fields."""
+    if event.dealer is None:
+        return replace(state, drawing=best_drawers(event.cards, order))
+    return replace(state, phase=deal_phase, dealer=event.dealer, drawing=())

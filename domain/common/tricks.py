@@ -1,8 +1,11 @@
-"""Small helpers shared by the trick-taking games: seats, turns and trick winners."""
+"""What the trick-taking games share: seats clockwise, and who wins and leads a trick."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+
+from domain.common.structs import CompletedTrick, P, PlayedCard
+from domain.events import TrickWon
 
 
 def left_of(seat: int, seats: int, steps: int = 1) -> int:
@@ -27,3 +30,20 @@ def trick_winner(plays: Sequence[tuple[int, str]], power: Callable[[str], int]) 
         if p > best_power:
             best_seat, best_power = seat, p
     return best_seat
+
+
+def trick_won(trick: Sequence[PlayedCard], number: int, power: Callable[[str], int]) -> TrickWon:
+    """The ``trick_won`` event for a full ``trick``, the deal's ``number``-th: its winner by
+    :func:`trick_winner` and its cards in the order played."""
+    plays = [(p.seat, p.card) for p in trick]
+    return TrickWon(seat=trick_winner(plays, power), trick=number, cards=[c for _, c in plays])
+
+
+def trick_leader(trick: Sequence[P], tricks: Sequence[CompletedTrick[P]]) -> int | None:
+    """Who led the trick in play, or else won the last trick and so leads the next; None
+    before a deal's first lead, which each game gives to a seat of its own choosing."""
+    if trick:
+        return trick[0].seat
+    if tricks:
+        return tricks[-1].winner
+    return None

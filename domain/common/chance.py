@@ -1,0 +1,82 @@
+"""The chance steps as every game decides them: the first-dealer draw, or a deal in packets.
+
+The service answers a game's :class:`~domain.protocol.Chance` with a
+:class:`~domain.commands.SupplyDeck`; :func:`decide_chance` is the part of each game's
+``decide`` that takes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
+
+from domain.commands import SupplyDeck
+from domain.common.draw import dealer_drawn
+from domain.common.turns import require_system
+from domain.errors import RuleCode, RuleError
+from domain.events import CardsDealt, Event
+from domain.protocol import Actor
+
+
+class Drawing(Protocol):
+    """What :func:`decide_chance` reads of a game's state."""
+
+    @property
+    def phase(self) -> str: ...
+
+    @property
+    def drawing(self) -> tuple[int, ...]: ...
+
+
+S = TypeVar("S", bound=Drawing)
+
+
+def decide_chance(
+    state: S,
+    command: SupplyDeck,
+    actor: Actor,
+    seats: int,
+    order: str,
+    deal: Callable[[S, SupplyDeck], list[Event]],
+) -> list[Event]:
+    """The dealer draw (the best card in ``order`` deals) or the game's ``deal``."""
+    require_system(actor)
+    if state.phase == "draw":
+        return [dealer_drawn(state.drawing, command, seats, order)]
+    if state.phase == "deal":
+        return deal(state, command)
+    raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no deck is needed in the {state.phase} phase")
+
+
+def deal_packets(
+    command: SupplyDeck,
+    *,
+    deal: int,
+    dealer: int,
+    seats: int,
+    order: Sequence[int],
+    packets: Sequence[int],
+    widow: int = 0,
+) -> CardsDealt:
+    """Deal number ``deal`` from the top of the deck: in round ``i``, ``packets[i]`` cards
+    to each seat of ``order``, and after the first round ``widow`` cards aside (RULES 3A.2).
+
+    ``rest`` is every card left out of the hands, the widow first; None when there is none.
+    """
+    hands: list[list[str]] = [[] for _ in range(seats)]
+    deck = iter(command.deck)
+    aside: list[str] = []
+    for round_no, size in enumerate(packets):
+        for seat in order:
+            hands[seat].extend(next(deck) for _ in range(size))
+        if round_no == 0:
+            aside = [next(deck) for _ in range(widow)]
+    rest = [*aside, *deck]
+    return CardsDealt(
+        deal=deal,
+        dealer=dealer,
+        shuffle=command.shuffle,
+        commitment=command.commitment,
+        hands=list(hands),
+        rest=rest or None,
+    )

@@ -1,0 +1,36 @@
+"""The game protocol as every game implements it (DESIGN 3).
+
+A game's rules are plain functions in its package (``decide``, ``evolve``, ``to_act``,
+``legal_actions``, …). Its ``game.py`` binds them as the protocol's methods on a subclass
+of :class:`GameRules` — ``decide = staticmethod(decide)`` — rather than writing a method
+that only forwards; Pinochle's rules take the game object itself (its hooks), so there the
+methods pass ``self`` on. :class:`GameRules` answers what every game answers alike.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, TypeVar
+
+from domain.protocol import Chance, Game, chance_in
+
+
+class Phased(Protocol):
+    @property
+    def phase(self) -> str: ...
+
+
+S = TypeVar("S", bound=Phased)
+
+
+class GameRules(Game[S]):
+    """Chance steps in the ``draw`` and ``deal`` phases, the end in ``finished``, and
+    scores per seat unless a game scores partnerships."""
+
+    def chance(self, state: S) -> Chance | None:
+        return chance_in(state.phase, self.pack)
+
+    def finished(self, state: S) -> bool:
+        return state.phase == "finished"
+
+    def units(self, seats: int) -> list[tuple[int, ...]]:
+        return [(seat,) for seat in range(seats)]
