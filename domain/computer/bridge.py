@@ -93,13 +93,16 @@ def card_value(card: str, denomination: str) -> float:
     return (TRUMP_VALUE if suit(card) == denomination else SIDE_VALUE)[card[0]]
 
 
+WHOLE = {d: sum(card_value(c, d) for c in PACK) for d in DENOMINATIONS}
+
+
 def tricks(hand: Sequence[str], denomination: str) -> float:
     """The tricks ``hand`` should take in ``denomination`` (in nullo: fail to avoid)."""
     out = unseen(PACK, hand)
     mine = sum(card_value(c, denomination) for c in hand)
     # The unseen cards: 16 - n are still to come to me, 16 to the other player.
     theirs_share = sum(card_value(c, denomination) for c in out) * len(hand) / len(out)
-    whole = sum(card_value(c, denomination) for c in PACK)
+    whole = WHOLE[denomination]
     return min(10.0, max(0.0, 5 + SPREAD[denomination] * (mine - theirs_share) / whole))
 
 
@@ -115,12 +118,13 @@ def safe_odd(hand: Sequence[str], denomination: str) -> int:
     return max(0, min(5, int(odd_tricks(hand, denomination) - margin)))
 
 
-def affordable(amount: int, hand: Sequence[str]) -> bool:
-    """Some denomination makes ``amount`` with room to spare; a slam-sized amount only
-    where it is that slam, since a slam bid over a cap must be played as one."""
+def affordable(amount: int, safe: dict[str, int]) -> bool:
+    """Some denomination makes ``amount`` with room to spare (``safe``: odd tricks per
+    denomination); a slam-sized amount only where it is that slam, since a slam bid over
+    a cap must be played as one."""
     for d in DENOMINATIONS:
         needed = -(-amount // TRICK_VALUE[d])
-        if needed > safe_odd(hand, d):
+        if needed > safe[d]:
             continue
         if amount in SLAM_BIDS and amount != TRICK_VALUE[d] * needed:
             continue
@@ -138,7 +142,8 @@ SLAM_BIDS = frozenset(v * n for v in TRICK_VALUE.values() for n in SLAMS)
 
 def auction(seen: BridgeSeen, hand: list[str]) -> PlayerCommand:
     actions = seen.legal_actions
-    amounts = [a for a in bids(actions) if affordable(a, hand)]
+    safe = {d: safe_odd(hand, d) for d in DENOMINATIONS}
+    amounts = [a for a in bids(actions) if affordable(a, safe)]
     if of_type(actions, Stand):
         # The other player has passed: the contract is mine; raise only to what I make.
         return Bid(amount=amounts[-1]) if amounts else Stand()

@@ -64,7 +64,9 @@ LOW_TRUMP_TRICKS = 0.3
 PLAIN_KING_TRICKS = 0.25
 PARTNER_TRICKS = 1.2  # what a partner adds, on average, after his own exchange
 DRAW_TRICKS = 0.12  # what each card thrown away brings back from the stock
-BID_MARGIN = 2.5  # points of a hand's estimate kept in hand against bad luck
+BID_MARGIN = 0.0  # points of a hand's estimate kept in hand against bad luck
+OPENING_TRICKS = 1.0  # a hand that takes no trick by itself leaves the bidding to others
+SLAM_TRICKS = 4.0  # a hand this strong (with partner) should take every trick: bid 30
 
 
 class FortyFiveSeen(Protocol):
@@ -127,11 +129,17 @@ def best_trump(hand: Sequence[str]) -> str:
 
 
 def worth(hand: Sequence[str]) -> float:
-    """The points a partnership led by this hand should take (of 30)."""
+    """The points a partnership led by this hand should take (of 30); 0 for a hand too
+    weak to lead the partnership's play."""
     trump = best_trump(hand)
-    tricks = min(5.0, hand_tricks(hand, trump) + PARTNER_TRICKS)
+    own = hand_tricks(hand, trump)
+    if own < OPENING_TRICKS:
+        return 0.0
+    tricks = own + PARTNER_TRICKS
+    if tricks >= SLAM_TRICKS and "5" + trump in hand:
+        return 60  # 30 bid and made scores 60, where 30 taken on a lower bid scores 30
     bonus = 5 if "5" + trump in hand or ("J" + trump in hand and "AH" in hand) else 2.5
-    return 5 * tricks + bonus
+    return 5 * min(5.0, tricks) + bonus
 
 
 def auction(seen: FortyFiveSeen, hand: list[str]) -> PlayerCommand:
@@ -143,6 +151,8 @@ def auction(seen: FortyFiveSeen, hand: list[str]) -> PlayerCommand:
     if of_type(actions, Hold) and not partner_high and high <= ceiling:
         return Hold()  # the dealer takes an opponent's bid he can make, at no extra cost
     amounts = [a for a in bids(actions) if a <= ceiling]
+    if amounts and ceiling >= 60:
+        return Bid(amount=amounts[-1])  # straight to 30
     # Outbidding a partner only when this hand is clearly the stronger one.
     if amounts and (not partner_high or amounts[0] + 5 <= ceiling):
         return Bid(amount=amounts[0])

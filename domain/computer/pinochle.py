@@ -164,10 +164,12 @@ def exposure(claim: Iterable[MeldClaim]) -> Counter[str]:
 
 
 def claim_leaving(claim: list[MeldClaim], cards: int, free: int) -> list[MeldClaim]:
-    """``claim`` less its cheapest melds until ``free`` of ``cards`` are left to bury."""
-    kept = sorted(claim, key=lambda m: -MELD_POINTS[m.kind])
+    """``claim`` less its cheapest melds until ``free`` of ``cards`` are left to bury
+    (a sub-claim of a legal claim is legal); the order of the claim is kept."""
+    kept = list(claim)
     while kept and cards - sum(exposure(kept).values()) < free:
-        kept.pop()
+        cheapest = min(range(len(kept)), key=lambda i: (MELD_POINTS[kept[i].kind], -i))
+        del kept[cheapest]
     return kept
 
 

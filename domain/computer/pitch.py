@@ -36,7 +36,8 @@ POWER = {r: i for i, r in enumerate(RANKS, start=2)}  # A high (RULES 2.1)
 GAME_POINTS = {"T": 10, "A": 4, "K": 3, "Q": 2, "J": 1}  # RULES 2.3
 JACK_WORTH = 30  # the Jack is a whole point: worth far more than any card's game points
 SMUDGE = 4
-BID_SLACK = 0.15  # bid when the expected points reach the bid less this
+BID_SLACK = 0.5  # bid when the expected points reach the bid less this
+SMUDGE_POINTS = 3.5  # a smudge fails unless all four points come: bid it on near-certainty
 
 
 class PitchSeen(Protocol):
@@ -104,15 +105,19 @@ def best_suit(hand: Sequence[str], players: int) -> str:
 def auction(seen: PitchSeen, hand: list[str]) -> PlayerCommand:
     actions = seen.legal_actions
     players = len(seen.hand_sizes)
-    worth = expected_points(hand, best_suit(hand, players), players) + BID_SLACK
+    expected = expected_points(hand, best_suit(hand, players), players)
     high = seen.high_bid or 0
-    if of_type(actions, Hold) and high <= worth:
+    if of_type(actions, Hold) and high <= expected + BID_SLACK:
         return Hold()  # the dealer takes the contract at no extra risk
     amounts = bids(actions)
-    # A smudge is bid only on a hand that should take all four points.
-    affordable = [a for a in amounts if a <= worth and (a < SMUDGE or worth >= SMUDGE - 0.3)]
+    affordable = [
+        a
+        for a in amounts
+        if a <= expected + BID_SLACK and (a < SMUDGE or expected >= SMUDGE_POINTS)
+    ]
     if affordable:
-        return Bid(amount=affordable[0])
+        # One call each (RULES 2.4): bid the hand's full worth now or never.
+        return Bid(amount=affordable[-1])
     if not of_type(actions, Pass):
         return Bid(amount=amounts[0])  # a stuck dealer must bid
     return Pass()
