@@ -84,12 +84,19 @@ def random_command(table: Table[Any], seat: int, rng: random.Random) -> PlayerCo
     return _command.decode(msgspec.json.encode(picked))
 
 
-def play_game(game_id: str, seed: int, computers: frozenset[int]) -> GameResult:
+def play_game(
+    game_id: str,
+    seed: int,
+    computers: frozenset[int],
+    seats: int | None = None,
+    options: dict[str, Any] | None = None,
+) -> GameResult:
     """One seeded game to its end: the computer in ``computers``, random play elsewhere."""
     decks = _Seeds(random.Random(f"bench-bots:{game_id}:{seed}:decks"))
     rng = random.Random(f"bench-bots:{game_id}:{seed}:players")
-    seats = SEATS[game_id]
-    table: Table[Any] = tables.start(tables.create(f"bench-{seed}", game_id, seats, {}))
+    seats = seats or SEATS[game_id]
+    created = tables.create(f"bench-{seed}", game_id, seats, options or {})
+    table: Table[Any] = tables.start(created)
     contracts: list[Contract] = []
 
     def apply(events: list[Event]) -> None:
