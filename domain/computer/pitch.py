@@ -37,6 +37,7 @@ GAME_POINTS = {"T": 10, "A": 4, "K": 3, "Q": 2, "J": 1}  # RULES 2.3
 JACK_WORTH = 30  # the Jack is a whole point: worth far more than any card's game points
 SMUDGE = 4
 BID_SLACK = 0.5  # bid when the expected points reach the bid less this
+TRUMP_FOR = 4  # game points (an ace, say) worth a trump when the trick may yet be lost
 SMUDGE_POINTS = 3.5  # a smudge fails unless all four points come: bid it on near-certainty
 
 
@@ -181,7 +182,7 @@ def follow(seen: PitchSeen, hand: list[str], cards: list[str], trump: str) -> st
     sure = winners if last else [c for c in winners if is_master(c, trump, visible)]
     if sure and (value > 0 or any(suit(c) != trump for c in sure) or last):
         return cheapest(sure, lambda c: win_cost(c, trump))
-    if winners and value >= 10:
+    if winners and value >= TRUMP_FOR:
         trumping = [c for c in winners if suit(c) == trump and c[0] != "J"]
         if trumping:
             return cheapest(trumping, lambda c: win_cost(c, trump))

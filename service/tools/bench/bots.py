@@ -41,6 +41,16 @@ SEATS: dict[str, int] = {
     "reserve-bridge": 2,
 }
 TWO_SIDED = {"forty-five", "reserve-bridge"}
+# What the scores count at each bench table (the games' defaults).
+UNITS: dict[str, str] = {
+    "forty-five": "points per side",
+    "pitch": "points",
+    "pinochle": "chips (the kitty's ante and share included)",
+    "pinochle-three": "points",
+    "pinochle-widow": "points",
+    "pinochle-four": "points",
+    "reserve-bridge": "score-sheet points, above and below the line",
+}
 COMMAND_LIMIT = 200_000  # a game that runs longer than this is a bug, not a long game
 
 _command = msgspec.json.Decoder(PlayerCommand)
@@ -159,7 +169,7 @@ def measure_game(game_id: str, games: int, seed: int) -> dict[str, Any]:
     ]
     seats = SEATS[game_id]
     deals = sum(r.deals for _, r in results)
-    figures: dict[str, Any] = {"games": games, "seats": seats}
+    figures: dict[str, Any] = {"games": games, "seats": seats, "scores_in": UNITS[game_id]}
     if game_id in TWO_SIDED:
         unit: Callable[[int], int] = (lambda s: s % 2) if game_id == "forty-five" else int
         wins = sum(1 for c, r in results if r.winners and all(w in c for w in r.winners))
