@@ -7,6 +7,7 @@ below what the computer does (see ``cardroom bench bots`` for the 500-game figur
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -30,6 +31,7 @@ from domain.commands import (
     ReserveChoice,
 )
 from domain.errors import RuleCode, RuleError
+from service.tools import cli
 from service.tools.bench import bots
 from tests.support.playout import Playout, to_command
 
@@ -208,3 +210,23 @@ def test_computer_outscores_random_seats(game: str, seats: int, least: float) ->
         theirs += sum(result.scores) - sum(result.scores[s] for s in mine)
     assert wins / games >= least
     assert ours > theirs / (seats - 1)
+
+
+def test_bench_bots_prints_json_figures_per_game_id(capsys: pytest.CaptureFixture[str]) -> None:
+    """``cardroom bench bots``: two-sided games report a win rate, the others a win rate and
+    points per deal for the computer seat and the random seats; nothing is refused."""
+    argv = ["bench", "bots", "--games", "4", "--seed", "11", "--game", "forty-five"]
+    assert cli.main([*argv, "--game", "pitch"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["games_per_id"] == 4 and figures["seed"] == 11
+    results = figures["results"]
+    assert set(results) == {"forty-five", "pitch"}
+    assert 0 <= results["forty-five"]["win_rate"] <= 1
+    assert set(results["pitch"]["win_rate"]) == {"computer", "random_seat"}
+    assert set(results["pitch"]["points_per_deal"]) == {"computer", "random_seat"}
+    assert all(r["refused"] == 0 and r["games"] == 4 for r in results.values())
+
+
+def test_bench_bots_refuses_an_unknown_game_id(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["bench", "bots", "--game", "chess"]) == 2
+    assert "unknown game id: chess" in capsys.readouterr().err

@@ -200,8 +200,12 @@ def measure_game(game_id: str, games: int, seed: int) -> dict[str, Any]:
                 "random_seat": _share(theirs, deals * (seats - 1)),
             },
         }
+    if any(r.contracts for _, r in results):  # the games with an auction
+        figures["contracts"] = {
+            "computer": _contracts(results, True),
+            "random": _contracts(results, False),
+        }
     figures |= {
-        "contracts": {"computer": _contracts(results, True), "random": _contracts(results, False)},
         "deals": deals,
         "commands": sum(r.commands for _, r in results),
         "refused": sum(r.refused for _, r in results),
