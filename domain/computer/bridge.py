@@ -39,6 +39,7 @@ SUITS = "CDHS"
 DENOMINATIONS = ("C", "D", "H", "S", "NT", "NULLO")
 TRICK_VALUE = {"C": 6, "D": 6, "H": 8, "S": 8, "NT": 10, "NULLO": 10}  # RULES 4.3
 SLAMS = {4: "small", 5: "grand"}  # odd tricks of a slam (RULES 4.3)
+SLAM_BIDS = frozenset(v * n for v in TRICK_VALUE.values() for n in SLAMS)
 
 # Trick values of single cards by rank, highest first: A K Q J T 9 8 7.
 TRUMP_VALUE = dict(zip("AKQJT987", (1.0, 0.9, 0.75, 0.6, 0.5, 0.45, 0.4, 0.4), strict=True))
@@ -60,15 +61,19 @@ CHANGE_MARGIN = 1.0
 
 
 class ContractSeen(Protocol):
-    declarer: int
     amount: int
     denomination: str | None
     odd_tricks: int | None
 
 
 class BridgeTrickSeen(TrickSeen, Protocol):
+    """A Reserve Bridge trick: four cards or two, from the hands or the reserves."""
+
     @property
-    def number(self) -> int: ...
+    def size(self) -> int: ...
+
+    @property
+    def source(self) -> str: ...
 
 
 class BridgeSeen(Protocol):
@@ -98,7 +103,8 @@ WHOLE = {d: sum(card_value(c, d) for c in PACK) for d in DENOMINATIONS}
 
 
 def tricks(hand: Sequence[str], denomination: str) -> float:
-    """The tricks ``hand`` should take in ``denomination`` (in nullo: fail to avoid)."""
+    """The tricks ``hand`` should take in ``denomination`` (in nullo: the tricks it cannot
+    help taking)."""
     out = unseen(PACK, hand)
     mine = sum(card_value(c, denomination) for c in hand)
     # The unseen cards: 16 - n are still to come to me, 16 to the other player.
@@ -124,17 +130,10 @@ def affordable(amount: int, safe: dict[str, int]) -> bool:
     a cap must be played as one."""
     for d in DENOMINATIONS:
         needed = -(-amount // TRICK_VALUE[d])
-        if needed > safe[d]:
-            continue
-        if amount in SLAM_BIDS and amount != TRICK_VALUE[d] * needed:
-            continue
-        if amount in SLAM_BIDS and needed not in SLAMS:
-            continue
-        return True
+        is_slam = amount == TRICK_VALUE[d] * needed and needed in SLAMS
+        if needed <= safe[d] and (amount not in SLAM_BIDS or is_slam):
+            return True
     return False
-
-
-SLAM_BIDS = frozenset(v * n for v in TRICK_VALUE.values() for n in SLAMS)
 
 
 # --- the auction and the contract --------------------------------------------------------
@@ -228,8 +227,8 @@ def choose(view: View) -> PlayerCommand:
     assert trick is not None
     mine = [*hand, *(seen.reserve or [])]
     trump = denomination if denomination in SUITS else None
-    size = 4 if trick.number <= 6 else 2
-    table = bridge_play.Seat(mine, trump, denomination == "NULLO", trick, seen.last_trick, size)
+    nullo = denomination == "NULLO"
+    table = bridge_play.Seat(mine, trump, nullo, trick, seen.last_trick, trick.size)
     cards = playable(seen.legal_actions)
-    in_play = seen.reserve if trick.number > 7 else hand
+    in_play = seen.reserve if trick.source == "reserve" else hand
     return Play(card=bridge_play.choose(table, seen.you, cards, in_play or cards))

@@ -73,9 +73,7 @@ class FortyFiveSeen(Protocol):
     """The fields of a Forty-Five seat view this player reads."""
 
     you: int | None
-    dealer: int | None
     hand: list[str] | None
-    scores: list[int]
     high_bid: int | None
     high_bidder: int | None
     trump: str | None
@@ -129,8 +127,8 @@ def best_trump(hand: Sequence[str]) -> str:
 
 
 def worth(hand: Sequence[str]) -> float:
-    """The points a partnership led by this hand should take (of 30); 0 for a hand too
-    weak to lead the partnership's play."""
+    """The points a partnership led by this hand should take (of 30): 0 for a hand too
+    weak to lead the partnership's play, 60 for one that should bid 30 at once."""
     trump = best_trump(hand)
     own = hand_tricks(hand, trump)
     if own < OPENING_TRICKS:
@@ -185,6 +183,8 @@ def lead(seen: FortyFiveSeen, hand: list[str], cards: list[str], trump: str) -> 
     if top and outstanding:
         return max(top, key=lambda c: TRUMP_RANK[trump][c])  # draw the others' trumps
     if len(trumps) >= 2 and trumps != cards:
+        # Two trumps or more: lead the best, so the others' trumps fall while my plain
+        # cards wait (on a trump lead everyone with an unprotected trump must trump).
         return max(trumps, key=lambda c: TRUMP_RANK[trump][c])
     kings = [c for c in cards if c[0] == "K" and not is_trump(c, trump)]
     if kings:

@@ -26,8 +26,6 @@ from domain.commands import (
     ExchangeDix,
     Hold,
     LegalAction,
-    Meld,
-    MeldOffer,
     NameTrump,
     Pass,
     Play,
@@ -90,7 +88,8 @@ def ready(action: LegalAction, pick: Callable[[CardChoice], list[str]]) -> Playe
     """``action`` as a command ``decide`` accepts: card-set choices get ``pick``'s cards.
 
     ``pick`` must return between ``min`` and ``max`` cards of the choice's ``from`` list;
-    :func:`check_pick` says whether it did.
+    :func:`check_pick` says whether it did. Meld offers are not card sets: the Pinochle
+    player builds its ``meld`` command itself.
     """
     match action:
         case ExchangeChoice(discard=choice):
@@ -99,13 +98,7 @@ def ready(action: LegalAction, pick: Callable[[CardChoice], list[str]]) -> Playe
             return Reserve(cards=check_pick(choice, pick(choice)))
         case BuryChoice(cards=choice):
             return Bury(cards=check_pick(choice, pick(choice)))
-        case MeldOffer(melds=list() as claim):
-            return Meld(melds=claim)
-        case MeldOffer():
-            # A choice of melds: the players only ever send a ready claim, so the empty
-            # pick (always legal, min is 0) is the one answer that needs no arithmetic.
-            return Meld(melds=[])
-    assert isinstance(action, _READY)
+    assert isinstance(action, _READY), f"{action!r} needs a choice made by its player"
     return action
 
 

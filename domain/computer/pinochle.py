@@ -189,7 +189,9 @@ def bury_score(cards: Sequence[str], rest: Sequence[str], trump: str) -> float:
 def burial(choice: CardChoice, hand: Sequence[str], trump: str) -> list[str]:
     offered = list(choice.from_)
     best: tuple[float, list[str]] | None = None
-    for picked in set(combinations(sorted(offered), BURY)):
+    # dict, not set: a set's order follows string hashes, which differ between processes,
+    # and the first of equal burials must be the same one every time.
+    for picked in dict.fromkeys(combinations(sorted(offered), BURY)):
         rest = list(hand)
         for card in picked:
             rest.remove(card)
@@ -255,6 +257,8 @@ def choose(view: View, game: str) -> PlayerCommand:
         case "auction":
             return auction(seen, hand, game)
         case "widow":
+            # A compulsory opener left at the minimum: conceding unseen costs one chip to
+            # the kitty, a contract played and lost twice the schedule from every seat.
             worth = max(value(hand, t) for t in SUITS) + widow_gain(hand)
             taking = worth >= (seen.high_bid or 0) - CONCEDE_BELOW or not of_type(actions, Concede)
             return TakeWidow() if taking else Concede()

@@ -75,10 +75,10 @@ def lead(table: Table, cards: list[str], soloist: bool) -> str:
     master_trumps = [c for c in trumps if table.master(c)]
     if soloist and master_trumps and table.trumps_out() and len(trumps) >= table.trumps_out() / 2:
         return dearest(master_trumps, lambda c: RANK[c[0]])  # draw trumps before the aces
-    aces = [c for c in plain if table.master(c)]
-    if aces:
+    cashable = [c for c in plain if table.master(c)]  # aces, or tens once both aces are out
+    if cashable:
         # The master of the longest plain suit: the others are least likely to be void.
-        return max(aces, key=lambda c: (sum(suit(x) == suit(c) for x in cards), RANK[c[0]]))
+        return max(cashable, key=lambda c: (sum(suit(x) == suit(c) for x in cards), RANK[c[0]]))
     if master_trumps and table.trumps_out():
         return dearest(master_trumps, lambda c: RANK[c[0]])
     if soloist and len(trumps) > table.trumps_out() and plain:

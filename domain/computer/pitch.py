@@ -44,12 +44,9 @@ SMUDGE_POINTS = 3.5  # a smudge fails unless all four points come: bid it on nea
 class PitchSeen(Protocol):
     """The fields of a Pitch seat view this player reads."""
 
-    you: int | None
-    dealer: int | None
     hand: list[str] | None
     hand_sizes: list[int]
     high_bid: int | None
-    pitcher: int | None
     trump: str | None
     trick: TrickSeen | None
     last_trick: TrickSeen | None
@@ -84,6 +81,7 @@ def none_dealt(higher: int, players: int) -> float:
 
 
 def expected_points(hand: Sequence[str], trump: str, players: int) -> float:
+    """High, Low, Jack and Game (RULES 2.3), each weighed by its chance, for ``trump``."""
     trumps = sorted((c for c in hand if suit(c) == trump), key=power)
     if not trumps:
         return 0.0
@@ -180,9 +178,11 @@ def follow(seen: PitchSeen, hand: list[str], cards: list[str], trump: str) -> st
     visible = seen_cards(hand, seen.trick, seen.last_trick)
     winners = [c for c in cards if in_trick(c, trump, led) > in_trick(best, trump, led)]
     sure = winners if last else [c for c in winners if is_master(c, trump, visible)]
+    # A sure win is taken when it brings points, costs no trump, or is the last word
+    # (winning also means leading next); a master trump is not spent on an empty trick.
     if sure and (value > 0 or any(suit(c) != trump for c in sure) or last):
         return cheapest(sure, lambda c: win_cost(c, trump))
-    if winners and value >= TRUMP_FOR:
+    if winners and value >= TRUMP_FOR:  # worth a gamble with a trump other than the Jack
         trumping = [c for c in winners if suit(c) == trump and c[0] != "J"]
         if trumping:
             return cheapest(trumping, lambda c: win_cost(c, trump))
