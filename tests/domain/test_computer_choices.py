@@ -29,6 +29,12 @@ from tests.support.decks import forty_five_order, reserve_bridge_order, stack_de
 from tests.support.pinochle_tables import deal_table as pinochle_table
 from tests.support.playout import Playout
 
+
+def hand(codes: str) -> list[str]:
+    """Cards written as one string, e.g. ``hand("AS TS KS")``."""
+    return codes.split()
+
+
 # --- Auction Forty-Five: dealer 3, so seat 0 speaks first and seat 1 leads to seat 0's bid.
 
 WEAK_45 = ["2C", "3D", "4H", "6C", "7D"]
@@ -130,8 +136,8 @@ def test_pitch_keeps_its_jack_out_of_a_trick_the_ace_has_won() -> None:
 
 # --- Pinochle (3A): three seats, dealer 2, seat 0 opens ---------------------------------
 
-STRONG_PINOCHLE = "AS TS KS QS JS 9S AS TS AH AC AD KH QH KD JD".split()
-WEAK_PINOCHLE = "9S JS 9H JH QH 9C JC QC 9D JD TD 9H 9C JC 9D".split()
+STRONG_PINOCHLE = hand("AS TS KS QS JS 9S AS TS AH AC AD KH QH KD JD")
+WEAK_PINOCHLE = hand("9S JS 9H JH QH 9C JC QC 9D JD TD 9H 9C JC 9D")
 
 
 def test_pinochle_bids_a_flush_with_aces_around_and_passes_scraps() -> None:
@@ -162,9 +168,9 @@ def test_pinochle_soloist_names_trump_claims_and_buries_neither_trumps_aces_nor_
 def test_pinochle_defender_smears_a_ten_on_its_partners_winning_ace() -> None:
     # Seat 2 holds neither hearts nor trumps, so any card may go on the partner's ace.
     hands: dict[int, Sequence[str]] = {
-        0: "AS TS KS QS JS 9S 9H KH QH JS 9S QS KC QD KD".split(),
-        1: "AH TH TH JH JH 9H QH AS TS KS AC JD 9D AD TD".split(),
-        2: "TC 9C 9C JC JC QC QC KC AC AD TD KD QD JD 9D".split(),
+        0: hand("AS TS KS QS JS 9S 9H KH QH JS 9S QS KC QD KD"),
+        1: hand("AH TH TH JH JH 9H QH AS TS KS AC JD 9D AD TD"),
+        2: hand("TC 9C 9C JC JC QC QC KC AC AD TD KD QD JD 9D"),
     }
     playout = pinochle_table(hands, widow=["KH", "AH", "TC"])
     for seat in range(3):
@@ -182,8 +188,8 @@ def test_pinochle_defender_smears_a_ten_on_its_partners_winning_ace() -> None:
 
 B, A = 0, 1
 STAGES: dict[int, Sequence[str]] = {
-    A: "JS TS 7S QH JH 9H KD QC TC 9C AS 8C JD KC KS 8S".split(),
-    B: "QS 9S KH TH QD TD 9D 7D AC 7C AD 8H AH JC 8D 7H".split(),
+    A: hand("JS TS 7S QH JH 9H KD QC TC 9C AS 8C JD KC KS 8S"),
+    B: hand("QS 9S KH TH QD TD 9D 7D AC 7C AD 8H AH JC 8D 7H"),
 }
 
 
@@ -196,16 +202,16 @@ def bridge(hands: Mapping[int, Sequence[str]] | None = None) -> Playout:
 
 
 def test_reserve_bridge_bids_a_long_strong_suit_and_passes_a_middling_hand() -> None:
-    strong = {A: "AS KS QS JS TS 9S AH AD AC KH".split()}
+    strong = {A: hand("AS KS QS JS TS 9S AH AD AC KH")}
     call = computer.choose(bridge(strong).table, A)
     assert isinstance(call, Bid) and call.amount >= 16  # two odd tricks in spades at least
-    middling = {A: "KC QD JH TS 9C 8D 7H 9S QC JD".split()}
+    middling = {A: hand("KC QD JH TS 9C 8D 7H 9S QC JD")}
     assert computer.choose(bridge(middling).table, A) == Pass()
 
 
 def test_reserve_bridge_bids_nullo_on_a_hand_of_sevens_and_eights() -> None:
     """Nothing above a nine: no trick contract, but a safe nullo (10 a trick under five)."""
-    low = {A: "7C 8C 7D 8D 7H 8H 9C 9D 7S 8S".split()}
+    low = {A: hand("7C 8C 7D 8D 7H 8H 9C 9D 7S 8S")}
     playout = bridge(low)
     call = computer.choose(playout.table, A)
     assert isinstance(call, Bid) and call.amount >= 10
