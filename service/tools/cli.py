@@ -178,9 +178,22 @@ def rebuild_command(args: argparse.Namespace) -> int:
 
 
 def bench_command(args: argparse.Namespace) -> int:
-    """Run a benchmark against a real server on a scratch database; print JSON."""
+    """Run a benchmark against a real server on a scratch database; print JSON.
+
+    ``bots`` needs no server: it plays the computer against random play in the domain.
+    """
     import asyncio
     import json
+
+    if args.benchmark == "bots":
+        from service.tools.bench import bots
+
+        unknown = sorted(set(args.game or ()) - set(bots.SEATS))
+        if unknown:
+            print(f"unknown game id: {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        print(json.dumps(bots.run(args.games, args.seed, args.game), indent=2))
+        return 0
 
     from service.tools.bench import rebuild, sse, suite
     from service.tools.bench.harness import running_server, scratch_database
@@ -252,12 +265,19 @@ def parser() -> argparse.ArgumentParser:
     migrate_cmd = commands.add_parser("migrate", help="apply pending database migrations")
     migrate_cmd.set_defaults(run=migrate_command)
 
-    bench_cmd = commands.add_parser("bench", help="measure a real server (prints JSON)")
-    bench_cmd.add_argument("benchmark", choices=["all", "rebuild", "sse"])
+    bench_cmd = commands.add_parser(
+        "bench", help="measure a real server, or the computer players (prints JSON)"
+    )
+    bench_cmd.add_argument("benchmark", choices=["all", "rebuild", "sse", "bots"])
     bench_cmd.add_argument("--events", type=int, default=100_000, help="rebuild: store size")
     bench_cmd.add_argument("--tables", type=int, default=16)
     bench_cmd.add_argument("--seconds", type=float, default=20.0)
     bench_cmd.add_argument("--workers", type=int, default=1)
+    bench_cmd.add_argument("--games", type=int, default=500, help="bots: seeded games per id")
+    bench_cmd.add_argument("--seed", type=int, default=0, help="bots: seed of the first game")
+    bench_cmd.add_argument(
+        "--game", action="append", help="bots: only this game id (may be repeated)"
+    )
     bench_cmd.add_argument(
         "--admin-database-url",
         default=os.environ.get(
