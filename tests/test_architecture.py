@@ -1,6 +1,6 @@
-"""DESIGN 2: imports run one way — domain ← projections ← service — and inside the
-service only the app knows HTTP: the write path, the read side, the workers and the
-audit never import the HTTP layer or the tools."""
+"""DESIGN 2: imports run one way — domain ← projections ← service — the service knows
+no game's internals, and inside the service only the app knows HTTP: the write path,
+the read side, the workers and the audit never import the HTTP layer or the tools."""
 
 from __future__ import annotations
 
@@ -11,8 +11,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Each room, and the rooms it must never import.
+GAME_PACKAGES = ("domain.fortyfive", "domain.pitch", "domain.pinochle", "domain.bridge")
+
+# Each room, and the rooms it must never import. The service reaches the games only
+# through the protocol (domain.table, domain.registry), never one game's internals.
 FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "service": GAME_PACKAGES,
     "domain": ("projections", "service"),
     "projections": ("service",),
     "service.write": ("service.http", "service.tools", "service.workers"),

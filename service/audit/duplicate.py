@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import msgspec
 
 from domain.events import Contract, Event, SeatTaken, TableCreated
+from projections.deals import Outcome, deal_records
 from projections.units import scoring_units
-from service.audit.deals import Outcome, deal_records
 
 
 class TableDeal(msgspec.Struct, frozen=True, kw_only=True):

@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 
 from domain import RULES_ENGINE_VERSION
-from service.audit.deals import DealRecord
+from projections.deals import DealRecord
 from service.audit.verify import Report
 
 

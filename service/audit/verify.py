@@ -24,9 +24,9 @@ from domain import RULES_ENGINE_VERSION
 from domain import table as tables
 from domain.events import Event, GameWon, TableCreated
 from domain.registry import GAMES
+from projections.deals import DealRecord, deal_records
 from projections.units import scoring_units
 from service.audit.chain import GENESIS, canonical_bytes, chain
-from service.audit.deals import DealRecord, deal_records
 from service.audit.format import FORMAT, EventLine, ExportHeader
 from service.audit.rerun import Entry, Mismatch, Rerun
 from service.write.codec import event_decoder
