@@ -10,9 +10,13 @@ of earlier shuffles, revealed once their cards are out of play, from the store.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import random
 import secrets
 from collections import OrderedDict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -48,6 +52,7 @@ from service.write.store import (
 _sorted_json = msgspec.json.Encoder(order="sorted")
 _encoder = msgspec.json.Encoder()
 RETRIES = 5
+SEAT_ATTEMPTS = 30  # a take only fails when the table keeps moving for a second or so
 
 
 class Settled(msgspec.Struct, kw_only=True):
@@ -91,6 +96,7 @@ class TableService:
     def __init__(self, store: EventStore, cache_size: int = 10_000) -> None:
         self.store = store
         self.loads = BatchedLoads(store)
+        self._seat_locks: dict[str, tuple[asyncio.Lock, int]] = {}  # lock, takes holding it
         self.cache_size = cache_size
         self.snapshots: OrderedDict[str, Loaded] = OrderedDict()
 
@@ -175,23 +181,44 @@ class TableService:
         return settled.table, tokens
 
     async def take_seat(self, table_id: str, seat: int, name: str) -> tuple[str, Table[Any]]:
-        """Seat ``name``; the new bearer token. The last seat taken starts the game."""
+        """Seat ``name``; the new bearer token. The last seat taken starts the game.
+
+        Players often sit down all at once (a round opening, a lobby filling), and each
+        take moves the table's version: the takes of one table queue in this process, and
+        a take that collides with another process's retries after a short random pause
+        (so that a burst spreads out instead of colliding again), until its seat is
+        taken — by it, or by someone else (``seat-taken``)."""
         token = secrets.token_urlsafe(32)
-        for _ in range(RETRIES):
-            loaded = await self.load(table_id)
-            events = tables.take_seat(loaded.table, seat, name)
-            command = {"type": "take_seat", "seat": seat, "name": name}
-            settled = await self.settle(loaded.table, events, f"seat:{seat}", command)
-            try:
-                await self._commit(
-                    loaded, settled, at=now(), seat_tokens=[(token_digest(token), seat)]
-                )
-            except VersionConflict:
-                # Somebody else sat down first: decide again on the state as committed now.
-                self._forget(table_id)
-                continue
-            return token, settled.table
+        async with self._seating(table_id):
+            for attempt in range(SEAT_ATTEMPTS):
+                loaded = await self.load(table_id)
+                events = tables.take_seat(loaded.table, seat, name)
+                command = {"type": "take_seat", "seat": seat, "name": name}
+                settled = await self.settle(loaded.table, events, f"seat:{seat}", command)
+                try:
+                    await self._commit(
+                        loaded, settled, at=now(), seat_tokens=[(token_digest(token), seat)]
+                    )
+                except VersionConflict:
+                    self._forget(table_id)
+                    await asyncio.sleep(random.uniform(0, min(0.05, 0.002 * 2**attempt)))
+                    continue
+                return token, settled.table
         raise CommandConflict("the table kept changing; try again")
+
+    @asynccontextmanager
+    async def _seating(self, table_id: str) -> AsyncIterator[None]:
+        lock, waiting = self._seat_locks.get(table_id, (asyncio.Lock(), 0))
+        self._seat_locks[table_id] = (lock, waiting + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, waiting = self._seat_locks[table_id]
+            if waiting == 1:
+                del self._seat_locks[table_id]
+            else:
+                self._seat_locks[table_id] = (lock, waiting - 1)
 
     async def act(
         self,

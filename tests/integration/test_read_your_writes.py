@@ -153,6 +153,33 @@ async def test_uncontended_seat_takes_never_conflict(clients: list[httpx.AsyncCl
     assert statuses == [201] * 200, sorted(set(statuses))
 
 
+async def test_a_burst_of_players_fills_every_free_seat(
+    clients: list[httpx.AsyncClient],
+) -> None:
+    """Five players at once for each of seven seats, at three tables, through both
+    servers: every seat is taken by exactly one of them and the others hear
+    ``seat-taken``, never a version conflict."""
+    tables = [
+        ok(await clients[0].post("/tables", json={"game": "pitch", "seats": 7}), 201)["id"]
+        for _ in range(3)
+    ]
+    players = [(table, player) for table in tables for player in range(35)]
+    answers = await asyncio.gather(
+        *(
+            clients[player % 2].post(f"/tables/{table}/seats/{player % 7}", json={"name": "p"})
+            for table, player in players
+        )
+    )
+    by_seat: dict[tuple[str, int], list[int]] = {}
+    for (table, player), answer in zip(players, answers, strict=True):
+        by_seat.setdefault((table, player % 7), []).append(answer.status_code)
+        if answer.status_code == 409:
+            assert answer.json()["code"] == "seat-taken", answer.text
+    assert all(sorted(codes) == [201, 409, 409, 409, 409] for codes in by_seat.values()), by_seat
+    for table in tables:
+        assert ok(await clients[1].get(f"/tables/{table}"))["status"] == "playing"
+
+
 async def test_long_poll_wakes_with_the_version_that_woke_it(
     clients: list[httpx.AsyncClient],
 ) -> None:
