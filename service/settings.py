@@ -19,6 +19,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     log_level: str = "info"
     relay: bool = True
     projector: bool = True
+    # A request whose answer has not started by then gets 503 database-unavailable
+    # (service.http.deadline); long-polls add their wait.
+    request_seconds: float = 1.5
 
 
 # Every variable the service reads; deploy/ and the README are checked against it.
@@ -33,6 +36,7 @@ VARIABLES = (
     "CARDROOM_LOG_LEVEL",
     "CARDROOM_RELAY",
     "CARDROOM_PROJECTOR",
+    "CARDROOM_REQUEST_SECONDS",
 )
 
 
@@ -55,4 +59,5 @@ def from_env(environ: dict[str, str] | None = None) -> Settings:
         log_level=env.get("CARDROOM_LOG_LEVEL", "info"),
         relay=_flag(env.get("CARDROOM_RELAY", "1")),
         projector=_flag(env.get("CARDROOM_PROJECTOR", "1")),
+        request_seconds=float(env.get("CARDROOM_REQUEST_SECONDS", "1.5")),
     )

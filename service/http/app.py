@@ -15,6 +15,7 @@ from litestar.plugins.prometheus import PrometheusConfig
 
 from service.http.audit import AuditController
 from service.http.auth import Authenticator, Caller
+from service.http.deadline import deadline_middleware
 from service.http.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
 from service.http.document import finish, openapi_config
 from service.http.hooks import allowed_methods, before_request
@@ -71,7 +72,7 @@ def create_app(settings: Settings) -> Litestar:
             **{name: _shared(name) for name in SHARED},
         },
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[prometheus.middleware],
+        middleware=[deadline_middleware(settings.request_seconds), prometheus.middleware],
         before_request=before_request,
         openapi_config=openapi_config(),
         plugins=[TaggedUnionSchemaPlugin(), StrictStructSchemaPlugin()],

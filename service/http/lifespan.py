@@ -23,6 +23,14 @@ from service.write.handler import TableService
 from service.write.migrate import migrate
 from service.write.store import EventStore, Notifier
 
+CONNECT_OPTIONS = {
+    "connect_timeout": 2,
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 3,
+    "keepalives_count": 3,
+}
+
 
 def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
     assert settings.database_url, "the CLI starts an embedded Postgres when none is configured"
@@ -36,7 +44,10 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             min_size=settings.pool_min,
             max_size=settings.pool_max,
             open=False,
-            kwargs={"autocommit": True},
+            # Waiting for a connection, or for a new one to connect, never outlasts a
+            # request's deadline; keepalives notice a peer that vanished from the network.
+            timeout=settings.request_seconds,
+            kwargs={"autocommit": True, **CONNECT_OPTIONS},
         )
         await pool.open()
         redis = Redis.from_url(settings.redis_url or "redis://127.0.0.1:6379/0")

@@ -95,7 +95,12 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         "The Idempotency-Key was already used with a different request body.",
     ),
     "internal-error": ProblemType(500, "Internal error", "Something failed on our side."),
-    "unavailable": ProblemType(503, "Unavailable", "A dependency (the database) is not reachable."),
+    "database-unavailable": ProblemType(
+        503,
+        "Database unavailable",
+        "The database is not reachable or did not answer in time; retry after"
+        " `Retry-After` seconds.",
+    ),
 }
 
 _RULE_STATUS: dict[RuleCode, int] = {
@@ -240,7 +245,12 @@ def on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Re
 
 def on_unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     log.warning("database unavailable: %s", exc)
-    return _problem_response(request, "unavailable", "the database is not reachable")
+    return _problem_response(
+        request,
+        "database-unavailable",
+        "the database is not reachable",
+        headers={"Retry-After": "1"},
+    )
 
 
 def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:

@@ -1,0 +1,121 @@
+"""A Postgres that stops answering (frozen with SIGSTOP, or shut down) gives quick 503
+``database-unavailable`` answers with ``Retry-After`` instead of requests held for the
+outage, and the service recovers without a restart, losing and duplicating nothing
+(DESIGN 12). The cluster is the test's own, never the shared server."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from service.choices import choose
+from service.tools.bench.harness import running_server
+from service.write.migrate import migrate
+from tests.support import services
+from tests.support.api import bearer, ok
+from tests.support.postgres_server import PostgresServer
+
+# The service answers within its 1.5 s deadline; this leaves a busy machine a margin, and
+# is far shorter than an outage (a held request would wait for all of it).
+PROBE = 4.0
+
+
+@pytest.fixture(scope="module")
+def outage() -> Iterator[tuple[str, str, PostgresServer]]:
+    postgres = PostgresServer()
+    postgres.start()
+    try:
+        migrate(postgres.url)
+        with running_server(postgres.url, services.redis_url()) as server:
+            yield server.base, server.operator, postgres
+    finally:
+        postgres.stop()
+        postgres.remove()
+
+
+def _seated(client: httpx.Client) -> tuple[str, list[str]]:
+    table = ok(client.post("/tables", json={"game": "forty-five", "seats": 4}), 201)
+    tokens = [
+        ok(client.post(f"/tables/{table['id']}/seats/{s}", json={"name": f"p{s}"}), 201)["token"]
+        for s in range(4)
+    ]
+    return table["id"], tokens
+
+
+def _next_command(client: httpx.Client, table_id: str, tokens: list[str]) -> tuple[str, Any]:
+    seat = ok(client.get(f"/tables/{table_id}"))["to_act"][0]
+    mine = ok(client.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
+    return tokens[seat], choose(mine["legal_actions"][0], random.Random(2))
+
+
+def _assert_unavailable(answer: httpx.Response) -> None:
+    assert answer.status_code == 503, answer.text
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    assert answer.json()["code"] == "database-unavailable"
+    assert int(answer.headers["retry-after"]) >= 1
+
+
+def _recovered(client: httpx.Client, path: str) -> httpx.Response:
+    """The first answer that is not a 503, asking a few times as a client would."""
+    for _ in range(40):
+        answer = client.get(path)
+        if answer.status_code != 503:
+            return answer
+        time.sleep(0.25)
+    raise AssertionError(f"still 503 after the database came back: {answer.text}")
+
+
+def _commands_recorded(client: httpx.Client, table_id: str, operator: str) -> list[Any]:
+    """The seat commands in the table's export, in order."""
+    export = client.get(f"/tables/{table_id}/export", headers=bearer(operator))
+    lines = [json.loads(line) for line in ok_bytes(export).splitlines()]
+    return [
+        line["command"]
+        for line in lines
+        if line.get("type") == "event" and line["command"] and line["actor"].startswith("seat:")
+    ]
+
+
+def ok_bytes(answer: httpx.Response) -> bytes:
+    assert answer.status_code == 200, answer.text
+    return answer.content
+
+
+@pytest.mark.parametrize("fault", ["frozen", "stopped"])
+def test_an_outage_answers_503_at_once_and_recovers(
+    outage: tuple[str, str, PostgresServer], fault: str
+) -> None:
+    base, operator, postgres = outage
+    with httpx.Client(base_url=base, timeout=PROBE) as client:
+        table_id, tokens = _seated(client)
+        token, command = _next_command(client, table_id, tokens)
+        keyed = {**bearer(token), "Idempotency-Key": f"during-{fault}"}
+        postgres.freeze() if fault == "frozen" else postgres.stop()
+        try:
+            _assert_unavailable(client.get(f"/tables/{table_id}"))
+            _assert_unavailable(
+                client.post(f"/tables/{table_id}/actions", json=command, headers=keyed)
+            )
+            _assert_unavailable(client.post("/tables", json={"game": "pitch", "seats": 3}))
+            ready = client.get("/readyz")
+            assert ready.status_code == 503
+        finally:
+            postgres.thaw() if fault == "frozen" else postgres.start()
+        assert _recovered(client, f"/tables/{table_id}").status_code == 200
+        before = len(_commands_recorded(client, table_id, operator))
+        # The client retries with its key: the command is recorded once, whether or
+        # not the attempt during the outage reached the database.
+        retried = client.post(f"/tables/{table_id}/actions", json=command, headers=keyed)
+        assert retried.status_code == 200, retried.text
+        again = client.post(f"/tables/{table_id}/actions", json=command, headers=keyed)
+        assert again.content == retried.content
+        after = _commands_recorded(client, table_id, operator)
+        assert len(after) - before <= 1
+        assert after.count(command) == 1
+        assert client.get("/readyz").status_code == 200
