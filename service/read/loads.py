@@ -37,7 +37,10 @@ class BatchedLoads:
         only when ``known_version`` is not current. ``None``: no such table."""
         future: asyncio.Future[Snapshot | None] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault((table_id, known_version), []).append(future)
-        if len(self._senders) < self.in_flight:
+        # A sender whose loop found nothing left is done at once, but leaves the set only
+        # when its callback runs: count the live ones, or a load arriving in between
+        # would wait for a sender that never comes.
+        if sum(not sender.done() for sender in self._senders) < self.in_flight:
             sender = asyncio.create_task(self._send(), name="cardroom-loads")
             self._senders.add(sender)
             sender.add_done_callback(self._senders.discard)
