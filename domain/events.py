@@ -38,9 +38,13 @@ class TableCreated(Event, frozen=True, tag="table_created"):
     decks: list[list[Card]] | None = None
 
 
-class SeatTaken(Event, frozen=True, tag="seat_taken"):
+class SeatTaken(Event, frozen=True, tag="seat_taken", omit_defaults=True):
+    """A seat filled. ``computer``: the computer plays it (left out when false, so a
+    player's seat is stored as it always was)."""
+
     seat: int
     name: str
+    computer: bool = False
 
 
 class SeedRevealed(Event, frozen=True, tag="seed_revealed"):

@@ -46,6 +46,7 @@ def chance_in(phase: str, pack: tuple[str, ...]) -> Chance | None:
 class SeatInfo(msgspec.Struct, frozen=True):
     seat: int
     name: str | None
+    computer: bool = False  # the computer plays this seat (DESIGN 10)
 
 
 class View(msgspec.Struct, frozen=True, kw_only=True, tag_field="game"):

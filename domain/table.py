@@ -40,6 +40,7 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
     shuffles: int = 0
     deals: int = 0
     unrevealed: tuple[int, ...] = ()
+    computers: tuple[int, ...] = ()  # the seats the computer plays
     state: S
 
     @property
@@ -126,10 +127,11 @@ def start(event: TableCreated) -> Table[Any]:
 def evolve(table: Table[S], event: Event) -> Table[S]:
     table = replace(table, version=table.version + 1)
     match event:
-        case SeatTaken(seat=seat, name=name):
+        case SeatTaken(seat=seat, name=name, computer=computer):
             names = list(table.names)
             names[seat] = name
-            return replace(table, names=tuple(names))
+            computers = (*table.computers, seat) if computer else table.computers
+            return replace(table, names=tuple(names), computers=computers)
         case SeedRevealed(shuffle=shuffle):
             return replace(table, unrevealed=tuple(n for n in table.unrevealed if n != shuffle))
         case ChanceEvent(shuffle=shuffle):
@@ -155,12 +157,17 @@ def fold(events: list[Event]) -> Table[Any]:
 # --- commands ---------------------------------------------------------------------------
 
 
-def take_seat(table: Table[Any], seat: int, name: str) -> list[Event]:
+def take_seat(table: Table[Any], seat: int, name: str, *, computer: bool = False) -> list[Event]:
     if not 0 <= seat < len(table.names):
         raise RuleError(RuleCode.NO_SUCH_SEAT, f"this table has seats 0 to {len(table.names) - 1}")
     if table.names[seat] is not None:
         raise RuleError(RuleCode.SEAT_TAKEN, f"seat {seat} is taken", seat=seat)
-    return [SeatTaken(seat=seat, name=name)]
+    return [SeatTaken(seat=seat, name=name, computer=computer)]
+
+
+def computer_to_act(table: Table[Any]) -> list[int]:
+    """The seats the computer plays that the table waits on now."""
+    return [seat for seat in to_act(table) if seat in table.computers]
 
 
 def decide(table: Table[Any], command: PlayerCommand, actor: int) -> list[Event]:
@@ -280,7 +287,10 @@ def view(table: Table[Any], audience: Audience) -> View:
         id=table.id,
         version=table.version,
         status=table.status,
-        seats=[SeatInfo(seat=i, name=n) for i, n in enumerate(table.names)],
+        seats=[
+            SeatInfo(seat=i, name=n, computer=i in table.computers)
+            for i, n in enumerate(table.names)
+        ],
         you=audience if isinstance(audience, int) else None,
     )
     return table.rules.view(table.state, audience, header)

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from domain import table as tables
 from domain.table import Table
 
 _encoder = msgspec.msgpack.Encoder()
@@ -22,6 +23,7 @@ class TableRow(msgspec.Struct, frozen=True):
     tournament: str | None
     players: list[str]
     state: bytes
+    computer_turn: bool = False  # the table waits on a seat the computer plays
 
 
 def project(table: Table[Any]) -> TableRow:
@@ -31,4 +33,5 @@ def project(table: Table[Any]) -> TableRow:
         tournament=table.tournament,
         players=[name for name in table.names if name is not None],
         state=_encoder.encode(table),
+        computer_turn=bool(tables.computer_to_act(table)),
     )

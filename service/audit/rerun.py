@@ -165,21 +165,21 @@ class Rerun:
         return self._command(pos, entry, command)
 
     def _take_seat(self, pos: int, entry: Entry, command: dict[str, Any]) -> int:
-        seat, name = command.get("seat"), command.get("name")
+        seat, name, computer = command.get("seat"), command.get("name"), command.get("computer")
         if not isinstance(seat, int) or not isinstance(name, str):
             raise Mismatch(entry.version, f"a take_seat request without seat and name: {command}")
         creator = self.entries[0].actor
         if entry.actor not in (f"seat:{seat}", creator):
             raise Mismatch(entry.version, f"seat {seat} was taken by {entry.actor!r}")
         try:
-            produced = tables.take_seat(self.table, seat, name)
+            produced = tables.take_seat(self.table, seat, name, computer=computer is True)
         except RuleError as exc:
             raise Mismatch(entry.version, f"the rules refuse take_seat: {exc.message}") from None
         self.counts.seats_taken += 1
         return self._expect(pos, produced, entry.actor)
 
     def _command(self, pos: int, entry: Entry, command: dict[str, Any]) -> int:
-        seat = _seat_of(entry.actor, len(self.table.names))
+        seat = _seat_of(entry.actor, len(self.table.names), self.table.computers)
         if seat is None:
             raise Mismatch(entry.version, f"{entry.actor!r} is not a seat of this table")
         try:
@@ -355,11 +355,14 @@ class Rerun:
         return self.entries[index]
 
 
-def _seat_of(actor: str, seats: int) -> int | None:
+def _seat_of(actor: str, seats: int, computers: tuple[int, ...]) -> int | None:
+    """The seat of ``seat:N``, or of ``computer:N`` where the computer plays seat N."""
     kind, _, number = actor.partition(":")
-    if kind != "seat" or not number.isdigit() or not 0 <= int(number) < seats:
+    if not number.isdigit() or not 0 <= int(number) < seats:
         return None
-    return int(number)
+    if kind == "seat" or (kind == "computer" and int(number) in computers):
+        return int(number)
+    return None
 
 
 def _check_request(first: Entry, created: TableCreated) -> None:

@@ -17,6 +17,7 @@ from service.http.auth import Authenticator
 from service.read.models import ReadSide
 from service.read.watch import TableWatcher
 from service.settings import Settings
+from service.workers.computers import ComputerPlayers
 from service.workers.projector import Projector
 from service.workers.relay import Relay
 from service.write.handler import TableService
@@ -56,6 +57,7 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
         store = EventStore(pool, notifier)
         watcher = TableWatcher(database_url)
         await watcher.start()
+        service = TableService(store)
         app.state.update(
             read_side=ReadSide(pool),
             pool=pool,
@@ -63,7 +65,7 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             store=store,
             watcher=watcher,
             settings=settings,
-            service=TableService(store),
+            service=service,
             auth=Authenticator(store, settings.operator_token),
         )
         stop = asyncio.Event()
@@ -76,6 +78,10 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             background.append(
                 asyncio.create_task(projector.run(stop, watcher), name="cardroom-projector")
             )
+        computers = ComputerPlayers(service, watcher)
+        background.append(
+            asyncio.create_task(computers.run(database_url, stop), name="cardroom-computers")
+        )
         try:
             yield
         finally:

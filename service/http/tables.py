@@ -222,12 +222,13 @@ class TableController(Controller):
         operation_id="takeSeat",
         summary="Take a seat",
         description=(
-            "Seats a player and returns the seat's bearer token. When the last seat is"
-            " taken the first deal happens."
+            "Seats a player and returns the seat's bearer token. With `computer: true`"
+            " the computer plays the seat (on a tournament table, the operator's token"
+            " is needed). When the last seat is taken the first deal happens."
         ),
         status_code=201,
-        responses=errors(400, 401, 404, 409),
-        security=[{}],
+        responses=errors(400, 401, 403, 404, 409),
+        security=[{}, {"bearer": []}],
     )
     async def take_seat(
         self,
@@ -242,9 +243,19 @@ class TableController(Controller):
             ),
         ],
         data: JSONBody[TakeSeat],
+        caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
     ) -> SeatGranted:
-        token, table = await service.take_seat(str(table_id), seat, data.name)
+        table_key = str(table_id)
+        if data.computer:
+            if (await service.load(table_key)).table.tournament is not None:
+                caller.require_operator("a computer counts in the standings")
+            name = data.name or "Computer"
+        elif data.name is None:
+            raise ApiProblem("malformed-request", "name: a player's seat needs a name")
+        else:
+            name = data.name
+        token, table = await service.take_seat(table_key, seat, name, computer=data.computer)
         return SeatGranted(table=table.id, seat=seat, token=token, version=table.version)
 
     @get(

@@ -22,6 +22,7 @@ from typing import Any
 
 import msgspec
 
+from domain import computer
 from domain import table as tables
 from domain.commands import PlayerCommand
 from domain.errors import RuleError
@@ -180,7 +181,9 @@ class TableService:
         )
         return settled.table, tokens
 
-    async def take_seat(self, table_id: str, seat: int, name: str) -> tuple[str, Table[Any]]:
+    async def take_seat(
+        self, table_id: str, seat: int, name: str, *, computer: bool = False
+    ) -> tuple[str, Table[Any]]:
         """Seat ``name``; the new bearer token. The last seat taken starts the game.
 
         Players often sit down all at once (a round opening, a lobby filling), and each
@@ -192,8 +195,10 @@ class TableService:
         async with self._seating(table_id):
             for attempt in range(SEAT_ATTEMPTS):
                 loaded = await self.load(table_id)
-                events = tables.take_seat(loaded.table, seat, name)
-                command = {"type": "take_seat", "seat": seat, "name": name}
+                events = tables.take_seat(loaded.table, seat, name, computer=computer)
+                command: dict[str, Any] = {"type": "take_seat", "seat": seat, "name": name}
+                if computer:
+                    command["computer"] = True
                 settled = await self.settle(loaded.table, events, f"seat:{seat}", command)
                 try:
                     await self._commit(
@@ -228,12 +233,13 @@ class TableService:
         *,
         if_match: list[str] | None,
         idempotency_key: str | None,
+        actor: str | None = None,
     ) -> Answer:
         """Decide and commit one seat command, one way through: the idempotency gate, then
         at most ``RETRIES`` attempts, the first on the cached snapshot and each later one
         on the table as committed now. The answer is encoded once, stored with the key,
         and is what every retry of the request gets."""
-        actor = f"seat:{seat}"
+        actor = actor or f"seat:{seat}"
         payload = msgspec.to_builtins(command)
         gate = _Gate(self.store, table_id, actor, idempotency_key, request_digest(payload))
         if (first := await gate.replay()) is not None:
@@ -243,7 +249,7 @@ class TableService:
             loaded = cached or await self.load(table_id)
             try:
                 return await self._attempt(
-                    loaded, seat, command, payload, if_match, gate, committed=cached is None
+                    loaded, seat, command, payload, if_match, gate, actor, committed=cached is None
                 )
             except _Behind:
                 continue  # perhaps only the cache is behind: ask Postgres
@@ -267,6 +273,7 @@ class TableService:
         payload: dict[str, Any],
         if_match: list[str] | None,
         gate: _Gate,
+        actor: str,
         *,
         committed: bool,
     ) -> Answer:
@@ -286,12 +293,41 @@ class TableService:
             if not committed:
                 raise _Behind from None
             raise
-        settled = await self.settle(loaded.table, events, f"seat:{seat}", payload)
+        settled = await self.settle(loaded.table, events, actor, payload)
         at = now()
         body = _encoder.encode(action_result(settled, seat, at))
         answer = Answer(status=200, body=body, etag=etag(settled.table.version, seat))
         await self._commit(loaded, settled, at=at, idempotency=gate.record(answer))
         return answer
+
+    async def play_computers(self, table_id: str, limit: int = 50) -> int:
+        """Let the computer act for every seat of its that the table waits on, one command at
+        a time, until a person is to act (or ``limit`` commands); how many it sent.
+
+        Each command is decided from the seat's view alone (``domain.computer``) and sent
+        through :meth:`act` with ``If-Match`` on the version it saw, actor
+        ``computer:<seat>``: if a person's command got there first, it simply stops."""
+        sent = 0
+        while sent < limit:
+            table = (await self.load(table_id)).table
+            seats = tables.computer_to_act(table)
+            if not seats:
+                break
+            seat = seats[0]
+            command = computer.choose(table, seat)
+            try:
+                await self.act(
+                    table_id,
+                    seat,
+                    command,
+                    if_match=[etag(table.version, seat)],
+                    idempotency_key=None,
+                    actor=f"computer:{seat}",
+                )
+            except (PreconditionFailed, CommandConflict):
+                break  # the table moved meanwhile: the next look decides again
+            sent += 1
+        return sent
 
     async def settle(
         self, table: Table[Any], events: list[Event], actor: str, command: dict[str, Any]
@@ -343,6 +379,7 @@ class TableService:
                 tournament=row.tournament,
                 players=row.players,
                 state=row.state,
+                computer_turn=row.computer_turn,
                 seeds=settled.seeds,
                 seat_tokens=seat_tokens or (),
                 idempotency=idempotency,

@@ -94,6 +94,7 @@ class Commit(msgspec.Struct, frozen=True, kw_only=True):
     state: bytes
     tournament: str | None = None
     players: Sequence[str] = ()
+    computer_turn: bool = False
     seeds: Sequence[tuple[int, bytes | None]] = ()
     seat_tokens: Sequence[tuple[bytes, int]] = ()
     at: datetime
@@ -116,15 +117,17 @@ def commit_statement(new_table: bool, seeds: bool, tokens: bool, idempotency: bo
     if new_table:
         row = (
             "INSERT INTO tables (id, game, status, tournament, players, version, last_hash,"
-            " state, created_at, updated_at) VALUES (%(table)s, %(game)s, %(status)s,"
-            " %(tournament)s, %(players)s, %(version)s, %(hash)s, %(state)s, %(at)s, %(at)s)"
+            " state, computer_turn, created_at, updated_at) VALUES (%(table)s, %(game)s,"
+            " %(status)s, %(tournament)s, %(players)s, %(version)s, %(hash)s, %(state)s,"
+            " %(computer_turn)s, %(at)s, %(at)s)"
             " RETURNING id"
         )
     else:
         row = (
             "UPDATE tables SET status = %(status)s, players = %(players)s,"
             " version = %(version)s, last_hash = %(hash)s, state = %(state)s,"
-            " updated_at = %(at)s WHERE id = %(table)s AND version = %(expected)s RETURNING id"
+            " computer_turn = %(computer_turn)s, updated_at = %(at)s"
+            " WHERE id = %(table)s AND version = %(expected)s RETURNING id"
         )
     parts = [
         f"row AS ({row})",
@@ -228,6 +231,15 @@ class EventStore:
             return None
         return Snapshot(row[0], row[1], bytes(row[2]), None if row[3] is None else bytes(row[3]))
 
+    async def computer_turns(self, limit: int = 100) -> list[str]:
+        """Tables waiting on a seat the computer plays, longest waiting first."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT id::text FROM tables WHERE computer_turn ORDER BY updated_at LIMIT %s",
+                (limit,),
+            )
+            return [row[0] for row in await cur.fetchall()]
+
     async def load_many(
         self, wanted: Sequence[tuple[str, int | None]]
     ) -> dict[tuple[str, int | None], Snapshot]:
@@ -285,6 +297,7 @@ class EventStore:
             "expected": commit.expected_version,
             "hash": previous,
             "state": commit.state,
+            "computer_turn": commit.computer_turn,
             "seed_numbers": [n for n, _ in commit.seeds],
             "seed_values": [seed for _, seed in commit.seeds],
             "token_hashes": [digest for digest, _ in commit.seat_tokens],

@@ -1,0 +1,58 @@
+"""The computer players' worker: acts for every seat the computer plays, promptly.
+
+One process leads (a Postgres advisory lock), so two never race for the same turn; a
+standby takes over when the leader dies. The leader looks for tables waiting on a
+computer seat (the inline projection keeps ``tables.computer_turn``) whenever a commit
+is announced, and at least every second in case a notification was lost, and plays them
+through the ordinary command path (``TableService.play_computers``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import psycopg
+
+from domain.errors import RuleError
+from service.read.watch import TableWatcher
+from service.workers.leader import while_leading
+from service.write.handler import TableService
+
+log = logging.getLogger("cardroom.computers")
+LEADER_LOCK = 0x636172642D637075  # "card-cpu"
+LOOK_EVERY = 1.0  # seconds between looks when no commit rings
+
+
+class ComputerPlayers:
+    def __init__(self, service: TableService, watcher: TableWatcher) -> None:
+        self.service = service
+        self.watcher = watcher
+        self.leading = asyncio.Event()
+        self.played = 0
+
+    async def run(self, conninfo: str, stop: asyncio.Event) -> None:
+        async def lead(_: psycopg.AsyncConnection[Any]) -> None:
+            await self._lead(stop)
+
+        await while_leading(conninfo, LEADER_LOCK, stop, self.leading, lead, "computers")
+
+    async def _lead(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            since = self.watcher.delivered
+            await self.step()
+            await self.watcher.wait_for_any(since, LOOK_EVERY)
+
+    async def step(self) -> int:
+        """Play every table waiting on the computer now; how many commands were sent."""
+        sent = 0
+        for table_id in await self.service.store.computer_turns():
+            try:
+                sent += await self.service.play_computers(table_id)
+            except RuleError as exc:  # a bug in a computer player: say so, keep going
+                log.error("computer refused at %s: %s", table_id, exc)
+            except psycopg.Error as exc:
+                log.warning("computer turn at %s failed (%s); will look again", table_id, exc)
+        self.played += sent
+        return sent
