@@ -127,7 +127,7 @@ async def test_seeds_are_revealed_only_once_their_deal_is_over(
     def second_deal_under_way(t: Any) -> bool:
         return t.deals == 2 and len(t.state.tricks) >= 2  # nobody reaches 120 in one deal
 
-    table = await play(app.state.service, table_id, player, until=second_deal_under_way)
+    table = await play(client, app.state.service, table_id, player, until=second_deal_under_way)
     assert table.status == "playing"
     document = await export(client, table_id)
     events = events_of(document)

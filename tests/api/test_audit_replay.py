@@ -21,7 +21,7 @@ async def test_replay_at_every_version_is_the_fold_of_the_first_events(
     (every step is a request folding the table afresh: the cost grows with the square)."""
     table_id, seats, options = await new_game(client, game)
     player = Player(game, seats, options, seed=4)
-    await play(app.state.service, table_id, player, until=lambda t: t.version >= 150)
+    await play(client, app.state.service, table_id, player, until=lambda t: t.version >= 150)
     header, *lines = lines_of(await export(client, table_id))
     decode = event_decoder(game).decode
     events = [decode(msgspec.json.encode(line["data"])) for line in lines]

@@ -109,7 +109,7 @@ async def test_every_table_plays_the_tournament_decks_and_the_report_compares_th
         table_id = created["table"]["id"]
         table_ids.append(table_id)
         player = Player(game, seats, {}, seed=index)
-        await play(app.state.service, table_id, player, until=lambda t: t.deals >= 3)
+        await play(client, app.state.service, table_id, player, until=lambda t: t.deals >= 3)
 
     exports = [await export(client, t) for t in table_ids]
     for document in exports:

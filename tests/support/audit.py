@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from datetime import datetime
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import msgspec
@@ -54,6 +54,7 @@ class Player:
 
 
 async def play(
+    client: AsyncClient,
     service: TableService,
     table_id: str,
     player: Player,
@@ -61,14 +62,20 @@ async def play(
     limit: int = 20_000,
 ) -> Table[Any]:
     """Send the player's commands through the service until the game ends or ``until``
-    holds."""
-    table = (await service.load(table_id)).table
+    holds. The service lives on the app's event loop (the test client's portal thread),
+    so every call runs there: its pool and its futures belong to that loop."""
+    portal = client.blocking_portal  # type: ignore[attr-defined]
+
+    def on_app(call: Callable[[], Any]) -> Any:
+        return portal.call(call)
+
+    table = on_app(lambda: service.load(table_id)).table
     for _ in range(limit):
         if table.status != "playing" or until(table):
             return table
         seat, command = player.command(table)
-        await service.act(table_id, seat, command, if_match=None, idempotency_key=None)
-        table = (await service.load(table_id)).table
+        on_app(partial(service.act, table_id, seat, command, if_match=None, idempotency_key=None))
+        table = on_app(lambda: service.load(table_id)).table
     raise AssertionError("the game did not end")
 
 
@@ -85,7 +92,7 @@ async def new_game(client: AsyncClient, game: str, **extra: Any) -> tuple[str, i
 
 async def complete_game(client: AsyncClient, service: TableService, game: str, seed: int) -> str:
     table_id, seats, options = await new_game(client, game)
-    await play(service, table_id, Player(game, seats, options, seed))
+    await play(client, service, table_id, Player(game, seats, options, seed))
     return table_id
 
 
