@@ -20,6 +20,7 @@ from service.http.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
 from service.http.document import finish, openapi_config
 from service.http.hooks import allowed_methods, before_request
 from service.http.lifespan import lifespan
+from service.http.limits import MAX_BODY_BYTES
 from service.http.live import stream_table
 from service.http.ops import healthz, readyz
 from service.http.ops import metrics as metrics_endpoint
@@ -74,6 +75,7 @@ def create_app(settings: Settings) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[deadline_middleware(settings.request_seconds), prometheus.middleware],
         before_request=before_request,
+        request_max_body_size=MAX_BODY_BYTES,
         openapi_config=openapi_config(),
         plugins=[TaggedUnionSchemaPlugin(), StrictStructSchemaPlugin()],
         debug=False,

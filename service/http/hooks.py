@@ -11,6 +11,8 @@ from litestar.enums import MediaType
 from litestar.exceptions import ValidationException
 from litestar.routes import HTTPRoute
 
+from service.http.limits import read_body
+
 
 def _integral(value: Any) -> Any:
     """JSON Schema counts 3.0 as an integer; msgspec's strict mode does not."""
@@ -31,13 +33,14 @@ async def strict_body(request: Request[Any, Any, Any]) -> None:
 
     Litestar converts bodies leniently (``"24"`` or ``24.0`` for an integer, ``0`` for
     ``false``); a client generated from the spec must not come to depend on that, so the
-    body is first decoded strictly against the handler's declared type.
+    body is first decoded strictly against the handler's declared type, after the limits
+    on its size and media type (:mod:`service.http.limits`).
     """
     field = request.route_handler.parsed_data_field
     if field is None:
         return
     try:
-        document = _integral(msgspec.json.decode(await request.body()))
+        document = _integral(msgspec.json.decode(await read_body(request)))
         msgspec.convert(document, field.annotation, strict=True)
     except msgspec.ValidationError as exc:
         message = str(exc)

@@ -181,7 +181,7 @@ class TableController(Controller):
             " operator token."
         ),
         status_code=201,
-        responses=errors(400, 401, 403, 404),
+        responses=errors(400, 401, 403, 404, 413, 415),
         security=[{}, {"bearer": []}],
     )
     async def create_table(
@@ -226,7 +226,7 @@ class TableController(Controller):
             " taken the first deal happens."
         ),
         status_code=201,
-        responses=errors(400, 401, 404, 409),
+        responses=errors(400, 401, 404, 409, 413, 415),
         security=[{}],
     )
     async def take_seat(
@@ -357,7 +357,7 @@ class TableController(Controller):
         ),
         status_code=200,
         response_headers=_VIEW_HEADERS,
-        responses=errors(400, 401, 403, 404, 409, 412, 422),
+        responses=errors(400, 401, 403, 404, 409, 412, 413, 415, 422),
         security=[{"bearer": []}],
     )
     async def post_action(

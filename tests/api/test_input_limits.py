@@ -1,0 +1,200 @@
+"""Loose input (DESIGN 12): every malformed request is a problem that changes nothing.
+
+The limits hold on every operation that takes a body; each refusal is checked for its
+status, its problem ``code`` and for leaving the store as it was.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any, NamedTuple
+
+import psycopg
+import pytest
+from httpx import Response
+
+from service.http.spec import spec
+from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
+
+MiB = 1024 * 1024
+JSON = {"content-type": "application/json"}
+
+
+class Target(NamedTuple):
+    """An operation that takes a body, and a body it accepts as it is."""
+
+    path: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+
+async def make_targets(client: Any) -> dict[str, Target]:
+    waiting = await new_table(client)
+    playing = await new_table(client)
+    tokens = await seat_all(client, playing["id"], 4)
+    first = ok(await client.get(f"/tables/{playing['id']}"))["to_act"][0]
+    tournament = ok(
+        await client.post(
+            "/tournaments", json={"game": "forty-five", "name": "Spring"}, headers=OPERATOR
+        ),
+        201,
+    )
+    return {
+        "createTable": Target("/tables", {"game": "forty-five", "seats": 4}, {}),
+        "takeSeat": Target(f"/tables/{waiting['id']}/seats/0", {"name": "Ann"}, {}),
+        "postAction": Target(
+            f"/tables/{playing['id']}/actions", {"type": "pass"}, bearer(tokens[first])
+        ),
+        "createTournament": Target(
+            "/tournaments", {"game": "forty-five", "name": "Summer"}, OPERATOR
+        ),
+        "createTournamentTable": Target(
+            f"/tournaments/{tournament['id']}/tables",
+            {"players": ["Ann", "Bob", "Cy", "Di"]},
+            OPERATOR,
+        ),
+    }
+
+
+OPERATIONS = [
+    "createTable",
+    "takeSeat",
+    "postAction",
+    "createTournament",
+    "createTournamentTable",
+]
+
+
+@pytest.fixture(scope="module")
+async def targets(client: Any) -> dict[str, Target]:
+    """Shared by the tests that only send refused requests (they change nothing)."""
+    return await make_targets(client)
+
+
+@pytest.fixture
+async def fresh_targets(client: Any) -> dict[str, Target]:
+    """For tests whose requests are accepted."""
+    return await make_targets(client)
+
+
+async def stored(database_url: str) -> tuple[int, ...]:
+    """How many events, tables, seat tokens and tournaments the store holds."""
+    async with await psycopg.AsyncConnection.connect(database_url) as conn:
+        cur = await conn.execute(
+            "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM tables),"
+            " (SELECT count(*) FROM seat_tokens), (SELECT count(*) FROM tournaments)"
+        )
+        row = await cur.fetchone()
+    assert row is not None
+    return tuple(int(n) for n in row)
+
+
+@pytest.fixture
+async def unchanged(database_url: str) -> AsyncIterator[None]:
+    """The test's requests leave the store as it was."""
+    before = await stored(database_url)
+    yield
+    assert await stored(database_url) == before, "a refused request changed the store"
+
+
+def assert_problem(response: Response, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    problem: dict[str, Any] = response.json()
+    assert problem["status"] == status and problem["code"] == code, problem
+    assert problem["type"].endswith("/" + code)
+    return problem
+
+
+async def send(
+    client: Any, target: Target, content: bytes | Any, headers: dict[str, str | None]
+) -> Response:
+    sent = {**target.headers, **{k: v for k, v in headers.items() if v is not None}}
+    return await client.post(target.path, content=content, headers=sent)  # type: ignore[no-any-return]
+
+
+def padded(body: dict[str, Any], size: int = 0) -> bytes:
+    """``body`` as JSON, padded with trailing spaces to ``size`` bytes (if it is shorter)."""
+    text = json.dumps(body).encode()
+    return text + b" " * (size - len(text))
+
+
+# --- size --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+async def test_a_body_over_1_mib_is_refused_with_413(
+    client: Any, targets: dict[str, Target], operation: str, unchanged: None
+) -> None:
+    target = targets[operation]
+    response = await send(client, target, padded(target.body, MiB + 1), JSON)
+    problem = assert_problem(response, 413, "payload-too-large")
+    assert "1 MiB" in problem["detail"]
+
+
+async def test_a_body_of_exactly_1_mib_is_read(
+    client: Any, fresh_targets: dict[str, Target]
+) -> None:
+    target = fresh_targets["createTable"]
+    response = await send(client, target, padded(target.body, MiB), JSON)
+    assert response.status_code == 201, response.text
+
+
+# --- media type --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        None,
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/problem+json",
+        "application/merge-patch+json",
+        "application/json; charset=latin-1",
+    ],
+)
+async def test_a_body_that_is_not_application_json_is_refused_with_415(
+    client: Any,
+    targets: dict[str, Target],
+    operation: str,
+    content_type: str | None,
+    unchanged: None,
+) -> None:
+    target = targets[operation]
+    response = await send(client, target, padded(target.body), {"content-type": content_type})
+    problem = assert_problem(response, 415, "unsupported-media-type")
+    assert "application/json" in problem["detail"]
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["application/json; charset=utf-8", "Application/JSON", 'application/json;charset="UTF-8"'],
+)
+async def test_application_json_with_parameters_is_accepted(
+    client: Any, fresh_targets: dict[str, Target], content_type: str
+) -> None:
+    for operation in OPERATIONS:
+        target = fresh_targets[operation]
+        response = await send(client, target, padded(target.body), {"content-type": content_type})
+        assert response.status_code in (200, 201), (operation, response.text)
+
+
+async def test_a_missing_body_without_a_content_type_is_malformed(
+    client: Any, targets: dict[str, Target], unchanged: None
+) -> None:
+    response = await send(client, targets["createTable"], b"", {})
+    assert_problem(response, 400, "malformed-request")
+
+
+def test_every_operation_with_a_body_documents_its_limits() -> None:
+    for path, item in spec()["paths"].items():
+        for method, operation in item.items():
+            if "requestBody" not in operation:
+                continue
+            assert list(operation["requestBody"]["content"]) == ["application/json"], path
+            assert {"413", "415"} <= operation["responses"].keys(), f"{method} {path}"
+            assert operation["operationId"] in OPERATIONS, "a new body operation: test it here"
