@@ -11,7 +11,7 @@ from litestar.enums import MediaType
 from litestar.exceptions import ValidationException
 from litestar.routes import HTTPRoute
 
-from service.http.limits import read_body
+from service.http.limits import decode_json, read_body
 
 
 def _integral(value: Any) -> Any:
@@ -40,7 +40,7 @@ async def strict_body(request: Request[Any, Any, Any]) -> None:
     if field is None:
         return
     try:
-        document = _integral(msgspec.json.decode(await read_body(request)))
+        document = _integral(decode_json(await read_body(request)))
         msgspec.convert(document, field.annotation, strict=True)
     except msgspec.ValidationError as exc:
         message = str(exc)

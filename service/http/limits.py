@@ -7,8 +7,10 @@ nothing. The README's *Limits* table lists each limit and the problem it answers
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+import msgspec
 from litestar import Request
 from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 
@@ -16,6 +18,7 @@ from service.http.problems import ApiProblem
 
 MAX_BODY_BYTES = 1024 * 1024
 MAX_BODY_TEXT = "1 MiB"
+MAX_DEPTH = 64
 
 _JSON = "application/json"
 _UTF8 = {"utf-8", "utf8"}
@@ -54,3 +57,44 @@ async def read_body(request: Request[Any, Any, Any]) -> bytes:
     if content_type is None and body:
         raise _media_problem("a body without Content-Type")
     return body
+
+
+# One JSON string, escapes included. Applied only to text msgspec has decoded, where every
+# quote opens or closes a string: on malformed text (an unterminated string) the search
+# would restart at each later quote and take quadratic time.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKETS = bytes.maketrans(b"[]{}", b"()()")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+
+
+def _too_deep(skeleton: bytes) -> bool:
+    """Whether the arrays and objects of ``skeleton`` (JSON without its strings) nest
+    deeper than MAX_DEPTH levels."""
+    brackets = skeleton.translate(_BRACKETS, _NOT_BRACKETS)
+    # Each pass removes the innermost pairs: one level. Bodies are mostly shallow and
+    # small, so the count of brackets left usually settles it at once.
+    for removed in range(MAX_DEPTH):
+        if len(brackets) <= 2 * (MAX_DEPTH - removed):
+            return False
+        brackets = brackets.replace(b"()", b"")
+    return bool(brackets)
+
+
+def _nested_too_deep() -> ApiProblem:
+    return ApiProblem(
+        "malformed-request", f"the body nests arrays and objects deeper than {MAX_DEPTH} levels"
+    )
+
+
+def decode_json(body: bytes) -> Any:
+    """The JSON document of ``body``, once it is within the limits (400 otherwise).
+
+    Malformed JSON raises :class:`msgspec.DecodeError`, for Litestar to report.
+    """
+    try:
+        document = msgspec.json.decode(body)
+    except RecursionError:  # msgspec stops near 1,000 levels, far beyond the limit
+        raise _nested_too_deep() from None
+    if _too_deep(_STRING.sub(b"", body)):
+        raise _nested_too_deep()
+    return document

@@ -7,6 +7,7 @@ status, its problem ``code`` and for leaving the store as it was.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
 
@@ -14,6 +15,8 @@ import psycopg
 import pytest
 from httpx import Response
 
+from service.http.limits import decode_json
+from service.http.problems import ApiProblem
 from service.http.spec import spec
 from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
 
@@ -198,3 +201,67 @@ def test_every_operation_with_a_body_documents_its_limits() -> None:
             assert list(operation["requestBody"]["content"]) == ["application/json"], path
             assert {"413", "415"} <= operation["responses"].keys(), f"{method} {path}"
             assert operation["operationId"] in OPERATIONS, "a new body operation: test it here"
+
+
+# --- nesting -----------------------------------------------------------------------------
+
+
+def nested(levels: int) -> bytes:
+    """An object holding arrays nested so that the document is ``levels`` deep."""
+    inner = levels - 1
+    return b'{"name": ' + b"[" * inner + b"]" * inner + b"}"
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+@pytest.mark.parametrize("levels", [65, 500, 100_000])
+async def test_json_nested_deeper_than_64_levels_is_refused(
+    client: Any,
+    targets: dict[str, Target],
+    operation: str,
+    levels: int,
+    unchanged: None,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.INFO):
+        response = await send(client, targets[operation], nested(levels), JSON)
+    problem = assert_problem(response, 400, "malformed-request")
+    assert "deeper than 64" in problem["detail"]
+    logged = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert not logged, "a refused body logged an error"
+
+
+async def test_json_nested_64_levels_deep_is_read(
+    client: Any, targets: dict[str, Target], unchanged: None
+) -> None:
+    """64 levels pass the limit (and the schema refuses the arrays)."""
+    response = await send(client, targets["takeSeat"], nested(64), JSON)
+    problem = assert_problem(response, 400, "malformed-request")
+    assert "deeper" not in problem["detail"] and problem["errors"][0]["key"] == "name"
+
+
+async def test_brackets_inside_strings_are_not_nesting(
+    client: Any, fresh_targets: dict[str, Target]
+) -> None:
+    body = {"game": "forty-five", "name": "[" * 70 + "{" * 29}
+    target = fresh_targets["createTournament"]
+    response = await send(client, target, json.dumps(body).encode(), JSON)
+    assert response.status_code == 201, response.text
+
+
+def alternating(levels: int) -> Any:
+    """Objects and arrays in turn, ``levels`` deep."""
+    document: Any = 1
+    for level in range(levels):
+        document = {"a": document} if level % 2 else [document]
+    return document
+
+
+def test_objects_and_arrays_count_alike_towards_the_depth() -> None:
+    assert decode_json(json.dumps(alternating(64)).encode()) == alternating(64)
+    with pytest.raises(ApiProblem, match="deeper than 64"):
+        decode_json(json.dumps(alternating(65)).encode())
+
+
+def test_a_wide_shallow_document_is_not_deep() -> None:
+    wide = [[{"a": [1]}] for _ in range(10_000)]
+    assert decode_json(json.dumps(wide).encode()) == wide
