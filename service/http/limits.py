@@ -7,7 +7,7 @@ nothing. The README's *Limits* table lists each limit and the problem it answers
 
 from __future__ import annotations
 
-import re
+import json
 from typing import Any
 
 import msgspec
@@ -59,10 +59,20 @@ async def read_body(request: Request[Any, Any, Any]) -> bytes:
     return body
 
 
-# One JSON string, escapes included. Applied only to text msgspec has decoded, where every
-# quote opens or closes a string: on malformed text (an unterminated string) the search
-# would restart at each later quote and take quadratic time.
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+def _without_strings(text: bytes) -> bytes:
+    """Valid JSON ``text`` with every string cut out: what is left is structure, numbers
+    and literals.
+
+    Backslashes occur only in strings, each starting a two-character escape, so dropping
+    the escaped backslashes and then the escaped quotes leaves only the quotes that open
+    and close strings; every second piece between them is outside. All of it runs in C,
+    in time linear in the text (a regular expression took several times longer).
+    """
+    if b"\\" in text:
+        text = text.replace(b"\\\\", b"").replace(b'\\"', b"")
+    return b"".join(text.split(b'"')[::2])
+
+
 _BRACKETS = bytes.maketrans(b"[]{}", b"()()")
 _NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
 
@@ -86,6 +96,21 @@ def _nested_too_deep() -> ApiProblem:
     )
 
 
+def _duplicate_problem(body: bytes) -> ApiProblem:
+    """Names the first key written twice (only on this refusal: the stdlib decoder,
+    with a hook on every object, is several times slower than msgspec)."""
+    found: list[str] = []
+
+    def pairs(members: list[tuple[str, Any]]) -> None:
+        keys = [key for key, _ in members]
+        if not found and len(set(keys)) < len(keys):
+            found.append(next(key for i, key in enumerate(keys) if key in keys[:i]))
+
+    json.loads(body, object_pairs_hook=pairs)
+    key = json.dumps(found[0] if found else "?")
+    return ApiProblem("malformed-request", f"the key {key[:60]} is written twice in one object")
+
+
 def decode_json(body: bytes) -> Any:
     """The JSON document of ``body``, once it is within the limits (400 otherwise).
 
@@ -95,6 +120,13 @@ def decode_json(body: bytes) -> Any:
         document = msgspec.json.decode(body)
     except RecursionError:  # msgspec stops near 1,000 levels, far beyond the limit
         raise _nested_too_deep() from None
-    if _too_deep(_STRING.sub(b"", body)):
+    skeleton = _without_strings(body)
+    if _too_deep(skeleton):
         raise _nested_too_deep()
+    # Outside strings a colon follows each key, so the text holds as many keys as it has
+    # colons; the decoded document, where a key written twice is kept once, as many as its
+    # own encoding. Both counts run in C: msgspec keeps the last value and says nothing.
+    written = skeleton.count(b":")
+    if written and written != _without_strings(msgspec.json.encode(document)).count(b":"):
+        raise _duplicate_problem(body)
     return document

@@ -14,7 +14,10 @@ from typing import Any, NamedTuple
 import psycopg
 import pytest
 from httpx import Response
+from hypothesis import given
+from hypothesis import strategies as st
 
+from domain.cards import standard_pack
 from service.http.limits import decode_json
 from service.http.problems import ApiProblem
 from service.http.spec import spec
@@ -265,3 +268,91 @@ def test_objects_and_arrays_count_alike_towards_the_depth() -> None:
 def test_a_wide_shallow_document_is_not_deep() -> None:
     wide = [[{"a": [1]}] for _ in range(10_000)]
     assert decode_json(json.dumps(wide).encode()) == wide
+
+
+# --- duplicate keys ----------------------------------------------------------------------
+
+
+def with_first_key_twice(body: dict[str, Any]) -> bytes:
+    """``body`` as JSON with its first member written twice, with the same value."""
+    key, value = next(iter(body.items()))
+    return f"{{{json.dumps(key)}: {json.dumps(value)}, ".encode() + json.dumps(body)[1:].encode()
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+async def test_a_key_written_twice_is_refused(
+    client: Any, targets: dict[str, Target], operation: str, unchanged: None
+) -> None:
+    target = targets[operation]
+    response = await send(client, target, with_first_key_twice(target.body), JSON)
+    problem = assert_problem(response, 400, "malformed-request")
+    assert f'"{next(iter(target.body))}"' in problem["detail"]
+
+
+@pytest.mark.parametrize(
+    ("operation", "body"),
+    [
+        pytest.param(
+            "createTable", b'{"game": "pitch", "game": "forty-five", "seats": 4}', id="last wins"
+        ),
+        pytest.param(
+            "createTable",
+            b'{"game": "pitch", "seats": 4, "options": {"low_point": "dealt", "low_point": "won"}}',
+            id="nested object",
+        ),
+        pytest.param(
+            "createTable", b'{"game": "pitch", "g\\u0061me": "pitch", "seats": 4}', id="escaped"
+        ),
+        pytest.param("postAction", b'{"type": "bid", "amount": 5, "amount": 20}', id="command"),
+        pytest.param("takeSeat", b'{"name": "Ann", "name": "Bob"}', id="name"),
+    ],
+)
+async def test_duplicate_keys_are_refused_wherever_they_are(
+    client: Any, targets: dict[str, Target], operation: str, body: bytes, unchanged: None
+) -> None:
+    response = await send(client, targets[operation], body, JSON)
+    problem = assert_problem(response, 400, "malformed-request")
+    assert "twice" in problem["detail"]
+
+
+async def test_the_same_key_in_sibling_objects_is_no_duplicate(
+    client: Any, fresh_targets: dict[str, Target]
+) -> None:
+    deck = {"deck": list(standard_pack())}
+    body = {"game": "forty-five", "seats": 4, "deals": [deck, deck]}
+    response = await client.post("/tables", json=body, headers=OPERATOR)
+    assert response.status_code == 201, response.text
+
+
+async def test_keys_inside_strings_are_no_duplicates(
+    client: Any, fresh_targets: dict[str, Target]
+) -> None:
+    target = fresh_targets["takeSeat"]
+    response = await send(client, target, json.dumps({"name": 'A "name": B'}).encode(), JSON)
+    assert response.status_code == 201, response.text
+
+
+TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=8) | st.sampled_from(
+    ['"', "\\", '\\"', "\\\\", '":', "[{", "}]"]
+)
+DOCUMENTS = st.recursive(
+    st.none() | st.booleans() | st.integers() | TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@given(DOCUMENTS, st.booleans())
+def test_any_document_within_the_limits_decodes_as_it_is(document: Any, ascii: bool) -> None:
+    assert decode_json(json.dumps(document, ensure_ascii=ascii).encode()) == document
+
+
+@given(st.dictionaries(TEXT, DOCUMENTS, min_size=1, max_size=4), DOCUMENTS)
+def test_any_object_with_a_key_written_twice_is_refused(
+    members: dict[str, Any], outer: Any
+) -> None:
+    text = with_first_key_twice(members)
+    wrapped = b"[" + json.dumps(outer).encode() + b', {"x": ' + text + b"}]"
+    for body in (text, wrapped):
+        with pytest.raises(ApiProblem, match="written twice"):
+            decode_json(body)
