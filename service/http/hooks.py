@@ -14,15 +14,15 @@ from litestar.routes import HTTPRoute
 from service.http.limits import decode_json, read_body
 
 
-def _integral(value: Any) -> Any:
-    """JSON Schema counts 3.0 as an integer; msgspec's strict mode does not."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_integral(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _integral(v) for k, v in value.items()}
-    return value
+def _number(text: str) -> int | float:
+    """JSON Schema counts 3.0 as an integer; msgspec's strict mode does not. (Decoding
+    integral floats as ints, rather than walking the document afterwards in Python, keeps
+    a megabyte of empty arrays from costing half a second.)"""
+    number = float(text)
+    return int(number) if number.is_integer() else number
+
+
+_DECODER = msgspec.json.Decoder(float_hook=_number)
 
 
 _AT_PATH = re.compile(r" - at `\$\.?(?P<path>[^`]*)`$")
@@ -40,7 +40,7 @@ async def strict_body(request: Request[Any, Any, Any]) -> None:
     if field is None:
         return
     try:
-        document = _integral(decode_json(await read_body(request)))
+        document = decode_json(await read_body(request), _DECODER)
         msgspec.convert(document, field.annotation, strict=True)
     except msgspec.ValidationError as exc:
         message = str(exc)

@@ -111,13 +111,17 @@ def _duplicate_problem(body: bytes) -> ApiProblem:
     return ApiProblem("malformed-request", f"the key {key[:60]} is written twice in one object")
 
 
-def decode_json(body: bytes) -> Any:
-    """The JSON document of ``body``, once it is within the limits (400 otherwise).
+_PLAIN = msgspec.json.Decoder()
 
-    Malformed JSON raises :class:`msgspec.DecodeError`, for Litestar to report.
+
+def decode_json(body: bytes, decoder: msgspec.json.Decoder[Any] = _PLAIN) -> Any:
+    """The JSON document of ``body`` (by ``decoder``), once it is within the limits.
+
+    Beyond them a 400 problem; malformed JSON raises :class:`msgspec.DecodeError`, for
+    Litestar to report.
     """
     try:
-        document = msgspec.json.decode(body)
+        document = decoder.decode(body)
     except RecursionError:  # msgspec stops near 1,000 levels, far beyond the limit
         raise _nested_too_deep() from None
     skeleton = _without_strings(body)

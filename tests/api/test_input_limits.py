@@ -356,3 +356,13 @@ def test_any_object_with_a_key_written_twice_is_refused(
     for body in (text, wrapped):
         with pytest.raises(ApiProblem, match="written twice"):
             decode_json(body)
+
+
+async def test_an_integral_float_is_an_integer_as_json_schema_says(
+    client: Any, fresh_targets: dict[str, Target]
+) -> None:
+    target = fresh_targets["postAction"]
+    half = await send(client, target, b'{"type": "bid", "amount": 20.5}', JSON)
+    assert_problem(half, 400, "malformed-request")
+    whole = await send(client, target, b'{"type": "bid", "amount": 20.0}', JSON)
+    assert whole.status_code == 200, whole.text
