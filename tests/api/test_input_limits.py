@@ -366,3 +366,24 @@ async def test_an_integral_float_is_an_integer_as_json_schema_says(
     assert_problem(half, 400, "malformed-request")
     whole = await send(client, target, b'{"type": "bid", "amount": 20.0}', JSON)
     assert whole.status_code == 200, whole.text
+
+
+# --- paths -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param("/docs/assets/x%00", id="NUL"),
+        pytest.param("/docs/assets/swagger-ui.css%00.js", id="NUL before a suffix"),
+        pytest.param("/docs/assets/" + "a" * 300, id="name too long"),
+        pytest.param("/docs/assets/favicon-32x32.png/x", id="a file as a directory"),
+    ],
+)
+async def test_an_asset_path_no_file_can_have_is_not_found(
+    client: Any, path: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO):
+        response = await client.get(path)
+    assert_problem(response, 404, "not-found")
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
