@@ -23,7 +23,12 @@ Command = PlayerCommand
 # and U+FEFF are named outright: Python's ``\s`` counts U+0085 as a space and JSON
 # Schema's does not, while JSON Schema's counts U+FEFF and Python's does not — the
 # server and a client validating by the document must agree on every name.
-TEXT = r"^[^\s\x00-\x1f\x7f-\x9f\ufeff]([^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f\ufeff])?$"
+# Every pattern ends with ``$(?!\n)``: the same as ``$`` in ECMA-262, where ``$`` matches
+# only at the end; Python's ``re`` (the server's and Python clients') lets ``$`` match
+# before a final newline too, and the lookahead takes that back.
+TEXT = (
+    r"^[^\s\x00-\x1f\x7f-\x9f\ufeff]([^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f\ufeff])?$(?!\n)"
+)
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=TEXT)]
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=6)]
 
@@ -235,7 +240,7 @@ class StreamMessage(msgspec.Struct, frozen=True):
         ),
     ]
     event: Annotated[str, msgspec.Meta(description="The event type, e.g. `card_played`.")]
-    id: Annotated[str, msgspec.Meta(pattern="^[1-9][0-9]*$", description="The version.")]
+    id: Annotated[str, msgspec.Meta(pattern=r"^[1-9][0-9]*$(?!\n)", description="The version.")]
 
 
 class EventPage(msgspec.Struct, frozen=True):

@@ -69,7 +69,9 @@ After = Annotated[
         description="Events after this version.",
     ),
 ]
-UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+UUID_PATTERN = (
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$(?!\n)"
+)
 Wait = Annotated[
     int | None,
     QueryParameter(
@@ -307,7 +309,7 @@ class TableController(Controller):
             str | None,
             QueryParameter(
                 name="cursor",
-                pattern=r"^[0-9]{1,18}$",
+                pattern=r"^[0-9]{1,18}$(?!\n)",
                 description="The `next` of the previous page.",
             ),
         ] = None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
 
@@ -18,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.cards import standard_pack
+from service.http.asyncapi import document as asyncapi_document
 from service.http.limits import decode_json
 from service.http.problems import ApiProblem
 from service.http.spec import spec
@@ -387,3 +389,62 @@ async def test_an_asset_path_no_file_can_have_is_not_found(
         response = await client.get(path)
     assert_problem(response, 404, "not-found")
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+# --- patterns ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("operation", "body"),
+    [
+        pytest.param("takeSeat", {"name": "Ann\n"}, id="name"),
+        pytest.param("createTournament", {"game": "forty-five", "name": "Fall\n"}, id="tournament"),
+        pytest.param(
+            "createTournamentTable", {"players": ["Ann\n", "Bob", "Cy", "Di"]}, id="player"
+        ),
+        pytest.param("postAction", {"type": "play", "card": "5S\n"}, id="card"),
+        pytest.param("postAction", {"type": "name_trump", "suit": "S\n"}, id="suit"),
+    ],
+)
+async def test_a_trailing_newline_is_refused_in_a_body(
+    client: Any, targets: dict[str, Target], operation: str, body: dict[str, Any], unchanged: None
+) -> None:
+    """Python's ``$`` also matches before a final newline; the patterns must not."""
+    response = await send(client, targets[operation], json.dumps(body).encode(), JSON)
+    problem = assert_problem(response, 400, "malformed-request")
+    assert "matching regex" in problem["detail"], problem
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "player=Ann%0A",
+        "cursor=5%0A",
+        "tournament=00000000-0000-0000-0000-000000000000%0A",
+    ],
+)
+async def test_a_trailing_newline_is_refused_in_a_query(client: Any, query: str) -> None:
+    response = await client.get(f"/tables?{query}")
+    assert_problem(response, 400, "malformed-request")
+
+
+def published_patterns(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        found = {node["pattern"]} if isinstance(node.get("pattern"), str) else set()
+        return found.union(*(published_patterns(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(published_patterns(v) for v in node))
+    return set()
+
+
+PUBLISHED = sorted(published_patterns(spec()) | published_patterns(asyncapi_document()))
+
+
+@pytest.mark.parametrize("pattern", PUBLISHED)
+@given(data=st.data())
+def test_no_published_pattern_takes_a_trailing_newline(pattern: str, data: st.DataObject) -> None:
+    """A value that matches, with a newline added, does not — in Python's ``re`` as in
+    ECMA-262, where ``$`` only ever matches at the end."""
+    value = data.draw(st.from_regex(pattern, fullmatch=True))
+    assert re.search(pattern, value)
+    assert not re.search(pattern, value + "\n")
