@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 import logging
 import re
+import shutil
+import subprocess
+import unicodedata
 from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
 
@@ -22,6 +25,7 @@ from domain.cards import standard_pack
 from service.http.asyncapi import document as asyncapi_document
 from service.http.limits import decode_json
 from service.http.problems import ApiProblem
+from service.http.schemas import TEXT
 from service.http.spec import spec
 from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
 
@@ -334,12 +338,12 @@ async def test_keys_inside_strings_are_no_duplicates(
     assert response.status_code == 201, response.text
 
 
-TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=8) | st.sampled_from(
+STRINGS = st.text(st.characters(exclude_categories=["Cs"]), max_size=8) | st.sampled_from(
     ['"', "\\", '\\"', "\\\\", '":', "[{", "}]"]
 )
 DOCUMENTS = st.recursive(
-    st.none() | st.booleans() | st.integers() | TEXT,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
+    st.none() | st.booleans() | st.integers() | STRINGS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(STRINGS, inner, max_size=4),
     max_leaves=30,
 )
 
@@ -349,7 +353,7 @@ def test_any_document_within_the_limits_decodes_as_it_is(document: Any, ascii: b
     assert decode_json(json.dumps(document, ensure_ascii=ascii).encode()) == document
 
 
-@given(st.dictionaries(TEXT, DOCUMENTS, min_size=1, max_size=4), DOCUMENTS)
+@given(st.dictionaries(STRINGS, DOCUMENTS, min_size=1, max_size=4), DOCUMENTS)
 def test_any_object_with_a_key_written_twice_is_refused(
     members: dict[str, Any], outer: Any
 ) -> None:
@@ -448,3 +452,87 @@ def test_no_published_pattern_takes_a_trailing_newline(pattern: str, data: st.Da
     value = data.draw(st.from_regex(pattern, fullmatch=True))
     assert re.search(pattern, value)
     assert not re.search(pattern, value + "\n")
+
+
+# --- names -------------------------------------------------------------------------------
+
+BIDI_AND_ZERO_WIDTH = [
+    *range(0x202A, 0x202F),  # embeddings and overrides
+    *range(0x2066, 0x206A),  # isolates
+    *range(0x200B, 0x2010),  # zero-width space, (non-)joiner, direction marks
+    0x2060,  # word joiner
+    0xFEFF,  # zero-width no-break space (byte order mark)
+]
+
+
+@pytest.mark.parametrize("code", BIDI_AND_ZERO_WIDTH, ids=lambda c: f"U+{c:04X}")
+async def test_bidi_and_zero_width_characters_are_refused_in_names(
+    client: Any, targets: dict[str, Target], code: int, unchanged: None
+) -> None:
+    for name in (f"Ann{chr(code)}Bob", f"{chr(code)}Ann", f"Ann{chr(code)}"):
+        response = await send(
+            client, targets["takeSeat"], json.dumps({"name": name}).encode(), JSON
+        )
+        assert_problem(response, 400, "malformed-request")
+
+
+REFUSED_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}  # controls, format characters, separators
+REFUSED = [chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) in REFUSED_CATEGORIES]
+
+
+def test_every_control_and_format_character_of_the_bmp_is_refused_in_names() -> None:
+    """Anywhere in a name, by the published pattern, in Python as in ECMA-262."""
+    for char in REFUSED:
+        for name in (f"A{char}B", f"{char}AB", f"AB{char}", char):
+            assert not re.search(TEXT, name), f"U+{ord(char):04X} in {name!r}"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["José", "Zoë Ann", "李小龍", "أحمد", "דוד", "O'Neil-Smith", "Ann 🂡", "a b  c", "[x]"],
+)
+def test_names_in_any_script_are_accepted(name: str) -> None:
+    assert re.search(TEXT, name)
+
+
+@pytest.mark.parametrize("name", [" Ann", "Ann ", "\u00a0Ann", "Ann\u3000", ""])
+def test_a_name_neither_starts_nor_ends_with_a_space(name: str) -> None:
+    assert not re.search(TEXT, name)
+
+
+_ECMA_CHECK = """
+const {patterns, samples} = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const verdicts = {};
+for (const p of patterns) for (const flags of ["", "u"])
+  verdicts[flags + "/" + p] = samples.map((s) => new RegExp(p, flags).test(s));
+process.stdout.write(JSON.stringify(verdicts));
+"""
+
+
+def test_the_published_patterns_mean_the_same_in_ecma_262() -> None:
+    """What clients validating by the document accept (Node, with and without the ``u``
+    flag) is what the server accepts."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    spaces = {"Cc", "Cf", "Zl", "Zp", "Zs"}
+    odd = [chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) in spaces]
+    samples = [
+        *[text for c in odd for text in (f"A{c}B", f"{c}B", f"A{c}")],
+        *["Ann", "José", "Ann 🂡", "A\U000e0041B", "5S", "5S\n", "S", "12", "12\n", "0" * 64],
+        "00000000-0000-0000-0000-000000000000",
+    ]
+    found = subprocess.run(
+        [node, "-e", _ECMA_CHECK],
+        input=json.dumps({"patterns": PUBLISHED, "samples": samples}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    verdicts = json.loads(found.stdout)
+    for pattern in PUBLISHED:
+        python = [bool(re.search(pattern, s)) for s in samples]
+        for flags in ("", "u"):
+            ecma = verdicts[f"{flags}/{pattern}"]
+            differ = [s for s, a, b in zip(samples, python, ecma, strict=True) if a != b]
+            assert not differ, (pattern, flags, differ[:5])
