@@ -1,129 +1,25 @@
-"""Loose input (DESIGN 12): every malformed request is a problem that changes nothing.
-
-The limits hold on every operation that takes a body; each refusal is checked for its
-status, its problem ``code`` and for leaving the store as it was.
+"""Loose bodies (DESIGN 12): each limit is a problem with its own code, on every operation
+that takes a body, and changes nothing (the ``unchanged`` fixture checks the store).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
-import shutil
-import subprocess
-import unicodedata
-from collections.abc import AsyncIterator
-from typing import Any, NamedTuple
+from typing import Any
 
-import psycopg
 import pytest
-from httpx import Response
 from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.cards import standard_pack
-from service.http.asyncapi import document as asyncapi_document
 from service.http.limits import decode_json
 from service.http.problems import ApiProblem
-from service.http.schemas import TEXT
 from service.http.spec import spec
-from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
+from tests.support.api import OPERATOR
+from tests.support.refusals import JSON, OPERATIONS, Target, assert_problem, send
 
 MiB = 1024 * 1024
-JSON = {"content-type": "application/json"}
-
-
-class Target(NamedTuple):
-    """An operation that takes a body, and a body it accepts as it is."""
-
-    path: str
-    body: dict[str, Any]
-    headers: dict[str, str]
-
-
-async def make_targets(client: Any) -> dict[str, Target]:
-    waiting = await new_table(client)
-    playing = await new_table(client)
-    tokens = await seat_all(client, playing["id"], 4)
-    first = ok(await client.get(f"/tables/{playing['id']}"))["to_act"][0]
-    tournament = ok(
-        await client.post(
-            "/tournaments", json={"game": "forty-five", "name": "Spring"}, headers=OPERATOR
-        ),
-        201,
-    )
-    return {
-        "createTable": Target("/tables", {"game": "forty-five", "seats": 4}, {}),
-        "takeSeat": Target(f"/tables/{waiting['id']}/seats/0", {"name": "Ann"}, {}),
-        "postAction": Target(
-            f"/tables/{playing['id']}/actions", {"type": "pass"}, bearer(tokens[first])
-        ),
-        "createTournament": Target(
-            "/tournaments", {"game": "forty-five", "name": "Summer"}, OPERATOR
-        ),
-        "createTournamentTable": Target(
-            f"/tournaments/{tournament['id']}/tables",
-            {"players": ["Ann", "Bob", "Cy", "Di"]},
-            OPERATOR,
-        ),
-    }
-
-
-OPERATIONS = [
-    "createTable",
-    "takeSeat",
-    "postAction",
-    "createTournament",
-    "createTournamentTable",
-]
-
-
-@pytest.fixture(scope="module")
-async def targets(client: Any) -> dict[str, Target]:
-    """Shared by the tests that only send refused requests (they change nothing)."""
-    return await make_targets(client)
-
-
-@pytest.fixture
-async def fresh_targets(client: Any) -> dict[str, Target]:
-    """For tests whose requests are accepted."""
-    return await make_targets(client)
-
-
-async def stored(database_url: str) -> tuple[int, ...]:
-    """How many events, tables, seat tokens and tournaments the store holds."""
-    async with await psycopg.AsyncConnection.connect(database_url) as conn:
-        cur = await conn.execute(
-            "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM tables),"
-            " (SELECT count(*) FROM seat_tokens), (SELECT count(*) FROM tournaments)"
-        )
-        row = await cur.fetchone()
-    assert row is not None
-    return tuple(int(n) for n in row)
-
-
-@pytest.fixture
-async def unchanged(database_url: str) -> AsyncIterator[None]:
-    """The test's requests leave the store as it was."""
-    before = await stored(database_url)
-    yield
-    assert await stored(database_url) == before, "a refused request changed the store"
-
-
-def assert_problem(response: Response, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    problem: dict[str, Any] = response.json()
-    assert problem["status"] == status and problem["code"] == code, problem
-    assert problem["type"].endswith("/" + code)
-    return problem
-
-
-async def send(
-    client: Any, target: Target, content: bytes | Any, headers: dict[str, str | None]
-) -> Response:
-    sent = {**target.headers, **{k: v for k, v in headers.items() if v is not None}}
-    return await client.post(target.path, content=content, headers=sent)  # type: ignore[no-any-return]
 
 
 def padded(body: dict[str, Any], size: int = 0) -> bytes:
@@ -393,146 +289,3 @@ async def test_an_asset_path_no_file_can_have_is_not_found(
         response = await client.get(path)
     assert_problem(response, 404, "not-found")
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
-
-
-# --- patterns ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("operation", "body"),
-    [
-        pytest.param("takeSeat", {"name": "Ann\n"}, id="name"),
-        pytest.param("createTournament", {"game": "forty-five", "name": "Fall\n"}, id="tournament"),
-        pytest.param(
-            "createTournamentTable", {"players": ["Ann\n", "Bob", "Cy", "Di"]}, id="player"
-        ),
-        pytest.param("postAction", {"type": "play", "card": "5S\n"}, id="card"),
-        pytest.param("postAction", {"type": "name_trump", "suit": "S\n"}, id="suit"),
-    ],
-)
-async def test_a_trailing_newline_is_refused_in_a_body(
-    client: Any, targets: dict[str, Target], operation: str, body: dict[str, Any], unchanged: None
-) -> None:
-    """Python's ``$`` also matches before a final newline; the patterns must not."""
-    response = await send(client, targets[operation], json.dumps(body).encode(), JSON)
-    problem = assert_problem(response, 400, "malformed-request")
-    assert "matching regex" in problem["detail"], problem
-
-
-@pytest.mark.parametrize(
-    "query",
-    [
-        "player=Ann%0A",
-        "cursor=5%0A",
-        "tournament=00000000-0000-0000-0000-000000000000%0A",
-    ],
-)
-async def test_a_trailing_newline_is_refused_in_a_query(client: Any, query: str) -> None:
-    response = await client.get(f"/tables?{query}")
-    assert_problem(response, 400, "malformed-request")
-
-
-def published_patterns(node: Any) -> set[str]:
-    if isinstance(node, dict):
-        found = {node["pattern"]} if isinstance(node.get("pattern"), str) else set()
-        return found.union(*(published_patterns(v) for v in node.values()))
-    if isinstance(node, list):
-        return set().union(*(published_patterns(v) for v in node))
-    return set()
-
-
-PUBLISHED = sorted(published_patterns(spec()) | published_patterns(asyncapi_document()))
-
-
-@pytest.mark.parametrize("pattern", PUBLISHED)
-@given(data=st.data())
-def test_no_published_pattern_takes_a_trailing_newline(pattern: str, data: st.DataObject) -> None:
-    """A value that matches, with a newline added, does not — in Python's ``re`` as in
-    ECMA-262, where ``$`` only ever matches at the end."""
-    value = data.draw(st.from_regex(pattern, fullmatch=True))
-    assert re.search(pattern, value)
-    assert not re.search(pattern, value + "\n")
-
-
-# --- names -------------------------------------------------------------------------------
-
-BIDI_AND_ZERO_WIDTH = [
-    *range(0x202A, 0x202F),  # embeddings and overrides
-    *range(0x2066, 0x206A),  # isolates
-    *range(0x200B, 0x2010),  # zero-width space, (non-)joiner, direction marks
-    0x2060,  # word joiner
-    0xFEFF,  # zero-width no-break space (byte order mark)
-]
-
-
-@pytest.mark.parametrize("code", BIDI_AND_ZERO_WIDTH, ids=lambda c: f"U+{c:04X}")
-async def test_bidi_and_zero_width_characters_are_refused_in_names(
-    client: Any, targets: dict[str, Target], code: int, unchanged: None
-) -> None:
-    for name in (f"Ann{chr(code)}Bob", f"{chr(code)}Ann", f"Ann{chr(code)}"):
-        response = await send(
-            client, targets["takeSeat"], json.dumps({"name": name}).encode(), JSON
-        )
-        assert_problem(response, 400, "malformed-request")
-
-
-REFUSED_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}  # controls, format characters, separators
-REFUSED = [chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) in REFUSED_CATEGORIES]
-
-
-def test_every_control_and_format_character_of_the_bmp_is_refused_in_names() -> None:
-    """Anywhere in a name, by the published pattern, in Python as in ECMA-262."""
-    for char in REFUSED:
-        for name in (f"A{char}B", f"{char}AB", f"AB{char}", char):
-            assert not re.search(TEXT, name), f"U+{ord(char):04X} in {name!r}"
-
-
-@pytest.mark.parametrize(
-    "name",
-    ["José", "Zoë Ann", "李小龍", "أحمد", "דוד", "O'Neil-Smith", "Ann 🂡", "a b  c", "[x]"],
-)
-def test_names_in_any_script_are_accepted(name: str) -> None:
-    assert re.search(TEXT, name)
-
-
-@pytest.mark.parametrize("name", [" Ann", "Ann ", "\u00a0Ann", "Ann\u3000", ""])
-def test_a_name_neither_starts_nor_ends_with_a_space(name: str) -> None:
-    assert not re.search(TEXT, name)
-
-
-_ECMA_CHECK = """
-const {patterns, samples} = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const verdicts = {};
-for (const p of patterns) for (const flags of ["", "u"])
-  verdicts[flags + "/" + p] = samples.map((s) => new RegExp(p, flags).test(s));
-process.stdout.write(JSON.stringify(verdicts));
-"""
-
-
-def test_the_published_patterns_mean_the_same_in_ecma_262() -> None:
-    """What clients validating by the document accept (Node, with and without the ``u``
-    flag) is what the server accepts."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
-    spaces = {"Cc", "Cf", "Zl", "Zp", "Zs"}
-    odd = [chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) in spaces]
-    samples = [
-        *[text for c in odd for text in (f"A{c}B", f"{c}B", f"A{c}")],
-        *["Ann", "José", "Ann 🂡", "A\U000e0041B", "5S", "5S\n", "S", "12", "12\n", "0" * 64],
-        "00000000-0000-0000-0000-000000000000",
-    ]
-    found = subprocess.run(
-        [node, "-e", _ECMA_CHECK],
-        input=json.dumps({"patterns": PUBLISHED, "samples": samples}),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    verdicts = json.loads(found.stdout)
-    for pattern in PUBLISHED:
-        python = [bool(re.search(pattern, s)) for s in samples]
-        for flags in ("", "u"):
-            ecma = verdicts[f"{flags}/{pattern}"]
-            differ = [s for s, a, b in zip(samples, python, ecma, strict=True) if a != b]
-            assert not differ, (pattern, flags, differ[:5])
