@@ -18,6 +18,7 @@ from litestar.types import PathType
 from litestar.types.file_types import FileInfo
 from swagger_ui_bundle import swagger_ui_path
 
+from service.http.headers import docs_headers
 from service.http.problems import CATALOGUE
 
 DOCS = "/docs"
@@ -61,6 +62,18 @@ class _Assets(BaseLocalFileSystem):
             return await super().info(path, **kwargs)
         except (ValueError, OSError) as exc:
             raise FileNotFoundError(str(path)) from exc
+
+
+def docs_router() -> Router:
+    """Where Litestar puts the pages of the render plugins (and the JSON document)."""
+    return Router(
+        DOCS,
+        route_handlers=[],
+        include_in_schema=False,
+        after_request=docs_headers,
+        dto=None,
+        return_dto=None,
+    )
 
 
 def assets_router() -> Router:

@@ -36,3 +36,12 @@ async def test_a_streamed_body_over_1_mib_is_refused_with_413(base: str) -> None
         assert response.json()["code"] == "payload-too-large"
         tables = (await client.get("/tables")).json()["tables"]
         assert tables == [], "the refused body created a table"
+
+
+def test_the_server_does_not_name_itself(base: str) -> None:
+    """No ``server: uvicorn`` header; the security headers come through uvicorn too."""
+    for path in ("/healthz", "/no-such-route", "/docs"):
+        response = httpx.get(f"{base}{path}", timeout=10)
+        assert "server" not in response.headers, (path, response.headers)
+        assert response.headers["x-content-type-options"] == "nosniff", path
+    assert httpx.get(f"{base}/docs", timeout=10).headers["x-frame-options"] == "DENY"
