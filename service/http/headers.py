@@ -11,6 +11,8 @@ from typing import Any
 
 from litestar import Response
 from litestar.datastructures import MutableScopeHeaders
+from litestar.exceptions import NotFoundException
+from litestar.status_codes import HTTP_404_NOT_FOUND
 from litestar.types import Message, Scope
 
 
@@ -50,7 +52,13 @@ def docs_policy(page: bytes) -> str:
 
 
 def docs_headers(response: Response[Any]) -> Response[Any]:
-    """For the /docs pages (Swagger UI, its OAuth2 redirect page, the JSON document)."""
+    """For the /docs pages (Swagger UI, its OAuth2 redirect page, the JSON document).
+
+    Litestar answers an unknown page there with an HTML 404 of its own; it becomes the
+    ``not-found`` problem every other unknown path gets.
+    """
+    if response.status_code == HTTP_404_NOT_FOUND:
+        raise NotFoundException()
     page = response.content if isinstance(response.content, bytes) else b""
     response.headers["Content-Security-Policy"] = docs_policy(page)
     response.headers["X-Frame-Options"] = "DENY"

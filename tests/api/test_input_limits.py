@@ -289,3 +289,9 @@ async def test_an_asset_path_no_file_can_have_is_not_found(
         response = await client.get(path)
     assert_problem(response, 404, "not-found")
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+@pytest.mark.parametrize("path", ["/docs/no-such-page", "/docs/x%00", "/docs/a/b/c"])
+async def test_an_unknown_docs_page_is_a_not_found_problem(client: Any, path: str) -> None:
+    """Like every other unknown path (Litestar answers these with an HTML page)."""
+    assert_problem(await client.get(path), 404, "not-found")
