@@ -19,14 +19,14 @@ SUITS = "CDHS"
 Card = Annotated[
     str,
     msgspec.Meta(
-        pattern="^[2-9TJQKA][CDHS]$",
+        pattern=r"^[2-9TJQKA][CDHS]$(?!\n)",
         description="A card code: rank (2-9, T, J, Q, K, A) then suit (C, D, H, S).",
         examples=["5S"],
     ),
 ]
 Suit = Annotated[
     str,
-    msgspec.Meta(pattern="^[CDHS]$", description="A suit: C, D, H or S.", examples=["S"]),
+    msgspec.Meta(pattern=r"^[CDHS]$(?!\n)", description="A suit: C, D, H or S.", examples=["S"]),
 ]
 
 

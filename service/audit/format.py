@@ -29,7 +29,8 @@ FORMAT: Literal["cardroom-export/1"] = "cardroom-export/1"
 NDJSON = "application/x-ndjson"
 
 Hash = Annotated[
-    str, msgspec.Meta(pattern="^[0-9a-f]{64}$", description="A SHA-256 digest, lower-case hex.")
+    str,
+    msgspec.Meta(pattern=r"^[0-9a-f]{64}$(?!\n)", description="A SHA-256 digest, lower-case hex."),
 ]
 
 if TYPE_CHECKING:

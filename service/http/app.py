@@ -18,8 +18,10 @@ from service.http.auth import Authenticator, Caller
 from service.http.deadline import deadline_middleware
 from service.http.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
 from service.http.document import finish, openapi_config
+from service.http.headers import nosniff
 from service.http.hooks import allowed_methods, before_request
 from service.http.lifespan import lifespan
+from service.http.limits import MAX_BODY_BYTES
 from service.http.live import stream_table
 from service.http.ops import healthz, readyz
 from service.http.ops import metrics as metrics_endpoint
@@ -74,6 +76,8 @@ def create_app(settings: Settings) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[deadline_middleware(settings.request_seconds), prometheus.middleware],
         before_request=before_request,
+        before_send=[nosniff],
+        request_max_body_size=MAX_BODY_BYTES,
         openapi_config=openapi_config(),
         plugins=[TaggedUnionSchemaPlugin(), StrictStructSchemaPlugin()],
         debug=False,

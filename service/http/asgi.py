@@ -1,4 +1,5 @@
-"""ASGI entry point for process managers: ``uvicorn service.http.asgi:app_factory --factory``."""
+"""ASGI entry point for process managers:
+``uvicorn service.http.asgi:app_factory --factory --no-server-header`` (as `cardroom serve`)."""
 
 from __future__ import annotations
 

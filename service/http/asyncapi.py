@@ -32,12 +32,12 @@ def _entry_schema() -> dict[str, Any]:
             "table": {"type": "string", "format": "uuid", "description": "The table's id."},
             "version": {
                 "type": "string",
-                "pattern": "^[1-9][0-9]*$",
+                "pattern": r"^[1-9][0-9]*$(?!\n)",
                 "description": "The event's version in its table (1, 2, 3, … no gaps).",
             },
             "position": {
                 "type": "string",
-                "pattern": "^[1-9][0-9]*$",
+                "pattern": r"^[1-9][0-9]*$(?!\n)",
                 "description": "The event's position in the store (for diagnostics only).",
             },
             "type": {"type": "string", "description": "The event type, e.g. `card_played`."},

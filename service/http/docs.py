@@ -21,6 +21,8 @@ _DESCRIPTIONS = {
     404: "No such table, seat or tournament.",
     409: "Not allowed now: a rule refuses the command, the seat is taken, or a race was lost.",
     412: "If-Match is stale: the table has moved on.",
+    413: "The body is over 1 MiB.",
+    415: "The body is not sent as `application/json`.",
     422: "The Idempotency-Key was used before with a different body.",
     503: "A dependency is unavailable.",
 }

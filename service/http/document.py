@@ -21,7 +21,7 @@ from litestar.openapi.spec import (
 from domain import RULES_ENGINE_VERSION
 from service.http.examples import attach as attach_examples
 from service.http.problems import PROBLEM_JSON
-from service.http.reference import PLAYING, problem_table, render_plugins
+from service.http.reference import PLAYING, docs_router, problem_table, render_plugins
 
 API_VERSION = "1.2.0"  # the README's changelog says what each version changed
 
@@ -79,6 +79,7 @@ def openapi_config() -> OpenAPIConfig:
         description=DESCRIPTION,
         license=License(name="MIT", identifier="MIT"),
         path="/docs",
+        openapi_router=docs_router(),
         render_plugins=render_plugins(),
         servers=[Server(url="/", description="this server")],
         components=Components(

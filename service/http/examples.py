@@ -341,6 +341,8 @@ DEFAULT_PROBLEMS = {
     404: ["table-not-found"],
     409: ["version-conflict"],
     412: ["precondition-failed"],
+    413: ["payload-too-large"],
+    415: ["unsupported-media-type"],
     422: ["idempotency-key-reused"],
 }
 

@@ -11,16 +11,18 @@ from litestar.enums import MediaType
 from litestar.exceptions import ValidationException
 from litestar.routes import HTTPRoute
 
+from service.http.limits import decode_json, read_body
 
-def _integral(value: Any) -> Any:
-    """JSON Schema counts 3.0 as an integer; msgspec's strict mode does not."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_integral(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _integral(v) for k, v in value.items()}
-    return value
+
+def _number(text: str) -> int | float:
+    """JSON Schema counts 3.0 as an integer; msgspec's strict mode does not. (Decoding
+    integral floats as ints, rather than walking the document afterwards in Python, keeps
+    a megabyte of empty arrays from costing half a second.)"""
+    number = float(text)
+    return int(number) if number.is_integer() else number
+
+
+_DECODER = msgspec.json.Decoder(float_hook=_number)
 
 
 _AT_PATH = re.compile(r" - at `\$\.?(?P<path>[^`]*)`$")
@@ -31,13 +33,14 @@ async def strict_body(request: Request[Any, Any, Any]) -> None:
 
     Litestar converts bodies leniently (``"24"`` or ``24.0`` for an integer, ``0`` for
     ``false``); a client generated from the spec must not come to depend on that, so the
-    body is first decoded strictly against the handler's declared type.
+    body is first decoded strictly against the handler's declared type, after the limits
+    on its size and media type (:mod:`service.http.limits`).
     """
     field = request.route_handler.parsed_data_field
     if field is None:
         return
     try:
-        document = _integral(msgspec.json.decode(await request.body()))
+        document = decode_json(await read_body(request), _DECODER)
         msgspec.convert(document, field.annotation, strict=True)
     except msgspec.ValidationError as exc:
         message = str(exc)

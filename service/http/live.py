@@ -42,7 +42,7 @@ LastEventId = Annotated[
     str | None,
     HeaderParameter(
         name="Last-Event-ID",
-        pattern=r"^\d{1,9}$",
+        pattern=r"^[0-9]{1,9}$(?!\n)",
         description="The last version received; the stream resumes after it.",
     ),
 ]

@@ -89,6 +89,14 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
     "precondition-failed": ProblemType(
         412, "Precondition failed", "If-Match names a version of the table that is not current."
     ),
+    "payload-too-large": ProblemType(
+        413, "Payload too large", "The body is over 1 MiB; no operation takes one that large."
+    ),
+    "unsupported-media-type": ProblemType(
+        415,
+        "Unsupported media type",
+        "A body must be sent as `Content-Type: application/json` (UTF-8).",
+    ),
     "idempotency-key-reused": ProblemType(
         422,
         "Idempotency key reused",
@@ -201,6 +209,8 @@ _HTTP_CODES = {
     401: "unauthorized",
     404: "not-found",
     405: "method-not-allowed",
+    413: "payload-too-large",
+    415: "unsupported-media-type",
 }
 
 

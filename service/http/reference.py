@@ -8,11 +8,17 @@ page needs no CDN — it works on a closed network.
 
 from __future__ import annotations
 
+from typing import Any
+
+from litestar.file_system import BaseLocalFileSystem
 from litestar.openapi.plugins import JsonRenderPlugin, OpenAPIRenderPlugin, SwaggerRenderPlugin
 from litestar.router import Router
 from litestar.static_files import create_static_files_router
+from litestar.types import PathType
+from litestar.types.file_types import FileInfo
 from swagger_ui_bundle import swagger_ui_path
 
+from service.http.headers import docs_headers
 from service.http.problems import CATALOGUE
 
 DOCS = "/docs"
@@ -44,10 +50,37 @@ def render_plugins() -> list[OpenAPIRenderPlugin]:
     return [swagger, JsonRenderPlugin()]
 
 
+class _Assets(BaseLocalFileSystem):
+    """The assets' directory, where a path no file can have is simply not found.
+
+    The operating system refuses to look such paths up (a NUL byte, a name over 255
+    bytes, a file used as a directory) with errors Litestar answers with a 500.
+    """
+
+    async def info(self, path: PathType, **kwargs: Any) -> FileInfo:
+        try:
+            return await super().info(path, **kwargs)
+        except (ValueError, OSError) as exc:
+            raise FileNotFoundError(str(path)) from exc
+
+
+def docs_router() -> Router:
+    """Where Litestar puts the pages of the render plugins (and the JSON document)."""
+    return Router(
+        DOCS,
+        route_handlers=[],
+        include_in_schema=False,
+        after_request=docs_headers,
+        dto=None,
+        return_dto=None,
+    )
+
+
 def assets_router() -> Router:
     return create_static_files_router(
         path=ASSETS,
         directories=[swagger_ui_path],
+        file_system=_Assets(),
         include_in_schema=False,
         cache_control=None,
         name="docs-assets",

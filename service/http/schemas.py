@@ -18,12 +18,25 @@ from service.read.records import EventRecord, TableView
 
 Command = PlayerCommand
 
-# Printable text that neither starts nor ends with a space (no control characters:
-# Postgres cannot store NUL, and nobody wants a tab in a player's name). The C1 controls
-# and U+FEFF are named outright: Python's ``\s`` counts U+0085 as a space and JSON
-# Schema's does not, while JSON Schema's counts U+FEFF and Python's does not — the
-# server and a client validating by the document must agree on every name.
-TEXT = r"^[^\s\x00-\x1f\x7f-\x9f\ufeff]([^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f\ufeff])?$"
+# Printable text that neither starts nor ends with a space. Refused anywhere: the
+# controls (C0, DEL, C1: Postgres cannot store NUL, and nobody wants a tab in a name), the
+# line and paragraph separators, and the format characters of the Basic Multilingual
+# Plane — among them the bidi embeddings, overrides and isolates that reorder what is
+# shown around a name, and the zero-width characters that hide inside one (DESIGN 12).
+# Format characters beyond the BMP (e.g. the tags U+E0000-E007F) stay allowed: no
+# pattern names them the same in Python (``\U000e0000``) and ECMA-262 (``\u{e0000}``).
+#
+# The server and a client validating by the document must agree on every name, so the
+# pattern means the same in both: where their ``\s`` differ (Python counts U+001C-001F
+# and U+0085, ECMA-262 U+FEFF) the characters are refused outright. Every pattern ends
+# with ``$(?!\n)``: the same as ``$`` in ECMA-262, where ``$`` matches only at the end;
+# Python's ``re`` (the server's and Python clients') lets ``$`` match before a final
+# newline too, and the lookahead takes that back.
+_NOT_IN_TEXT = (
+    r"\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    r"\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+)
+TEXT = rf"^[^\s{_NOT_IN_TEXT}]([^{_NOT_IN_TEXT}]*[^\s{_NOT_IN_TEXT}])?$(?!\n)"
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=TEXT)]
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=6)]
 
@@ -245,7 +258,7 @@ class StreamMessage(msgspec.Struct, frozen=True):
         ),
     ]
     event: Annotated[str, msgspec.Meta(description="The event type, e.g. `card_played`.")]
-    id: Annotated[str, msgspec.Meta(pattern="^[1-9][0-9]*$", description="The version.")]
+    id: Annotated[str, msgspec.Meta(pattern=r"^[1-9][0-9]*$(?!\n)", description="The version.")]
 
 
 class EventPage(msgspec.Struct, frozen=True):

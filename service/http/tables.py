@@ -69,7 +69,9 @@ After = Annotated[
         description="Events after this version.",
     ),
 ]
-UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+UUID_PATTERN = (
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$(?!\n)"
+)
 Wait = Annotated[
     int | None,
     QueryParameter(
@@ -181,7 +183,7 @@ class TableController(Controller):
             " operator token."
         ),
         status_code=201,
-        responses=errors(400, 401, 403, 404),
+        responses=errors(400, 401, 403, 404, 413, 415),
         security=[{}, {"bearer": []}],
     )
     async def create_table(
@@ -227,7 +229,7 @@ class TableController(Controller):
             " is needed). When the last seat is taken the first deal happens."
         ),
         status_code=201,
-        responses=errors(400, 401, 403, 404, 409),
+        responses=errors(400, 401, 403, 404, 409, 413, 415),
         security=[{}, {"bearer": []}],
     )
     async def take_seat(
@@ -318,7 +320,7 @@ class TableController(Controller):
             str | None,
             QueryParameter(
                 name="cursor",
-                pattern=r"^[0-9]{1,18}$",
+                pattern=r"^[0-9]{1,18}$(?!\n)",
                 description="The `next` of the previous page.",
             ),
         ] = None,
@@ -368,7 +370,7 @@ class TableController(Controller):
         ),
         status_code=200,
         response_headers=_VIEW_HEADERS,
-        responses=errors(400, 401, 403, 404, 409, 412, 422),
+        responses=errors(400, 401, 403, 404, 409, 412, 413, 415, 422),
         security=[{"bearer": []}],
     )
     async def post_action(

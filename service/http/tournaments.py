@@ -38,7 +38,7 @@ class TournamentController(Controller):
         operation_id="createTournament",
         summary="Open a tournament of one game (operator only)",
         status_code=201,
-        responses=errors(400, 401, 403),
+        responses=errors(400, 401, 403, 413, 415),
         security=[{"bearer": []}],
     )
     async def create_tournament(
@@ -88,7 +88,7 @@ class TournamentController(Controller):
             " the same deals."
         ),
         status_code=201,
-        responses=errors(400, 401, 403, 404),
+        responses=errors(400, 401, 403, 404, 413, 415),
         security=[{"bearer": []}],
     )
     async def create_tournament_table(

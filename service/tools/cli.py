@@ -55,6 +55,7 @@ def serve(args: argparse.Namespace) -> int:
             print(f"operator token: {settings.operator_token}", flush=True)
         # uvloop and httptools named, not "auto": a silent fallback to asyncio's loop would
         # bring back Nagle's delay on the sockets of a multi-worker server (pyproject.toml).
+        # No `server: uvicorn` header: it tells a scanner which server's flaws to try.
         if args.workers > 1:
             uvicorn.run(
                 "service.http.asgi:app_factory",
@@ -65,6 +66,7 @@ def serve(args: argparse.Namespace) -> int:
                 log_level=settings.log_level,
                 loop="uvloop",
                 http="httptools",
+                server_header=False,
             )
         else:
             from service.http.app import create_app
@@ -76,6 +78,7 @@ def serve(args: argparse.Namespace) -> int:
                 log_level=settings.log_level,
                 loop="uvloop",
                 http="httptools",
+                server_header=False,
             )
             uvicorn.Server(config).run()
     finally:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
+from pathlib import PurePosixPath
 from typing import Any
 
+import pytest
 from litestar import Litestar
 from litestar.routes import HTTPRoute
 
@@ -57,3 +61,45 @@ def test_the_spec_carries_the_api_version_and_the_readme_its_changes() -> None:
     readme = (COMMITTED.parents[1] / "README.md").read_text()
     changelog = readme.split("## Changelog", 1)[1]
     assert f"\n### {API_VERSION}\n" in changelog, f"README: no changelog entry for {API_VERSION}"
+
+
+CSP_HASH = re.compile(r"'sha256-([A-Za-z0-9+/=]+)'")
+INLINE_SCRIPT = re.compile(r"<script(?![^>]*\ssrc=)[^>]*>(.*?)</script>", re.DOTALL)
+
+
+def policy(header: str) -> dict[str, list[str]]:
+    directives = [d.split() for d in header.split(";") if d.strip()]
+    return {d[0]: d[1:] for d in directives}
+
+
+@pytest.mark.parametrize("path", ["/docs", "/docs/oauth2-redirect.html"])
+async def test_docs_pages_run_only_their_own_scripts_and_are_never_framed(
+    client: Any, path: str
+) -> None:
+    page = await client.get(path)
+    assert page.status_code == 200
+    assert page.headers["x-frame-options"] == "DENY"
+    csp = policy(page.headers["content-security-policy"])
+    assert csp["default-src"] == ["'none'"] and csp["frame-ancestors"] == ["'none'"]
+    scripts = csp["script-src"]
+    assert "'unsafe-inline'" not in scripts and "'unsafe-eval'" not in scripts
+    inline = INLINE_SCRIPT.findall(page.text)
+    assert inline, "the page starts Swagger UI from an inline script"
+    digests = {
+        base64.b64encode(hashlib.sha256(script.encode()).digest()).decode() for script in inline
+    }
+    assert digests == set(CSP_HASH.findall(" ".join(scripts)))
+    assert scripts[0] == "'self'" and csp["connect-src"] == ["'self'"]
+    sources = [s for values in csp.values() for s in values]
+    assert not [s for s in sources if "://" in s or s in ("*", "https:", "http:")], sources
+
+
+async def test_the_docs_policy_admits_every_asset_the_page_loads(client: Any) -> None:
+    """Every script and style the page names comes from this origin ('self')."""
+    page = await client.get("/docs")
+    csp = policy(page.headers["content-security-policy"])
+    directives = {".js": "script-src", ".css": "style-src"}
+    for asset in ASSET.findall(page.text):
+        assert asset.startswith("/"), asset
+        directive = directives.get(PurePosixPath(asset).suffix, "img-src")
+        assert "'self'" in csp[directive], (asset, csp)

@@ -1,0 +1,161 @@
+"""Text in requests (DESIGN 12): no pattern takes a trailing newline, names refuse
+control and format characters, and every published pattern means the same to the server
+(Python's ``re``) as to clients validating by the document (ECMA-262)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import unicodedata
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from service.http.asyncapi import document as asyncapi_document
+from service.http.schemas import TEXT
+from service.http.spec import spec
+from tests.support.refusals import JSON, Target, assert_problem, send
+
+
+@pytest.mark.parametrize(
+    ("operation", "body"),
+    [
+        pytest.param("takeSeat", {"name": "Ann\n"}, id="name"),
+        pytest.param("createTournament", {"game": "forty-five", "name": "Fall\n"}, id="tournament"),
+        pytest.param(
+            "createTournamentTable", {"players": ["Ann\n", "Bob", "Cy", "Di"]}, id="player"
+        ),
+        pytest.param("postAction", {"type": "play", "card": "5S\n"}, id="card"),
+        pytest.param("postAction", {"type": "name_trump", "suit": "S\n"}, id="suit"),
+    ],
+)
+async def test_a_trailing_newline_is_refused_in_a_body(
+    client: Any, targets: dict[str, Target], operation: str, body: dict[str, Any], unchanged: None
+) -> None:
+    """Python's ``$`` also matches before a final newline; the patterns must not."""
+    response = await send(client, targets[operation], json.dumps(body).encode(), JSON)
+    problem = assert_problem(response, 400, "malformed-request")
+    assert "matching regex" in problem["detail"], problem
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "player=Ann%0A",
+        "cursor=5%0A",
+        "tournament=00000000-0000-0000-0000-000000000000%0A",
+    ],
+)
+async def test_a_trailing_newline_is_refused_in_a_query(client: Any, query: str) -> None:
+    response = await client.get(f"/tables?{query}")
+    assert_problem(response, 400, "malformed-request")
+
+
+def published_patterns(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        found = {node["pattern"]} if isinstance(node.get("pattern"), str) else set()
+        return found.union(*(published_patterns(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(published_patterns(v) for v in node))
+    return set()
+
+
+PUBLISHED = sorted(published_patterns(spec()) | published_patterns(asyncapi_document()))
+
+
+@pytest.mark.parametrize("pattern", PUBLISHED)
+@given(data=st.data())
+def test_no_published_pattern_takes_a_trailing_newline(pattern: str, data: st.DataObject) -> None:
+    """A value that matches, with a newline added, does not — in Python's ``re`` as in
+    ECMA-262, where ``$`` only ever matches at the end."""
+    value = data.draw(st.from_regex(pattern, fullmatch=True))
+    assert re.search(pattern, value)
+    assert not re.search(pattern, value + "\n")
+
+
+# --- names -------------------------------------------------------------------------------
+
+BIDI_AND_ZERO_WIDTH = [
+    *range(0x202A, 0x202F),  # embeddings and overrides
+    *range(0x2066, 0x206A),  # isolates
+    *range(0x200B, 0x2010),  # zero-width space, (non-)joiner, direction marks
+    0x2060,  # word joiner
+    0xFEFF,  # zero-width no-break space (byte order mark)
+]
+
+
+@pytest.mark.parametrize("code", BIDI_AND_ZERO_WIDTH, ids=lambda c: f"U+{c:04X}")
+async def test_bidi_and_zero_width_characters_are_refused_in_names(
+    client: Any, targets: dict[str, Target], code: int, unchanged: None
+) -> None:
+    for name in (f"Ann{chr(code)}Bob", f"{chr(code)}Ann", f"Ann{chr(code)}"):
+        response = await send(
+            client, targets["takeSeat"], json.dumps({"name": name}).encode(), JSON
+        )
+        assert_problem(response, 400, "malformed-request")
+
+
+REFUSED_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}  # controls, format characters, separators
+REFUSED = [chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) in REFUSED_CATEGORIES]
+
+
+def test_every_control_and_format_character_of_the_bmp_is_refused_in_names() -> None:
+    """Anywhere in a name, by the published pattern, in Python as in ECMA-262."""
+    for char in REFUSED:
+        for name in (f"A{char}B", f"{char}AB", f"AB{char}", char):
+            assert not re.search(TEXT, name), f"U+{ord(char):04X} in {name!r}"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["José", "Zoë Ann", "李小龍", "أحمد", "דוד", "O'Neil-Smith", "Ann 🂡", "a b  c", "[x]"],
+)
+def test_names_in_any_script_are_accepted(name: str) -> None:
+    assert re.search(TEXT, name)
+
+
+@pytest.mark.parametrize("name", [" Ann", "Ann ", "\u00a0Ann", "Ann\u3000", ""])
+def test_a_name_neither_starts_nor_ends_with_a_space(name: str) -> None:
+    assert not re.search(TEXT, name)
+
+
+_ECMA_CHECK = """
+const {patterns, samples} = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const verdicts = {};
+for (const p of patterns) for (const flags of ["", "u"])
+  verdicts[flags + "/" + p] = samples.map((s) => new RegExp(p, flags).test(s));
+process.stdout.write(JSON.stringify(verdicts));
+"""
+
+
+def test_the_published_patterns_mean_the_same_in_ecma_262() -> None:
+    """What clients validating by the document accept (Node, with and without the ``u``
+    flag) is what the server accepts."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    spaces = {"Cc", "Cf", "Zl", "Zp", "Zs"}
+    odd = [chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) in spaces]
+    samples = [
+        *[text for c in odd for text in (f"A{c}B", f"{c}B", f"A{c}")],
+        *["Ann", "José", "Ann 🂡", "A\U000e0041B", "5S", "5S\n", "S", "12", "12\n", "0" * 64],
+        "00000000-0000-0000-0000-000000000000",
+    ]
+    found = subprocess.run(
+        [node, "-e", _ECMA_CHECK],
+        input=json.dumps({"patterns": PUBLISHED, "samples": samples}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    verdicts = json.loads(found.stdout)
+    for pattern in PUBLISHED:
+        python = [bool(re.search(pattern, s)) for s in samples]
+        for flags in ("", "u"):
+            ecma = verdicts[f"{flags}/{pattern}"]
+            differ = [s for s, a, b in zip(samples, python, ecma, strict=True) if a != b]
+            assert not differ, (pattern, flags, differ[:5])

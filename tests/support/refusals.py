@@ -1,0 +1,87 @@
+"""Operations that take a body, for the tests of refused input (DESIGN 12)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import psycopg
+from httpx import Response
+
+from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
+
+JSON = {"content-type": "application/json"}
+
+
+class Target(NamedTuple):
+    """An operation that takes a body, and a body it accepts as it is."""
+
+    path: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+
+async def make_targets(client: Any) -> dict[str, Target]:
+    """Each operation that takes a body, at a resource where its body is accepted."""
+    waiting = await new_table(client)
+    playing = await new_table(client)
+    tokens = await seat_all(client, playing["id"], 4)
+    first = ok(await client.get(f"/tables/{playing['id']}"))["to_act"][0]
+    tournament = ok(
+        await client.post(
+            "/tournaments", json={"game": "forty-five", "name": "Spring"}, headers=OPERATOR
+        ),
+        201,
+    )
+    return {
+        "createTable": Target("/tables", {"game": "forty-five", "seats": 4}, {}),
+        "takeSeat": Target(f"/tables/{waiting['id']}/seats/0", {"name": "Ann"}, {}),
+        "postAction": Target(
+            f"/tables/{playing['id']}/actions", {"type": "pass"}, bearer(tokens[first])
+        ),
+        "createTournament": Target(
+            "/tournaments", {"game": "forty-five", "name": "Summer"}, OPERATOR
+        ),
+        "createTournamentTable": Target(
+            f"/tournaments/{tournament['id']}/tables",
+            {"players": ["Ann", "Bob", "Cy", "Di"]},
+            OPERATOR,
+        ),
+    }
+
+
+OPERATIONS = [
+    "createTable",
+    "takeSeat",
+    "postAction",
+    "createTournament",
+    "createTournamentTable",
+]
+
+
+async def stored(database_url: str) -> tuple[int, ...]:
+    """How many events, tables, seat tokens and tournaments the store holds."""
+    async with await psycopg.AsyncConnection.connect(database_url) as conn:
+        cur = await conn.execute(
+            "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM tables),"
+            " (SELECT count(*) FROM seat_tokens), (SELECT count(*) FROM tournaments)"
+        )
+        row = await cur.fetchone()
+    assert row is not None
+    return tuple(int(n) for n in row)
+
+
+def assert_problem(response: Response, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    problem: dict[str, Any] = response.json()
+    assert problem["status"] == status and problem["code"] == code, problem
+    assert problem["type"].endswith("/" + code)
+    return problem
+
+
+async def send(
+    client: Any, target: Target, content: bytes | Any, headers: dict[str, str | None]
+) -> Response:
+    """POST ``content`` to ``target`` with its headers and these (``None``: left out)."""
+    sent = {**target.headers, **{k: v for k, v in headers.items() if v is not None}}
+    return await client.post(target.path, content=content, headers=sent)  # type: ignore[no-any-return]
