@@ -129,9 +129,6 @@ class StrictStructSchemaPlugin(StructSchemaPlugin):
             return schema
         if info.forbid_unknown_fields:
             schema.additional_properties = False
-        alternatives = getattr(struct, "json_schema_any_of", None)
-        if alternatives is not None:  # what the fields alone cannot say (see TakeSeat)
-            schema.any_of = [cast(Schema, alternative) for alternative in alternatives]
         hints = get_type_hints(struct, include_extras=True)
         properties = schema.properties or {}
         for field in info.fields:

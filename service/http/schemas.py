@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
 
@@ -223,17 +223,12 @@ else:
 
 
 class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A player's name, or ``computer: true`` to seat the computer (its name defaults to
-    "Computer"; on a tournament table only the operator may seat it)."""
+    """The player's name (``Player <seat + 1>`` when left out), or ``computer: true`` to
+    seat the computer (named "Computer" unless named; on a tournament table only the
+    operator may seat it)."""
 
     name: Name | None = None
     computer: bool = False
-
-    # A person's seat needs a name; the computer's does not.
-    json_schema_any_of: ClassVar[list[dict[str, Any]]] = [
-        {"required": ["name"], "properties": {"name": {"type": "string"}}},
-        {"required": ["computer"], "properties": {"computer": {"const": True}}},
-    ]
 
 
 class SeatGranted(msgspec.Struct, frozen=True):

@@ -249,14 +249,9 @@ class TableController(Controller):
         service: NamedDependency[TableService],
     ) -> SeatGranted:
         table_key = str(table_id)
-        if data.computer:
-            if (await service.load(table_key)).table.tournament is not None:
-                caller.require_operator("a computer counts in the standings")
-            name = data.name or "Computer"
-        elif data.name is None:
-            raise ApiProblem("malformed-request", "name: a player's seat needs a name")
-        else:
-            name = data.name
+        if data.computer and (await service.load(table_key)).table.tournament is not None:
+            caller.require_operator("a computer counts in the standings")
+        name = data.name or ("Computer" if data.computer else f"Player {seat + 1}")
         token, table = await service.take_seat(table_key, seat, name, computer=data.computer)
         return SeatGranted(table=table.id, seat=seat, token=token, version=table.version)
 

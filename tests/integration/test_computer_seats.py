@@ -120,13 +120,18 @@ async def test_on_a_tournament_table_only_the_operator_seats_the_computer(
     ok(await clients[1].post(path, json={"computer": True}, headers=operator), 201)
 
 
-async def test_a_person_needs_a_name(clients: list[httpx.AsyncClient]) -> None:
+async def test_a_seat_taken_without_a_name_is_named_after_it(
+    clients: list[httpx.AsyncClient],
+) -> None:
     table = ok(await clients[0].post("/tables", json={"game": "pitch", "seats": 3}), 201)
-    refused = await clients[0].post(f"/tables/{table['id']}/seats/0", json={})
-    assert refused.status_code == 400
-    assert refused.json()["code"] == "malformed-request"
+    ok(await clients[0].post(f"/tables/{table['id']}/seats/1", json={}), 201)
+    ok(await clients[1].post(f"/tables/{table['id']}/seats/2", json={"computer": True}), 201)
     view = ok(await clients[0].get(f"/tables/{table['id']}"))
-    assert view["version"] == table["version"], "a refused take appended something"
+    assert [(s["name"], s["computer"]) for s in view["seats"]] == [
+        (None, False),
+        ("Player 2", False),
+        ("Computer", True),
+    ]
 
 
 async def test_computers_alone_play_a_table_to_its_end(clients: list[httpx.AsyncClient]) -> None:
