@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,20 +50,3 @@ async def test_loads_that_arrive_together_share_a_statement() -> None:
     assert sorted(key for statement in store.statements for key, _ in statement) == sorted(
         f"t{n}" for n in range(20)
     )
-
-
-def test_loads_from_two_event_loops_are_each_answered() -> None:
-    """A service driven from a loop of its own (as a test beside an app's loop) batches
-    apart: a future is never answered from another loop."""
-    store = CountingStore()
-    loads = _loads(store, in_flight=1)
-
-    async def ask(key: str) -> Any:
-        return await asyncio.wait_for(loads.load(key, None), timeout=5)
-
-    answers: list[Any] = []
-    other = threading.Thread(target=lambda: answers.append(asyncio.run(ask("elsewhere"))))
-    other.start()
-    answers.append(asyncio.run(ask("here")))
-    other.join(timeout=10)
-    assert len(answers) == 2 and all(answers)

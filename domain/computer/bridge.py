@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, cast
 
+from domain.bridge import rules
 from domain.cards import piquet_pack, suit
 from domain.commands import (
     Accept,
@@ -36,10 +37,10 @@ from domain.protocol import View
 
 PACK = piquet_pack()
 SUITS = "CDHS"
-DENOMINATIONS = ("C", "D", "H", "S", "NT", "NULLO")
-TRICK_VALUE = {"C": 6, "D": 6, "H": 8, "S": 8, "NT": 10, "NULLO": 10}  # RULES 4.3
-SLAMS = {4: "small", 5: "grand"}  # odd tricks of a slam (RULES 4.3)
-SLAM_BIDS = frozenset(v * n for v in TRICK_VALUE.values() for n in SLAMS)
+DENOMINATIONS: tuple[str, ...] = rules.DENOMINATIONS
+TRICK_VALUE = rules.TRICK_VALUE  # RULES 4.3
+SLAMS = {rules.SMALL: "small", rules.GRAND: "grand"}  # odd tricks of a slam (RULES 4.3)
+SLAM_BIDS = rules.SLAM_BIDS
 
 # Trick values of single cards by rank, highest first: A K Q J T 9 8 7.
 TRUMP_VALUE = dict(zip("AKQJT987", (1.0, 0.9, 0.75, 0.6, 0.5, 0.45, 0.4, 0.4), strict=True))

@@ -33,31 +33,17 @@ from domain.computer.moves import (
     seen_cards,
     unseen,
 )
+from domain.fortyfive import rules
 from domain.protocol import View
 
 SUITS = "CDHS"
 PACK = standard_pack()
 
-# RULES 1.3, highest first. Kept here rather than imported from the game package, whose
-# insides are being reshaped: the computer depends on the rulebook and the view alone.
-_TRUMP_ORDER = {
-    "S": "5S JS AH AS KS QS 2S 3S 4S 6S 7S 8S 9S TS",
-    "C": "5C JC AH AC KC QC 2C 3C 4C 6C 7C 8C 9C TC",
-    "D": "5D JD AH AD KD QD TD 9D 8D 7D 6D 4D 3D 2D",
-    "H": "5H JH AH KH QH TH 9H 8H 7H 6H 4H 3H 2H",
-}
-_PLAIN_ORDER = {
-    "H": "K Q J T 9 8 7 6 5 4 3 2",
-    "D": "K Q J T 9 8 7 6 5 4 3 2 A",
-    "C": "K Q J A 2 3 4 5 6 7 8 9 T",
-    "S": "K Q J A 2 3 4 5 6 7 8 9 T",
-}
-TRUMPS = {t: order.split() for t, order in _TRUMP_ORDER.items()}
-TRUMP_RANK = {t: {c: len(cards) - i for i, c in enumerate(cards)} for t, cards in TRUMPS.items()}
-PLAIN_RANK = {
-    s: {r + s: len(order.split()) - i for i, r in enumerate(order.split())}
-    for s, order in _PLAIN_ORDER.items()
-}
+# RULES 1.3, as the game ranks the cards (highest scores most).
+is_trump = rules.is_trump
+TRUMP_RANK = rules.TRUMP_RANKING
+PLAIN_RANK = rules.PLAIN_RANKING
+TRUMPS = {t: sorted(ranks, key=ranks.__getitem__, reverse=True) for t, ranks in TRUMP_RANK.items()}
 # Tricks a trump is worth by its place in the order (5, J, AH, A, K, Q, then the rest).
 TRUMP_TRICKS = (1.0, 0.95, 0.85, 0.75, 0.6, 0.5)
 LOW_TRUMP_TRICKS = 0.3
@@ -80,10 +66,6 @@ class FortyFiveSeen(Protocol):
     trick: TrickSeen | None
     last_trick: TrickSeen | None
     legal_actions: list[LegalAction]
-
-
-def is_trump(card: str, trump: str) -> bool:
-    return card == "AH" or suit(card) == trump
 
 
 def power(card: str, trump: str, led: str) -> int:

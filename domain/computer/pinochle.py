@@ -34,36 +34,19 @@ from domain.commands import (
 )
 from domain.computer import pinochle_play
 from domain.computer.moves import TrickSeen, bids, of_type, playable, ready, unseen
+from domain.pinochle import melds as pinochle_melds
 from domain.protocol import View
 
 SUITS = "SHCD"
 PACK = pinochle_pack()
 POINTS = pinochle_play.POINTS
 BURY = 3
-# RULES 3.3: melds by class; a card serves once per class (flush, marriages: class A).
-AROUNDS = {"A": 100, "K": 80, "Q": 60, "J": 40}
-CLASS = {
-    "flush": "A",
-    "royal_marriage": "A",
-    "marriage": "A",
-    "aces_around": "B",
-    "kings_around": "B",
-    "queens_around": "B",
-    "jacks_around": "B",
-    "pinochle": "C",
-    "dix": "dix",
-}
-MELD_POINTS = {
-    "flush": 150,
-    "royal_marriage": 40,
-    "marriage": 20,
-    "aces_around": 100,
-    "kings_around": 80,
-    "queens_around": 60,
-    "jacks_around": 40,
-    "pinochle": 40,
-    "dix": 10,
-}
+# RULES 3.3: melds by class (a card serves once per class) and their points, as the game
+# scores them.
+CLASS = pinochle_melds.MELD_CLASS
+RANK_NAMES = {"A": "aces", "K": "kings", "Q": "queens", "J": "jacks"}
+MELD_POINTS = pinochle_melds.POINTS
+AROUNDS = {rank: MELD_POINTS[f"{name}_around"] for rank, name in RANK_NAMES.items()}
 
 # Card points a card should bring in, by rank, as trump and as the first / second of a
 # plain suit's rank (a second ace only wins once the first is gone).

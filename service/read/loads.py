@@ -15,7 +15,6 @@ have taken its snapshot before a commit the caller has seen), and is never done.
 from __future__ import annotations
 
 import asyncio
-import weakref
 
 from service.write.store import EventStore, Snapshot
 
@@ -24,40 +23,35 @@ Key = tuple[str, int | None]  # (table id, the version the caller already holds)
 
 class BatchedLoads:
     """At most ``in_flight`` statements at a time; loads that find them all busy wait
-    for the next free one and go out together. Each event loop batches on its own (a
-    future belongs to its loop; a test may drive the service from a loop of its own)."""
+    for the next free one and go out together. One event loop's: its futures and
+    senders belong to the loop the service runs on."""
 
     def __init__(self, store: EventStore, in_flight: int = 4, batch_limit: int = 500) -> None:
         self.store = store
         self.in_flight = in_flight
         self.batch_limit = batch_limit
-        self._queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._waiting: dict[Key, list[asyncio.Future[Snapshot | None]]] = {}
+        self._senders: set[asyncio.Task[None]] = set()
 
     async def load(self, table_id: str, known_version: int | None) -> Snapshot | None:
         """The table's snapshot as of a statement sent after this call began; its state
         only when ``known_version`` is not current. ``None``: no such table."""
-        loop = asyncio.get_running_loop()
-        queue = self._queues.get(loop)
-        if queue is None:
-            queue = self._queues[loop] = _Queue()
-        future: asyncio.Future[Snapshot | None] = loop.create_future()
-        queue.waiting.setdefault((table_id, known_version), []).append(future)
+        future: asyncio.Future[Snapshot | None] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault((table_id, known_version), []).append(future)
         # A sender whose loop found nothing left is done at once, but leaves the set only
         # when its callback runs: count the live ones, or a load arriving in between
         # would wait for a sender that never comes.
-        if sum(not sender.done() for sender in queue.senders) < self.in_flight:
-            sender = loop.create_task(self._send(queue), name="cardroom-loads")
-            queue.senders.add(sender)
-            sender.add_done_callback(queue.senders.discard)
+        if sum(not sender.done() for sender in self._senders) < self.in_flight:
+            sender = asyncio.create_task(self._send(), name="cardroom-loads")
+            self._senders.add(sender)
+            sender.add_done_callback(self._senders.discard)
         return await future
 
-    async def _send(self, queue: _Queue) -> None:
-        while queue.waiting:
-            batch = dict(list(queue.waiting.items())[: self.batch_limit])
+    async def _send(self) -> None:
+        while self._waiting:
+            batch = dict(list(self._waiting.items())[: self.batch_limit])
             for key in batch:
-                del queue.waiting[key]
+                del self._waiting[key]
             try:
                 found = await self.store.load_many(list(batch))
             except Exception as exc:  # every waiter of this batch gets the failure
@@ -70,14 +64,6 @@ class BatchedLoads:
                 for future in futures:
                     if not future.done():  # its request may have been cancelled
                         future.set_result(found.get(key))
-
-
-class _Queue:
-    """One event loop's loads waiting to be sent, and its senders."""
-
-    def __init__(self) -> None:
-        self.waiting: dict[Key, list[asyncio.Future[Snapshot | None]]] = {}
-        self.senders: set[asyncio.Task[None]] = set()
 
 
 def _settle(

@@ -218,18 +218,8 @@ class EventStore:
 
     async def load(self, table_id: str, known_version: int | None = None) -> Snapshot | None:
         """The table's snapshot; its state only when ``known_version`` is not current."""
-        async with self.pool.connection() as conn:
-            cur = conn.cursor(row_factory=tuple_row)
-            await cur.execute(
-                "SELECT game, version, last_hash,"
-                " CASE WHEN version = %s THEN NULL ELSE state END FROM tables WHERE id = %s",
-                (known_version, table_id),
-                prepare=True,
-            )
-            row = await cur.fetchone()
-        if row is None:
-            return None
-        return Snapshot(row[0], row[1], bytes(row[2]), None if row[3] is None else bytes(row[3]))
+        found = await self.load_many([(table_id, known_version)])
+        return found.get((table_id, known_version))
 
     async def computer_turns(self, limit: int = 100) -> list[str]:
         """Tables waiting on a seat the computer plays, longest waiting first."""
