@@ -136,6 +136,21 @@ class ExchangeDix(Command, frozen=True, tag="exchange_dix"):
     """Give the nine of trumps for the turned-up trump card."""
 
 
+# --- seat commands of every game (DESIGN 10): not offered in ``legal_actions`` -----------
+
+
+class Leave(Command, frozen=True, tag="leave"):
+    """Leave the table for good: the computer plays the seat until somebody takes it."""
+
+
+class Resign(Command, frozen=True, tag="resign"):
+    """Two-sided games: give the game to the other side."""
+
+
+class Return(Command, frozen=True, tag="return"):
+    """Back at the table after being marked absent (any other command also does it)."""
+
+
 # typing.Union, not `|`: Litestar's OpenAPI registry needs a named generic alias.
 PlayerCommand = Union[  # noqa: UP007
     Pass,
@@ -155,7 +170,11 @@ PlayerCommand = Union[  # noqa: UP007
     Concede,
     TakeWidow,
     ExchangeDix,
+    Leave,
+    Resign,
+    Return,
 ]
+SEAT_COMMANDS = (Leave, Resign, Return)
 
 
 class CardChoice(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -31,6 +31,11 @@ class RuleCode(StrEnum):
     SEAT_TAKEN = "seat-taken"
     NO_SUCH_SEAT = "no-such-seat"
     DENOMINATION_NOT_ALLOWED = "denomination-not-allowed"
+    TABLE_PAUSED = "table-paused"
+    TABLE_ABORTED = "table-aborted"
+    CLOCK_EXPIRED = "clock-expired"
+    NO_SIDES = "no-sides"
+    NOT_PAUSED = "not-paused"
 
 
 MEANINGS: dict[RuleCode, str] = {
@@ -56,6 +61,13 @@ MEANINGS: dict[RuleCode, str] = {
         "The contract cannot be played in that denomination (too many odd tricks, a slam"
         " bid outside its slam, or no change to make)."
     ),
+    RuleCode.TABLE_PAUSED: "The operator paused the table: clocks stand still, commands wait.",
+    RuleCode.TABLE_ABORTED: "The operator aborted the table; it takes no further command.",
+    RuleCode.CLOCK_EXPIRED: (
+        "The seat's time for this turn and its bank are spent: the clock acts for it."
+    ),
+    RuleCode.NO_SIDES: "Only a game of two sides can be resigned; this one has more.",
+    RuleCode.NOT_PAUSED: "The table is not paused, so there is nothing to resume.",
 }
 
 

@@ -11,7 +11,8 @@ audience may not see with ``None`` and leaves everything else as stored.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from datetime import datetime
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
@@ -25,6 +26,16 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields
 # --- the table --------------------------------------------------------------------------
 
 
+class ClockSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A table's clock (DESIGN 10): each turn ``action_seconds``, then a bank of
+    ``bank_seconds`` per seat for the whole game; when both are spent the turn expires
+    and ``on_timeout`` says what happens."""
+
+    action_seconds: int
+    bank_seconds: int
+    on_timeout: Literal["autoplay", "forfeit"] = "autoplay"
+
+
 class TableCreated(Event, frozen=True, tag="table_created"):
     table: str
     game: str
@@ -36,6 +47,7 @@ class TableCreated(Event, frozen=True, tag="table_created"):
     supplied_decks: int = 0
     # Operator-supplied deck orders are future deals: only the operator ever sees them.
     decks: list[list[Card]] | None = None
+    clock: ClockSettings | None = None
 
 
 class SeatTaken(Event, frozen=True, tag="seat_taken", omit_defaults=True):
@@ -179,3 +191,84 @@ class HandScored(Event, frozen=True, tag="hand_scored"):
 class GameWon(Event, frozen=True, tag="game_won"):
     winners: list[int]
     scores: list[int]
+
+
+# --- liveness: clocks, absent players, leaving and ending (DESIGN 10) --------------------
+# Instants are UTC with millisecond precision, passed in on the command that caused the
+# event: the domain never reads a clock.
+
+
+class ClockSet(Event, frozen=True, tag="clock_set"):
+    """The clocks after a change: when each seat's turn began (``None``: not on the
+    clock), each seat's bank left in milliseconds, and the earliest deadline."""
+
+    since: list[datetime | None]
+    banks: list[int]
+    deadline: datetime | None
+    moved: int | None = None  # the seat whose player moved after an expiry: its run ends
+
+
+class ClockExpired(Event, frozen=True, tag="clock_expired"):
+    """The seat spent its turn's time and its bank; ``in_a_row`` counts its expiries
+    without a move of its own in between."""
+
+    seat: int
+    in_a_row: int
+
+
+class SeatMarkedAbsent(Event, frozen=True, tag="seat_marked_absent"):
+    """The computer plays the seat on every turn until its player comes back."""
+
+    seat: int
+
+
+class SeatReturned(Event, frozen=True, tag="seat_returned"):
+    """The absent seat's player sent a command: the computer stops playing it."""
+
+    seat: int
+
+
+class SeatLeft(Event, frozen=True, tag="seat_left"):
+    """The seat's player left for good: its token stops working, the computer plays the
+    seat until somebody takes it over (``seat_taken``)."""
+
+    seat: int
+
+
+class SeatReplaced(Event, frozen=True, tag="seat_replaced"):
+    """The operator gave the seat to another player (or to the computer): the old token
+    stops working."""
+
+    seat: int
+    name: str
+    computer: bool = False
+
+
+class GameResigned(Event, frozen=True, tag="game_resigned"):
+    """``seat`` resigned: its side (``losers``) loses the game, the other side wins."""
+
+    seat: int
+    winners: list[int]
+    losers: list[int]
+
+
+class GameForfeited(Event, frozen=True, tag="game_forfeited"):
+    """``seat``'s clock expired on a table that forfeits: its side loses."""
+
+    seat: int
+    winners: list[int]
+    losers: list[int]
+
+
+class TableAborted(Event, frozen=True, tag="table_aborted"):
+    """The operator stopped the table; it counts nowhere."""
+
+    reason: str
+
+
+class TablePaused(Event, frozen=True, tag="table_paused"):
+    at: datetime
+
+
+class TableResumed(Event, frozen=True, tag="table_resumed"):
+    at: datetime

@@ -10,6 +10,7 @@ a :class:`~domain.commands.SupplyDeck`.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 import msgspec
@@ -47,6 +48,26 @@ class SeatInfo(msgspec.Struct, frozen=True):
     seat: int
     name: str | None
     computer: bool = False  # the computer plays this seat (DESIGN 10)
+    absent: bool = False  # its player is away: the computer plays it meanwhile
+    vacant: bool = False  # its player left: anybody may take the seat over
+
+
+class ClockView(msgspec.Struct, frozen=True, kw_only=True):
+    """A clocked table's settings and each seat's bank left, in seconds."""
+
+    action_seconds: int
+    bank_seconds: int
+    on_timeout: Literal["autoplay", "forfeit"]
+    bank: list[float]
+
+
+class Result(msgspec.Struct, frozen=True, kw_only=True):
+    """How the table ended: ``played`` to the end, ``resigned``, ``forfeit`` (a clock
+    expired) or ``aborted`` by the operator; the seats that won and lost."""
+
+    reason: Literal["played", "resigned", "forfeit", "aborted"]
+    winners: list[int]
+    losers: list[int]
 
 
 class View(msgspec.Struct, frozen=True, kw_only=True, tag_field="game"):
@@ -54,10 +75,14 @@ class View(msgspec.Struct, frozen=True, kw_only=True, tag_field="game"):
 
     id: str
     version: int
-    status: Literal["waiting", "playing", "finished"]
+    status: Literal["waiting", "playing", "finished", "aborted"]
     phase: str
     seats: list[SeatInfo]
     you: int | None
+    deadline: datetime | None
+    clock: ClockView | None
+    paused: bool
+    result: Result | None
     dealer: int | None
     to_act: list[int]
     hand: list[Card] | None
@@ -72,9 +97,13 @@ class ViewHeader(msgspec.Struct, frozen=True, kw_only=True):
 
     id: str
     version: int
-    status: Literal["waiting", "playing", "finished"]
+    status: Literal["waiting", "playing", "finished", "aborted"]
     seats: list[SeatInfo]
     you: int | None
+    deadline: datetime | None = None
+    clock: ClockView | None = None
+    paused: bool = False
+    result: Result | None = None
 
     def fields(self) -> dict[str, Any]:
         return {f: getattr(self, f) for f in self.__struct_fields__}

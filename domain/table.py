@@ -9,6 +9,7 @@ once its cards are out of play — that is, when the game next needs a deck or e
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import msgspec
@@ -18,14 +19,59 @@ from domain import RULES_ENGINE_VERSION
 from domain.cards import same_cards
 from domain.commands import LegalAction, PlayerCommand, SupplyDeck
 from domain.errors import RuleCode, RuleError
-from domain.events import ChanceEvent, Event, SeatTaken, SeedRevealed, TableCreated
-from domain.protocol import SYSTEM, Actor, Audience, Chance, Game, SeatInfo, View, ViewHeader
+from domain.events import (
+    ChanceEvent,
+    ClockExpired,
+    ClockSet,
+    ClockSettings,
+    Event,
+    GameForfeited,
+    GameResigned,
+    GameWon,
+    SeatLeft,
+    SeatMarkedAbsent,
+    SeatReplaced,
+    SeatReturned,
+    SeatTaken,
+    SeedRevealed,
+    TableAborted,
+    TableCreated,
+    TablePaused,
+    TableResumed,
+)
+from domain.protocol import (
+    SYSTEM,
+    Actor,
+    Audience,
+    Chance,
+    ClockView,
+    Game,
+    Result,
+    SeatInfo,
+    View,
+    ViewHeader,
+)
 from domain.registry import GAMES
 from domain.shuffle import deck_commitment, seed_commitment, shuffle
 
 S = TypeVar("S")
-Status = Literal["waiting", "playing", "finished"]
-TABLE_EVENTS: tuple[type[Event], ...] = (TableCreated, SeatTaken, SeedRevealed)
+Status = Literal["waiting", "playing", "finished", "aborted"]
+TABLE_EVENTS: tuple[type[Event], ...] = (
+    TableCreated,
+    SeatTaken,
+    SeedRevealed,
+    ClockSet,
+    ClockExpired,
+    SeatMarkedAbsent,
+    SeatReturned,
+    SeatLeft,
+    SeatReplaced,
+    GameResigned,
+    GameForfeited,
+    TableAborted,
+    TablePaused,
+    TableResumed,
+)
 
 
 class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
@@ -41,6 +87,17 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
     deals: int = 0
     unrevealed: tuple[int, ...] = ()
     computers: tuple[int, ...] = ()  # the seats the computer plays
+    # Liveness (DESIGN 10). Seat sets are tuples of seat numbers, so that snapshots
+    # written before these fields existed decode to "nobody".
+    absent: tuple[int, ...] = ()  # the computer plays these until their players return
+    vacant: tuple[int, ...] = ()  # left for good: anybody may take them over
+    strikes: tuple[int, ...] = ()  # seats whose last turn expired without a move
+    revoked: tuple[int, ...] = ()  # a seat number per token revoked (leave, replace)
+    clock: ClockSettings | None = None
+    since: tuple[datetime | None, ...] = ()  # when each seat's turn began
+    banks: tuple[int, ...] = ()  # milliseconds left in each seat's bank
+    paused_at: datetime | None = None
+    result: Result | None = None
     state: S
 
     @property
@@ -49,9 +106,32 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
 
     @property
     def status(self) -> Status:
+        if self.result is not None and self.result.reason == "aborted":
+            return "aborted"
+        if self.result is not None and self.result.reason != "played":
+            return "finished"
         if None in self.names:
             return "waiting"
         return "finished" if self.rules.finished(self.state) else "playing"
+
+    def epoch(self, seat: int) -> int:
+        """How many tokens of ``seat`` were revoked: a token is good for one epoch."""
+        return self.revoked.count(seat)
+
+    def deadline(self, seat: int) -> datetime | None:
+        """When ``seat``'s turn expires; ``None`` off the clock or while paused."""
+        if self.clock is None or self.paused_at is not None or seat >= len(self.since):
+            return None
+        since = self.since[seat]
+        if since is None:
+            return None
+        return since + timedelta(seconds=self.clock.action_seconds, milliseconds=self.banks[seat])
+
+    @property
+    def next_deadline(self) -> datetime | None:
+        """The earliest deadline of any seat: when the timekeeper must look next."""
+        deadlines = [d for seat in range(len(self.names)) if (d := self.deadline(seat))]
+        return min(deadlines, default=None)
 
 
 def create(
@@ -63,6 +143,7 @@ def create(
     first_dealer: int | None = None,
     decks: list[list[str]] | None = None,
     tournament: str | None = None,
+    clock: ClockSettings | None = None,
 ) -> TableCreated:
     """Validate a new table's settings; the ``table_created`` event that opens it."""
     game = GAMES.get(game_id)
@@ -88,6 +169,15 @@ def create(
                 f"deals[{index}] is not exactly the {game_id} pack",
                 deal=index,
             )
+    if clock is not None and not (
+        1 <= clock.action_seconds <= MAX_ACTION_SECONDS
+        and 0 <= clock.bank_seconds <= MAX_BANK_SECONDS
+    ):
+        raise RuleError(
+            RuleCode.INVALID_OPTIONS,
+            f"clock: action_seconds 1 to {MAX_ACTION_SECONDS}, bank_seconds 0 to"
+            f" {MAX_BANK_SECONDS}",
+        )
     return TableCreated(
         table=table_id,
         game=game_id,
@@ -98,6 +188,7 @@ def create(
         tournament=tournament,
         supplied_decks=len(decks or ()),
         decks=[list(d) for d in decks] if decks else None,
+        clock=clock,
     )
 
 
@@ -106,6 +197,10 @@ def parse_options(game: Game[Any], options: dict[str, Any]) -> msgspec.Struct:
         return msgspec.convert(options, type=game.options_type)
     except msgspec.ValidationError as exc:
         raise RuleError(RuleCode.INVALID_OPTIONS, f"options: {exc}", options=options) from exc
+
+
+MAX_ACTION_SECONDS = 3600
+MAX_BANK_SECONDS = 86400
 
 
 def start(event: TableCreated) -> Table[Any]:
@@ -120,6 +215,9 @@ def start(event: TableCreated) -> Table[Any]:
         rules_version=event.rules_version,
         tournament=event.tournament,
         decks=tuple(tuple(d) for d in event.decks or ()),
+        clock=event.clock,
+        since=(None,) * event.seats if event.clock else (),
+        banks=(event.clock.bank_seconds * 1000,) * event.seats if event.clock else (),
         state=game.initial_state(event.seats, options, event.first_dealer),
     )
 
@@ -128,10 +226,48 @@ def evolve(table: Table[S], event: Event) -> Table[S]:
     table = replace(table, version=table.version + 1)
     match event:
         case SeatTaken(seat=seat, name=name, computer=computer):
-            names = list(table.names)
-            names[seat] = name
-            computers = (*table.computers, seat) if computer else table.computers
-            return replace(table, names=tuple(names), computers=computers)
+            return _seated(table, seat, name, computer)
+        case SeatReplaced(seat=seat, name=name, computer=computer):
+            table = replace(table, revoked=(*table.revoked, seat))
+            return _seated(table, seat, name, computer)
+        case SeatLeft(seat=seat) if table.status == "waiting":
+            names = tuple(None if i == seat else n for i, n in enumerate(table.names))
+            computers = _without(table.computers, seat)
+            return replace(table, names=names, computers=computers, revoked=(*table.revoked, seat))
+        case SeatLeft(seat=seat):
+            return replace(
+                table,
+                vacant=_with(table.vacant, seat),
+                absent=_with(table.absent, seat),
+                revoked=(*table.revoked, seat),
+            )
+        case SeatMarkedAbsent(seat=seat):
+            return replace(table, absent=_with(table.absent, seat))
+        case SeatReturned(seat=seat):
+            absent, strikes = _without(table.absent, seat), _without(table.strikes, seat)
+            return replace(table, absent=absent, strikes=strikes)
+        case ClockSet(since=since, banks=banks, moved=moved):
+            strikes = table.strikes if moved is None else _without(table.strikes, moved)
+            return replace(table, since=tuple(since), banks=tuple(banks), strikes=strikes)
+        case ClockExpired(seat=seat):
+            # The turn is spent: the seat starts afresh (on an empty bank) if it must act again.
+            spent = tuple(0 if i == seat else b for i, b in enumerate(table.banks))
+            stopped = tuple(None if i == seat else s for i, s in enumerate(table.since))
+            strikes = _with(table.strikes, seat)
+            return replace(table, banks=spent, since=stopped, strikes=strikes)
+        case TablePaused(at=at):
+            return replace(table, paused_at=at)
+        case TableResumed():
+            return replace(table, paused_at=None)
+        case GameResigned(winners=winners, losers=losers):
+            return replace(table, result=Result(reason="resigned", winners=winners, losers=losers))
+        case GameForfeited(winners=winners, losers=losers):
+            return replace(table, result=Result(reason="forfeit", winners=winners, losers=losers))
+        case TableAborted():
+            return replace(table, result=Result(reason="aborted", winners=[], losers=[]))
+        case GameWon(winners=winners):
+            lost = [seat for seat in range(len(table.names)) if seat not in winners]
+            table = replace(table, result=Result(reason="played", winners=winners, losers=lost))
         case SeedRevealed(shuffle=shuffle):
             return replace(table, unrevealed=tuple(n for n in table.unrevealed if n != shuffle))
         case ChanceEvent(shuffle=shuffle):
@@ -142,6 +278,28 @@ def evolve(table: Table[S], event: Event) -> Table[S]:
                 deals=table.deals + (event.kind == "deal"),
             )
     return replace(table, state=table.rules.evolve(table.state, event))
+
+
+def _seated(table: Table[S], seat: int, name: str, computer: bool) -> Table[S]:
+    """``seat`` has a new occupant: a player, or the computer; present either way."""
+    names = tuple(name if i == seat else n for i, n in enumerate(table.names))
+    computers = _with(table.computers, seat) if computer else _without(table.computers, seat)
+    return replace(
+        table,
+        names=names,
+        computers=computers,
+        vacant=_without(table.vacant, seat),
+        absent=_without(table.absent, seat),
+        strikes=_without(table.strikes, seat),
+    )
+
+
+def _with(seats: tuple[int, ...], seat: int) -> tuple[int, ...]:
+    return seats if seat in seats else tuple(sorted((*seats, seat)))
+
+
+def _without(seats: tuple[int, ...], seat: int) -> tuple[int, ...]:
+    return tuple(s for s in seats if s != seat)
 
 
 def fold(events: list[Event]) -> Table[Any]:
@@ -160,21 +318,30 @@ def fold(events: list[Event]) -> Table[Any]:
 def take_seat(table: Table[Any], seat: int, name: str, *, computer: bool = False) -> list[Event]:
     if not 0 <= seat < len(table.names):
         raise RuleError(RuleCode.NO_SUCH_SEAT, f"this table has seats 0 to {len(table.names) - 1}")
-    if table.names[seat] is not None:
+    if table.status in ("finished", "aborted"):
+        raise RuleError(RuleCode.GAME_OVER, "the game is over", seat=seat)
+    if table.names[seat] is not None and seat not in table.vacant:
         raise RuleError(RuleCode.SEAT_TAKEN, f"seat {seat} is taken", seat=seat)
     return [SeatTaken(seat=seat, name=name, computer=computer)]
 
 
 def computer_to_act(table: Table[Any]) -> list[int]:
-    """The seats the computer plays that the table waits on now."""
-    return [seat for seat in to_act(table) if seat in table.computers]
+    """The seats the computer plays that the table waits on now: its own seats, and
+    those of absent players (DESIGN 10)."""
+    if table.paused_at is not None:
+        return []
+    return [s for s in to_act(table) if s in table.computers or s in table.absent]
 
 
 def decide(table: Table[Any], command: PlayerCommand, actor: int) -> list[Event]:
     if table.status == "waiting":
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, "the table is waiting for players")
+    if table.status == "aborted":
+        raise RuleError(RuleCode.TABLE_ABORTED, "the operator aborted this table")
     if table.status == "finished":
         raise RuleError(RuleCode.GAME_OVER, "the game is over")
+    if table.paused_at is not None:
+        raise RuleError(RuleCode.TABLE_PAUSED, "the operator paused this table")
     return table.rules.decide(table.state, command, actor)
 
 
@@ -273,7 +440,7 @@ def settle(table: Table[S], source: ChanceSource) -> Iterator[ChanceStep[S]]:
 
 
 def legal_actions(table: Table[Any], seat: int) -> list[LegalAction]:
-    if table.status != "playing":
+    if table.status != "playing" or table.paused_at is not None:
         return []
     return table.rules.legal_actions(table.state, seat)
 
@@ -288,12 +455,33 @@ def view(table: Table[Any], audience: Audience) -> View:
         version=table.version,
         status=table.status,
         seats=[
-            SeatInfo(seat=i, name=n, computer=i in table.computers)
+            SeatInfo(
+                seat=i,
+                name=n,
+                computer=i in table.computers,
+                absent=i in table.absent,
+                vacant=i in table.vacant,
+            )
             for i, n in enumerate(table.names)
         ],
         you=audience if isinstance(audience, int) else None,
+        deadline=table.next_deadline,
+        clock=_clock_view(table),
+        paused=table.paused_at is not None,
+        result=table.result,
     )
     return table.rules.view(table.state, audience, header)
+
+
+def _clock_view(table: Table[Any]) -> ClockView | None:
+    if table.clock is None:
+        return None
+    return ClockView(
+        action_seconds=table.clock.action_seconds,
+        bank_seconds=table.clock.bank_seconds,
+        on_timeout=table.clock.on_timeout,
+        bank=[ms / 1000 for ms in table.banks],
+    )
 
 
 def redact(game: Game[Any], event: Event, audience: Audience) -> Event:

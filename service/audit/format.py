@@ -57,7 +57,7 @@ class ExportHeader(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", 
     ]
     tournament: str | None
     players: list[ExportPlayer]
-    status: Literal["waiting", "playing", "finished"]
+    status: Literal["waiting", "playing", "finished", "aborted"]
     version: Annotated[int, msgspec.Meta(description="The last version exported.")]
     head: Annotated[Hash, msgspec.Meta(description="The chain hash of that last version.")]
     exported_at: datetime

@@ -11,6 +11,7 @@ ALLOWED_MODULES = {
     "collections",
     "collections.abc",
     "dataclasses",
+    "datetime",  # instants as values; reading the clock is refused below
     "enum",
     "functools",
     "hashlib",
@@ -24,6 +25,8 @@ ALLOWED_MODULES = {
     "msgspec.inspect",
 }
 FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__", "breakpoint"}
+# Time comes in on the command (DESIGN 10): nothing in the domain may ask for it.
+CLOCK_READS = {"now", "utcnow", "today", "time", "monotonic", "perf_counter"}
 
 
 def imported_modules(tree: ast.AST) -> set[str]:
@@ -60,5 +63,28 @@ def test_domain_calls_no_io_builtins() -> None:
 
 
 def test_the_purity_check_would_catch_an_import_of_random() -> None:
-    tree = ast.parse("import random\nfrom datetime import datetime\n")
-    assert imported_modules(tree) - ALLOWED_MODULES == {"random", "datetime"}
+    tree = ast.parse("import random\nfrom time import time\n")
+    assert imported_modules(tree) - ALLOWED_MODULES == {"random", "time"}
+
+
+def clock_reads(tree: ast.AST) -> list[int]:
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in CLOCK_READS
+    ]
+
+
+def test_domain_never_reads_the_clock() -> None:
+    offenders = [
+        f"{path.relative_to(DOMAIN)}:{line}"
+        for path in DOMAIN.rglob("*.py")
+        for line in clock_reads(ast.parse(path.read_text(), str(path)))
+    ]
+    assert not offenders, offenders
+
+
+def test_a_clock_read_is_noticed() -> None:
+    assert clock_reads(ast.parse("from datetime import datetime\nx = datetime.now()\n")) == [2]

@@ -1,0 +1,228 @@
+"""Tables that always finish (DESIGN 10): clocks, absent players, leaving, resigning,
+replacing, pausing and aborting — the same for every game, around its rules.
+
+The clock: each turn a seat gets ``action_seconds``; past them its bank (per game, never
+refilled) runs; when both are spent the turn expires. The table keeps, per seat, when its
+turn began (``since``) and the bank left; a ``clock_set`` event records every change, so
+a fold of the events knows every deadline. Time comes in on the command (``at``), as the
+service read it when it decided: the domain never reads a clock, and the verifier re-runs
+every clock step from the recorded instants.
+
+On expiry the table either forfeits (the expired seat's side loses) or the computer plays
+the turn for the seat; a seat whose turns expire twice in a row is marked absent, and the
+computer plays it on every turn until its player sends a command of its own.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from msgspec.structs import replace
+
+from domain import table as tables
+from domain.commands import Leave, PlayerCommand, Resign, Return
+from domain.errors import RuleCode, RuleError
+from domain.events import (
+    ClockExpired,
+    ClockSet,
+    Event,
+    GameForfeited,
+    GameResigned,
+    SeatLeft,
+    SeatMarkedAbsent,
+    SeatReplaced,
+    SeatReturned,
+    TableAborted,
+    TablePaused,
+    TableResumed,
+)
+from domain.table import Table
+
+ABSENT_AFTER = 2  # expiries in a row that mark a seat absent
+
+
+def decide(table: Table[Any], command: PlayerCommand, seat: int, at: datetime) -> list[Event]:
+    """A command sent by ``seat``'s player at ``at``: a seat command of every game
+    (``leave``, ``resign``, ``return``) or a move of the game. A move after the seat's
+    deadline is refused (the clock acts for it instead); a move by an absent seat's
+    player brings the seat back first."""
+    match command:
+        case Leave():
+            return _leave(table, seat)
+        case Resign():
+            return _resign(table, seat)
+        case Return():
+            _open(table)
+            if seat not in table.absent:
+                raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"seat {seat} is not absent", seat=seat)
+            return [SeatReturned(seat=seat)]
+    deadline = table.deadline(seat)
+    if deadline is not None and at >= deadline:
+        raise RuleError(RuleCode.CLOCK_EXPIRED, f"seat {seat}'s time ran out", seat=seat)
+    events = tables.decide(table, command, seat)
+    return [SeatReturned(seat=seat), *events] if seat in table.absent else events
+
+
+def _open(table: Table[Any]) -> None:
+    """Refuse anything but a take-over once the table is over, or while it is paused."""
+    if table.status == "aborted":
+        raise RuleError(RuleCode.TABLE_ABORTED, "the operator aborted this table")
+    if table.status == "finished":
+        raise RuleError(RuleCode.GAME_OVER, "the game is over")
+    if table.paused_at is not None:
+        raise RuleError(RuleCode.TABLE_PAUSED, "the operator paused this table")
+
+
+def _leave(table: Table[Any], seat: int) -> list[Event]:
+    _open(table)
+    return [SeatLeft(seat=seat)]
+
+
+def _resign(table: Table[Any], seat: int) -> list[Event]:
+    _open(table)
+    if table.status != "playing":
+        raise RuleError(RuleCode.NOT_ALLOWED_NOW, "the game has not started")
+    if len(table.rules.units(len(table.names))) != 2:
+        raise RuleError(
+            RuleCode.NO_SIDES,
+            f"{table.game} has no two sides to resign to; leave the table instead",
+            seat=seat,
+        )
+    winners, losers = _sides(table, seat)
+    return [GameResigned(seat=seat, winners=winners, losers=losers)]
+
+
+def _sides(table: Table[Any], seat: int) -> tuple[list[int], list[int]]:
+    """The seats that win and lose when ``seat`` gives up: its partnership loses."""
+    unit = next(u for u in table.rules.units(len(table.names)) if seat in u)
+    losers = sorted(unit)
+    return [s for s in range(len(table.names)) if s not in unit], losers
+
+
+# --- the operator ---------------------------------------------------------------------
+
+
+def replace_seat(table: Table[Any], seat: int, name: str, *, computer: bool) -> list[Event]:
+    """The operator seats another player (or the computer); the old token is revoked."""
+    if not 0 <= seat < len(table.names):
+        raise RuleError(RuleCode.NO_SUCH_SEAT, f"this table has seats 0 to {len(table.names) - 1}")
+    if table.status in ("finished", "aborted"):
+        _open(table)
+    return [SeatReplaced(seat=seat, name=name, computer=computer)]
+
+
+def abort(table: Table[Any], reason: str) -> list[Event]:
+    _open_or_paused(table)
+    return [TableAborted(reason=reason)]
+
+
+def pause(table: Table[Any], at: datetime) -> list[Event]:
+    _open(table)
+    if table.status != "playing":
+        raise RuleError(RuleCode.NOT_ALLOWED_NOW, "only a game in play can be paused")
+    return [TablePaused(at=at)]
+
+
+def resume(table: Table[Any], at: datetime) -> list[Event]:
+    """Clocks restart where they stood: each running turn is moved on by the pause."""
+    if table.paused_at is None:
+        _open(table)
+        raise RuleError(RuleCode.NOT_PAUSED, "the table is not paused")
+    resumed = TableResumed(at=at)
+    return [resumed, *_shifted(tables.evolve(table, resumed), at - table.paused_at, None)]
+
+
+def _open_or_paused(table: Table[Any]) -> None:
+    if table.status == "aborted":
+        raise RuleError(RuleCode.TABLE_ABORTED, "the table is aborted already")
+    if table.status == "finished":
+        raise RuleError(RuleCode.GAME_OVER, "the game is over")
+
+
+# --- the clock ------------------------------------------------------------------------
+
+
+def set_clock(
+    table: Table[Any], at: datetime, acted: int | None, *, moved: bool = False
+) -> list[Event]:
+    """The clocks after a batch of events, at ``at``: the seat that ``acted`` and every
+    seat no longer to act are charged for their turn (past ``action_seconds``, from the
+    bank) and stopped; every seat to act that is not running starts now. ``moved``: the
+    seat that acted is its player (not the computer or the clock), so its strikes end.
+    No event when nothing changed, and never one on a table without a clock."""
+    if table.clock is None:
+        return []
+    on = set(tables.to_act(table)) if table.paused_at is None else set()
+    since, banks = list(table.since), list(table.banks)
+    action_ms = table.clock.action_seconds * 1000
+    for seat in range(len(table.names)):
+        started = since[seat]
+        if started is not None and (seat == acted or seat not in on):
+            used = _ms(at - started)
+            banks[seat] = max(0, banks[seat] - max(0, used - action_ms))
+            since[seat] = None
+        if seat in on and since[seat] is None:
+            since[seat] = at
+    mover = acted if moved and acted in table.strikes else None
+    if since == list(table.since) and banks == list(table.banks) and mover is None:
+        return []
+    return [_clock_event(table, since, banks, mover)]
+
+
+def expire(table: Table[Any], at: datetime) -> list[Event]:
+    """The events of the first turn that expired by ``at``: ``clock_expired``, then
+    either the forfeit or, after the second expiry in a row, the seat marked absent.
+    The computer's move for the seat (on ``autoplay``) follows as a command of its own."""
+    expired = [
+        (deadline, seat)
+        for seat in range(len(table.names))
+        if (deadline := table.deadline(seat)) is not None and deadline <= at
+    ]
+    if table.clock is None or not expired or table.status != "playing":
+        raise RuleError(RuleCode.NOT_ALLOWED_NOW, "no clock has expired")
+    _, seat = min(expired)
+    in_a_row = 2 if seat in table.strikes else 1
+    events: list[Event] = [ClockExpired(seat=seat, in_a_row=in_a_row)]
+    if table.clock.on_timeout == "forfeit":
+        winners, losers = _sides(table, seat)
+        events.append(GameForfeited(seat=seat, winners=winners, losers=losers))
+    elif in_a_row >= ABSENT_AFTER and seat not in table.absent:
+        events.append(SeatMarkedAbsent(seat=seat))
+    return events
+
+
+def due(table: Table[Any], at: datetime) -> bool:
+    deadline = table.next_deadline
+    return table.status == "playing" and deadline is not None and deadline <= at
+
+
+def extend(table: Table[Any], at: datetime, down_since: datetime) -> list[Event]:
+    """Give back the time no timekeeper ran, from ``down_since`` to ``at``: each running
+    turn is moved on by the part of that outage it spent (DESIGN 10)."""
+    if table.clock is None or table.paused_at is not None:
+        return []
+    since = [
+        None if s is None else s + max(at - max(down_since, s), timedelta(0)) for s in table.since
+    ]
+    if since == list(table.since):
+        return []
+    return [_clock_event(table, since, list(table.banks), None)]
+
+
+def _shifted(table: Table[Any], by: timedelta, mover: int | None) -> list[Event]:
+    if table.clock is None or all(s is None for s in table.since):
+        return []
+    since = [None if s is None else s + by for s in table.since]
+    return [_clock_event(table, since, list(table.banks), mover)]
+
+
+def _clock_event(
+    table: Table[Any], since: list[datetime | None], banks: list[int], mover: int | None
+) -> ClockSet:
+    after = replace(table, since=tuple(since), banks=tuple(banks))
+    return ClockSet(since=since, banks=banks, deadline=after.next_deadline, moved=mover)
+
+
+def _ms(span: timedelta) -> int:
+    return int(span.total_seconds() * 1000)
