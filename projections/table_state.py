@@ -7,6 +7,7 @@ a fold of the table's events (:func:`domain.table.fold`).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -24,6 +25,7 @@ class TableRow(msgspec.Struct, frozen=True):
     players: list[str]
     state: bytes
     computer_turn: bool = False  # the table waits on a seat the computer plays
+    deadline: datetime | None = None  # the earliest running clock's (DESIGN 10)
 
 
 def project(table: Table[Any]) -> TableRow:
@@ -34,4 +36,5 @@ def project(table: Table[Any]) -> TableRow:
         players=[name for name in table.names if name is not None],
         state=_encoder.encode(table),
         computer_turn=bool(tables.computer_to_act(table)),
+        deadline=table.next_deadline if table.status == "playing" else None,
     )

@@ -44,3 +44,9 @@ class PreconditionFailed(ServiceError):
 
 class IdempotencyKeyReused(ServiceError):
     code = "idempotency-key-reused"
+
+
+class TokenRevoked(ServiceError):
+    """The seat was left or given to another player since this token was issued."""
+
+    code = "unauthorized"

@@ -19,6 +19,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     log_level: str = "info"
     relay: bool = True
     projector: bool = True
+    timekeeper: bool = True
     # A request whose answer has not started by then gets 503 database-unavailable
     # (service.http.deadline); long-polls add their wait.
     request_seconds: float = 1.5
@@ -59,5 +60,6 @@ def from_env(environ: dict[str, str] | None = None) -> Settings:
         log_level=env.get("CARDROOM_LOG_LEVEL", "info"),
         relay=_flag(env.get("CARDROOM_RELAY", "1")),
         projector=_flag(env.get("CARDROOM_PROJECTOR", "1")),
+        timekeeper=_flag(env.get("CARDROOM_TIMEKEEPER", "1")),
         request_seconds=float(env.get("CARDROOM_REQUEST_SECONDS", "1.5")),
     )

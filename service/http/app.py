@@ -20,6 +20,7 @@ from service.http.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
 from service.http.document import finish, openapi_config
 from service.http.headers import nosniff
 from service.http.hooks import allowed_methods, before_request
+from service.http.interventions import InterventionController
 from service.http.lifespan import lifespan
 from service.http.limits import MAX_BODY_BYTES
 from service.http.live import stream_table
@@ -60,6 +61,7 @@ def create_app(settings: Settings) -> Litestar:
     app = Litestar(
         route_handlers=[
             TableController,
+            InterventionController,
             TournamentController,
             AuditController,
             stream_table,

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hmac
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
 from domain.protocol import Audience
+from domain.table import Table
 from service.http.problems import ApiProblem
 from service.write.handler import token_digest
 from service.write.store import EventStore
@@ -17,6 +18,7 @@ class Caller(msgspec.Struct, frozen=True):
     kind: Literal["operator", "seat", "anonymous"]
     table: str | None = None
     seat: int | None = None
+    epoch: int | None = None  # the seat's epoch the token was issued for (DESIGN 10)
 
     @property
     def is_operator(self) -> bool:
@@ -39,6 +41,12 @@ class Caller(msgspec.Struct, frozen=True):
             raise ApiProblem("wrong-seat", "this token belongs to another table")
         return self.seat
 
+    def require_current(self, table: Table[Any]) -> None:
+        """A seat token is good while its seat is in the epoch it was issued for: leaving
+        the seat or being replaced revokes it (DESIGN 10)."""
+        if self.kind == "seat" and self.seat is not None and table.epoch(self.seat) != self.epoch:
+            raise ApiProblem("unauthorized", "this seat's token was revoked")
+
     def seat_at(self, table_id: str) -> int:
         """The seat this caller plays at ``table_id``; only seat tokens act."""
         if self.kind == "anonymous":
@@ -51,12 +59,14 @@ class Caller(msgspec.Struct, frozen=True):
 
 
 class Authenticator:
-    """Resolves bearer tokens; seat tokens never change, so their lookups are cached."""
+    """Resolves bearer tokens; a token's table, seat and epoch never change, so their
+    lookups are cached. Whether the epoch is still the seat's is the table's to say, and
+    every request reads the table as committed (a revoked token fails in every process)."""
 
     def __init__(self, store: EventStore, operator_token: str, cache_size: int = 100_000) -> None:
         self.store = store
         self.operator_token = operator_token.encode()
-        self.cache: dict[bytes, tuple[str, int]] = {}
+        self.cache: dict[bytes, tuple[str, int, int]] = {}
         self.cache_size = cache_size
 
     async def identify(self, authorization: str | None) -> Caller:
@@ -77,4 +87,4 @@ class Authenticator:
             if len(self.cache) >= self.cache_size:
                 self.cache.clear()
             self.cache[digest] = found
-        return Caller("seat", table=found[0], seat=found[1])
+        return Caller("seat", table=found[0], seat=found[1], epoch=found[2])

@@ -55,6 +55,9 @@ COMMANDS: dict[str, Any] = {
     "concede": {"type": "concede"},
     "take_widow": {"type": "take_widow"},
     "exchange_dix": {"type": "exchange_dix"},
+    "leave": {"type": "leave"},
+    "resign": {"type": "resign"},
+    "return": {"type": "return"},
 }
 
 
@@ -82,6 +85,16 @@ def create_bodies() -> dict[str, Any]:
                 "options": {k: v for k, v in options.items() if v is not None},
             },
         )
+    bodies["clock"] = (
+        "A clocked table: 20 seconds a turn, a minute's bank; the computer plays a turn"
+        " that runs out",
+        {
+            "game": "pitch",
+            "seats": 4,
+            "clock": {"action_seconds": 20, "bank_seconds": 60},
+            "on_timeout": "autoplay",
+        },
+    )
     deck = shuffle(GAMES["forty-five"].pack, bytes(32))
     bodies["operator"] = (
         "Operator only: the first dealer, and the deck of the first deal (top card first)",
@@ -94,7 +107,15 @@ def requests() -> dict[str, dict[str, tuple[str, Any]]]:
     summaries = command_summaries()
     return {
         "createTable": create_bodies(),
-        "takeSeat": {"name": ("A player's name", {"name": "Ann"})},
+        "takeSeat": {
+            "name": ("A player's name", {"name": "Ann"}),
+            "computer": ("The computer plays the seat", {"computer": True}),
+        },
+        "replaceSeat": {
+            "name": ("Another player takes the seat", {"name": "Eve"}),
+            "computer": ("The computer takes the seat", {"computer": True}),
+        },
+        "abortTable": {"reason": ("Why", {"reason": "The hall closes at nine"})},
         "postAction": {tag: (summaries.get(tag, tag), body) for tag, body in COMMANDS.items()},
         "createTournament": {
             "club night": (
@@ -167,6 +188,17 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
                 {"table": s.TABLE, "seat": 1, "token": s.TOKEN, "version": 3},
             )
         },
+        ("replaceSeat", "200"): {
+            "seat": (
+                "The new player's token",
+                {"table": s.TABLE, "seat": 1, "token": s.TOKEN, "version": 13},
+            )
+        },
+        ("abortTable", "200"): {
+            "aborted": ("The table as it ends", s.view(s.aborted(first), "operator"))
+        },
+        ("pauseTable", "200"): {"paused": ("Clocks stopped", s.view(s.paused(first), "operator"))},
+        ("resumeTable", "200"): {"resumed": ("Clocks running", s.view(first, "operator"))},
         ("getTable", "200"): {
             "seat": (f"Seat {turn}, to bid", s.view(first, turn)),
             "choice": (f"Seat {chooser}, offered a card choice", s.view(choice, chooser)),
@@ -324,8 +356,24 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
     "takeSeat": {404: ["table-not-found", "no-such-seat"], 409: ["seat-taken"]},
     "postAction": {
         403: ["wrong-seat"],
-        409: ["not-your-turn", "must-follow-suit", "bid-too-low", "version-conflict"],
+        409: [
+            "not-your-turn",
+            "must-follow-suit",
+            "bid-too-low",
+            "version-conflict",
+            "table-paused",
+            "clock-expired",
+            "no-sides",
+        ],
     },
+    "replaceSeat": {
+        403: ["operator-only"],
+        404: ["table-not-found", "no-such-seat"],
+        409: ["game-over", "table-aborted"],
+    },
+    "abortTable": {403: ["operator-only"], 409: ["table-aborted", "game-over"]},
+    "pauseTable": {403: ["operator-only"], 409: ["table-paused", "not-allowed-now"]},
+    "resumeTable": {403: ["operator-only"], 409: ["not-paused"]},
     "createTournament": {400: ["invalid-options", "malformed-request"], 403: ["operator-only"]},
     "createTournamentTable": {403: ["operator-only"], 404: ["tournament-not-found"]},
     "getTournament": {404: ["tournament-not-found"]},

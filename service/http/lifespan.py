@@ -20,6 +20,7 @@ from service.settings import Settings
 from service.workers.computers import ComputerPlayers
 from service.workers.projector import Projector
 from service.workers.relay import Relay
+from service.workers.timekeeper import Timekeeper
 from service.write.handler import TableService
 from service.write.migrate import migrate
 from service.write.store import EventStore, Notifier
@@ -82,6 +83,11 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
         background.append(
             asyncio.create_task(computers.run(database_url, stop), name="cardroom-computers")
         )
+        if settings.timekeeper:
+            timekeeper = Timekeeper(service, watcher)
+            background.append(
+                asyncio.create_task(timekeeper.run(database_url, stop), name="cardroom-timekeeper")
+            )
         try:
             yield
         finally:

@@ -105,7 +105,9 @@ class Follower:
                 record = EventRecord(stored.version, stored.recorded_at, stored.actor, event)
                 messages.append(self._message(record))
             if len(page) < 500:
-                self.finished = table.status == "finished" and self.last >= table.version
+                self.finished = (
+                    table.status in ("finished", "aborted") and self.last >= table.version
+                )
                 return messages
 
     async def follow(self, quiet: float) -> list[ServerSentEventMessage]:
@@ -182,7 +184,8 @@ async def stream_table(
 ) -> ServerSentEvent:
     table_key = str(table_id)
     audience = caller.audience_at(table_key)
-    await service.load(table_key)  # 404 before the stream starts
+    loaded = await service.load(table_key)  # 404 before the stream starts
+    caller.require_current(loaded.table)
     start = int(last_event_id) if last_event_id is not None else (after or 0)
     follower = Follower(table_key, audience, start, service, redis, watcher, settings.redis_prefix)
     return ServerSentEvent(_messages(follower, timeout), headers={"Cache-Control": "no-cache"})

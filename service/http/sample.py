@@ -18,6 +18,7 @@ from typing import Any
 
 import msgspec
 
+from domain import liveness
 from domain import table as tables
 from domain.commands import PlayerCommand
 from domain.events import CardsDealt, Event, HandScored
@@ -182,3 +183,19 @@ def ranking() -> Any:
     for version, _, event in sample().events:
         ranked = standings.fold(ranked, TABLE, event, version)
     return json(ranked)
+
+
+def _after(table: Table[Any], events: list[Event]) -> Table[Any]:
+    for event in events:
+        table = tables.evolve(table, event)
+    return table
+
+
+def aborted(table: Table[Any]) -> Table[Any]:
+    """``table`` as the operator's abort leaves it."""
+    return _after(table, liveness.abort(table, "The hall closes at nine"))
+
+
+def paused(table: Table[Any]) -> Table[Any]:
+    """``table`` paused by the operator."""
+    return _after(table, liveness.pause(table, at(table.version + 1)))

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 import msgspec
 
 from domain.commands import PlayerCommand
+from domain.errors import RuleCode, RuleError
+from domain.events import ClockSettings
 from domain.protocol import Game
 from domain.registry import GAMES
 from projections.scoresheet import ScoreSheet
@@ -39,6 +41,28 @@ _NOT_IN_TEXT = (
 TEXT = rf"^[^\s{_NOT_IN_TEXT}]([^{_NOT_IN_TEXT}]*[^\s{_NOT_IN_TEXT}])?$(?!\n)"
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=TEXT)]
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=6)]
+
+
+class ClockRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Each turn a seat gets ``action_seconds``; past them its bank of ``bank_seconds``
+    for the whole game runs; when both are spent the turn expires (``on_timeout``)."""
+
+    action_seconds: Annotated[int, msgspec.Meta(ge=1, le=3600, description="Seconds per turn.")]
+    bank_seconds: Annotated[
+        int,
+        msgspec.Meta(ge=0, le=86400, description="Seconds per seat for the game, never refilled."),
+    ] = 0
+
+
+OnTimeout = Annotated[
+    Literal["autoplay", "forfeit"],
+    msgspec.Meta(
+        description=(
+            "When a clock expires: `autoplay`, the computer plays the turn (twice in a row"
+            " marks the seat absent), or `forfeit`, the seat's side loses the game."
+        )
+    ),
+]
 
 
 TournamentId = Annotated[
@@ -105,6 +129,8 @@ def _create_type(game: Game[Any]) -> type[msgspec.Struct]:
             ("tournament", TournamentId | None, None),
             ("first_dealer", dealer | None, None),
             ("deals", deals | None, None),
+            ("clock", ClockRequest | None, None),
+            ("on_timeout", OnTimeout, "autoplay"),
         ],
     )
 
@@ -142,6 +168,8 @@ def _tournament_type(game: Game[Any]) -> type[msgspec.Struct]:
             ("options", game.options_type, msgspec.field(default_factory=game.options_type)),
             ("first_dealer", dealer | None, None),
             ("deals", deals | None, None),
+            ("clock", ClockRequest | None, None),
+            ("on_timeout", OnTimeout, "autoplay"),
         ],
     )
 
@@ -154,6 +182,8 @@ class CreateTournamentBase(msgspec.Struct, frozen=True):
     options: msgspec.Struct
     first_dealer: int | None
     deals: list[Any] | None
+    clock: ClockRequest | None
+    on_timeout: Literal["autoplay", "forfeit"]
 
 
 class TournamentTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -211,6 +241,19 @@ class CreateTableBase(msgspec.Struct, frozen=True):
     tournament: uuid.UUID | None
     first_dealer: int | None
     deals: list[Any] | None
+    clock: ClockRequest | None
+    on_timeout: Literal["autoplay", "forfeit"]
+
+
+def clock_settings(
+    clock: ClockRequest | None, on_timeout: Literal["autoplay", "forfeit"]
+) -> ClockSettings | None:
+    """The table's clock, or ``None``; ``forfeit`` makes no sense without one."""
+    if clock is None:
+        if on_timeout == "forfeit":
+            raise RuleError(RuleCode.INVALID_OPTIONS, "on_timeout forfeit needs a clock")
+        return None
+    return ClockSettings(clock.action_seconds, clock.bank_seconds, on_timeout)
 
 
 # The unions grow with the registry; type checkers see their common base instead.
@@ -229,6 +272,26 @@ class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     name: Name | None = None
     computer: bool = False
+
+
+class ReplaceSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The new player's name, or ``computer: true`` to give the seat to the computer."""
+
+    name: Name | None = None
+    computer: bool = False
+
+
+class SeatHandedOver(msgspec.Struct, frozen=True):
+    """The seat's new token (``null`` when the computer took it); the old one is revoked."""
+
+    table: str
+    seat: int
+    token: str | None
+    version: int
+
+
+class AbortTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=TEXT)]
 
 
 class SeatGranted(msgspec.Struct, frozen=True):

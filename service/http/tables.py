@@ -29,6 +29,7 @@ from service.http.schemas import (
     SeatGranted,
     TablePage,
     TakeSeat,
+    clock_settings,
 )
 from service.read.models import ReadSide
 from service.read.records import ActionResult, EventRecord, TableView
@@ -197,12 +198,12 @@ class TableController(Controller):
             caller.require_operator("first_dealer and deals are for the operator")
         if data.tournament is not None:
             caller.require_operator("tournament tables count in the standings")
-        tournament = None
+        tournament, tournament_clock = None, None
         if data.tournament is not None:
             joined = await read_side.tournament(str(data.tournament))
             if joined.game != game_of(data):
                 raise ApiProblem("invalid-options", f"tournament {joined.id} plays {joined.game}")
-            tournament = joined.id
+            tournament, tournament_clock = joined.id, joined.clock
         created = tables.create(
             new_table_id(),
             game_of(data),
@@ -211,6 +212,7 @@ class TableController(Controller):
             first_dealer=data.first_dealer,
             decks=[d.deck for d in data.deals] if data.deals else None,
             tournament=tournament,
+            clock=clock_settings(data.clock, data.on_timeout) or tournament_clock,
         )
         actor = "operator" if caller.is_operator else "anonymous"
         table, _ = await service.create(created, msgspec.to_builtins(data), actor)
@@ -280,6 +282,7 @@ class TableController(Controller):
         table_key = str(table_id)
         audience = caller.audience_at(table_key)
         loaded = await service.load(table_key)
+        caller.require_current(loaded.table)
         wanted = _tags(if_none_match)
         if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
             loaded = await _long_poll(table_key, loaded, service, watcher, wait)
@@ -380,7 +383,12 @@ class TableController(Controller):
         table_key = str(table_id)
         seat = caller.seat_at(table_key)
         answer = await service.act(
-            table_key, seat, data, if_match=_tags(if_match), idempotency_key=idempotency_key
+            table_key,
+            seat,
+            data,
+            if_match=_tags(if_match),
+            idempotency_key=idempotency_key,
+            epoch=caller.epoch,
         )
         return _answered(answer)
 
@@ -402,5 +410,6 @@ class TableController(Controller):
         table_key = str(table_id)
         audience = caller.audience_at(table_key)
         table, stored = await service.events(table_key, audience, after, limit)
+        caller.require_current(table)
         records = [_record(s.version, s.recorded_at, s.actor, e) for s, e in stored]
         return EventPage(table=table.id, version=table.version, events=records)

@@ -22,6 +22,7 @@ from service.http.schemas import (
     StandingsPage,
     TournamentTable,
     TournamentTableCreated,
+    clock_settings,
 )
 from service.http.tables import game_of
 from service.read.models import ReadSide, Tournament
@@ -57,8 +58,9 @@ class TournamentController(Controller):
                 raise RuleError(
                     RuleCode.INVALID_DECK, f"deals[{index}] is not exactly the {game} pack"
                 )
+        clock = clock_settings(data.clock, data.on_timeout)
         tournament_id = await read_side.create_tournament(
-            data.name, game, options, decks, data.first_dealer
+            data.name, game, options, decks, data.first_dealer, clock
         )
         return await read_side.tournament(tournament_id)
 
@@ -116,6 +118,7 @@ class TournamentController(Controller):
             first_dealer=first_dealer,
             decks=decks,
             tournament=tournament.id,
+            clock=tournament.clock,
         )
         table, tokens = await service.create(
             created, msgspec.to_builtins(data), "operator", players=list(data.players)

@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 from psycopg_pool import AsyncConnectionPool
 
+from domain.events import ClockSettings
 from projections.scoresheet import ScoreSheet
 from projections.standings import Standings
 from service.read.catalog import PROJECTIONS
@@ -36,6 +37,7 @@ class Tournament(msgspec.Struct, frozen=True):
     tables: list[str]
     duplicate_deals: int = 0
     first_dealer: int | None = None
+    clock: ClockSettings | None = None  # every table opened in it gets this clock
 
 
 def encode_cursor(seq: int) -> str:
@@ -112,12 +114,13 @@ class ReadSide:
         options: dict[str, Any],
         decks: list[list[str]] | None = None,
         first_dealer: int | None = None,
+        clock: ClockSettings | None = None,
     ) -> str:
         tournament_id = str(uuid.uuid4())
         async with self.pool.connection() as conn:
             await conn.execute(
-                "INSERT INTO tournaments (id, name, game, options, deals, first_dealer)"
-                " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s)",
+                "INSERT INTO tournaments (id, name, game, options, deals, first_dealer, clock)"
+                " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s::jsonb)",
                 (
                     tournament_id,
                     name,
@@ -125,6 +128,7 @@ class ReadSide:
                     msgspec.json.encode(options).decode(),
                     None if decks is None else msgspec.json.encode(decks).decode(),
                     first_dealer,
+                    None if clock is None else msgspec.json.encode(clock).decode(),
                 ),
             )
         return tournament_id
@@ -146,15 +150,23 @@ class ReadSide:
             cur = await conn.execute(
                 "SELECT id::text, name, game, options::text,"
                 " ARRAY(SELECT id::text FROM tables WHERE tournament = t.id::text ORDER BY seq),"
-                " coalesce(jsonb_array_length(deals), 0), first_dealer"
+                " coalesce(jsonb_array_length(deals), 0), first_dealer, clock::text"
                 " FROM tournaments t WHERE id = %s",
                 (tournament_id,),
             )
             row = await cur.fetchone()
         if row is None:
             raise TournamentNotFound(f"no tournament {tournament_id}")
+        clock = None if row[7] is None else msgspec.json.decode(row[7], type=ClockSettings)
         return Tournament(
-            row[0], row[1], row[2], msgspec.json.decode(row[3]), list(row[4]), row[5], row[6]
+            row[0],
+            row[1],
+            row[2],
+            msgspec.json.decode(row[3]),
+            list(row[4]),
+            row[5],
+            row[6],
+            clock,
         )
 
     async def standings(self, tournament_id: str) -> tuple[Standings, int]:

@@ -114,6 +114,18 @@ def relay_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def timekeeper_command(args: argparse.Namespace) -> int:
+    """Run only the timekeeper (one leads at a time; extra ones stand by)."""
+    import asyncio
+
+    from service.workers.timekeeper import run_standalone
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_on_signal)
+    asyncio.run(run_standalone(_database_url()))
+    return 0
+
+
 def _database_url() -> str:
     settings = from_env()
     if not settings.database_url:
@@ -303,6 +315,8 @@ def parser() -> argparse.ArgumentParser:
 
     relay_cmd = commands.add_parser("relay", help="publish committed events to Redis")
     relay_cmd.set_defaults(run=relay_command)
+    timekeeper_cmd = commands.add_parser("timekeeper", help="fire expired clocks (DESIGN 10)")
+    timekeeper_cmd.set_defaults(run=timekeeper_command)
 
     bot_cmd = commands.add_parser("bot", help="play a seat, or whole tables, from legal_actions")
     bot_cmd.add_argument("--url", default="http://127.0.0.1:8000")

@@ -15,14 +15,14 @@ import hashlib
 import random
 import secrets
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
-from domain import computer
+from domain import computer, liveness
 from domain import table as tables
 from domain.commands import PlayerCommand
 from domain.errors import RuleError
@@ -38,6 +38,7 @@ from service.refusals import (
     IdempotencyKeyReused,
     PreconditionFailed,
     TableNotFound,
+    TokenRevoked,
 )
 from service.write.codec import event_data, event_decoder, snapshot_decoder
 from service.write.store import (
@@ -70,6 +71,26 @@ class Loaded(msgspec.Struct, frozen=True):
     last_hash: bytes
 
 
+class Batch(NamedTuple):
+    """Events caused by one recorded command, and who sent it."""
+
+    events: list[Event]
+    actor: str
+    command: dict[str, Any]
+
+
+class Plan(NamedTuple):
+    """What a write appends before its chance steps, and whom the clock charges:
+    the seat that ``acted`` (``moved``: by its own player)."""
+
+    batches: list[Batch]
+    acted: int | None = None
+    moved: bool = False
+
+
+Clock = Callable[[], datetime]
+
+
 def etag(version: int, audience: Audience) -> str:
     """A strong entity tag per version and audience (DESIGN 6)."""
     who = f"s{audience}" if isinstance(audience, int) else audience
@@ -94,8 +115,9 @@ class TableService:
     decided on a cached snapshot is checked again on a fresh one before it is returned.
     """
 
-    def __init__(self, store: EventStore, cache_size: int = 10_000) -> None:
+    def __init__(self, store: EventStore, cache_size: int = 10_000, clock: Clock = now) -> None:
         self.store = store
+        self.clock = clock  # injectable: tests move time on without waiting for it
         self.loads = BatchedLoads(store)
         self._seat_locks: dict[str, tuple[asyncio.Lock, int]] = {}  # lock, takes holding it
         self.cache_size = cache_size
@@ -170,14 +192,16 @@ class TableService:
         for seat, name in enumerate(players or ()):
             seated = tables.take_seat(settled.table, seat, name)
             self._record(settled, seated, actor, {"type": "take_seat", "seat": seat, "name": name})
+        at = self.clock()
         if players:
             await self._settle_chance(settled)
+            self._set_clock(settled, at, Plan([]))
         await self._commit(
             Loaded(table, GENESIS),
             settled,
             expected=0,
-            at=now(),
-            seat_tokens=[(token_digest(t), seat) for seat, t in enumerate(tokens)],
+            at=at,
+            seat_tokens=[(token_digest(t), seat, 0) for seat, t in enumerate(tokens)],
         )
         return settled.table, tokens
 
@@ -199,11 +223,12 @@ class TableService:
                 command: dict[str, Any] = {"type": "take_seat", "seat": seat, "name": name}
                 if computer:
                     command["computer"] = True
-                settled = await self.settle(loaded.table, events, f"seat:{seat}", command)
+                at = self.clock()
+                plan = Plan([Batch(events, f"seat:{seat}", command)])
+                settled = await self.settle(loaded.table, plan, at)
+                granted = (token_digest(token), seat, settled.table.epoch(seat))
                 try:
-                    await self._commit(
-                        loaded, settled, at=now(), seat_tokens=[(token_digest(token), seat)]
-                    )
+                    await self._commit(loaded, settled, at=at, seat_tokens=[granted])
                 except VersionConflict:
                     self._forget(table_id)
                     await asyncio.sleep(random.uniform(0, min(0.05, 0.002 * 2**attempt)))
@@ -234,11 +259,16 @@ class TableService:
         if_match: list[str] | None,
         idempotency_key: str | None,
         actor: str | None = None,
+        epoch: int | None = None,
     ) -> Answer:
         """Decide and commit one seat command, one way through: the idempotency gate, then
         at most ``RETRIES`` attempts, the first on the cached snapshot and each later one
         on the table as committed now. The answer is encoded once, stored with the key,
-        and is what every retry of the request gets."""
+        and is what every retry of the request gets.
+
+        ``actor`` is the seat's player unless given (``computer:<seat>``); a player's
+        token is good for one ``epoch`` of the seat (DESIGN 10: leaving or being replaced
+        revokes it)."""
         actor = actor or f"seat:{seat}"
         payload = msgspec.to_builtins(command)
         gate = _Gate(self.store, table_id, actor, idempotency_key, request_digest(payload))
@@ -249,7 +279,15 @@ class TableService:
             loaded = cached or await self.load(table_id)
             try:
                 return await self._attempt(
-                    loaded, seat, command, payload, if_match, gate, actor, committed=cached is None
+                    loaded,
+                    seat,
+                    command,
+                    payload,
+                    if_match,
+                    gate,
+                    actor,
+                    epoch,
+                    committed=cached is None,
                 )
             except _Behind:
                 continue  # perhaps only the cache is behind: ask Postgres
@@ -274,12 +312,18 @@ class TableService:
         if_match: list[str] | None,
         gate: _Gate,
         actor: str,
+        epoch: int | None,
         *,
         committed: bool,
     ) -> Answer:
         """One attempt on ``loaded``; a cached snapshot (not ``committed``: it may be
         behind) is never the ground of a refusal."""
-        version = loaded.table.version
+        table = loaded.table
+        version = table.version
+        if epoch is not None and table.epoch(seat) != epoch:
+            if not committed:
+                raise _Behind
+            raise TokenRevoked("this seat's token was revoked: the seat was left or replaced")
         current = etag(version, seat)
         if if_match is not None and "*" not in if_match and current not in if_match:
             if not committed:
@@ -287,14 +331,19 @@ class TableService:
             raise PreconditionFailed(
                 f"the table is at version {version}", etag=current, version=version
             )
+        at = self.clock()
+        player = actor == f"seat:{seat}"
         try:
-            events = tables.decide(loaded.table, command, seat)
+            if player:
+                events = liveness.decide(table, command, seat, at)
+            else:  # the computer, for its own seat or an absent player's
+                events = tables.decide(table, command, seat)
         except RuleError:
             if not committed:
                 raise _Behind from None
             raise
-        settled = await self.settle(loaded.table, events, actor, payload)
-        at = now()
+        plan = Plan([Batch(events, actor, payload)], acted=seat, moved=player)
+        settled = await self.settle(table, plan, at)
         body = _encoder.encode(action_result(settled, seat, at))
         answer = Answer(status=200, body=body, etag=etag(settled.table.version, seat))
         await self._commit(loaded, settled, at=at, idempotency=gate.record(answer))
@@ -329,14 +378,52 @@ class TableService:
             sent += 1
         return sent
 
-    async def settle(
-        self, table: Table[Any], events: list[Event], actor: str, command: dict[str, Any]
-    ) -> Settled:
-        """Fold ``events``, then reveal spent seeds and deal until the game waits on a seat."""
+    async def settle(self, table: Table[Any], plan: Plan, at: datetime) -> Settled:
+        """Fold the plan's batches, reveal spent seeds and deal until the game waits on a
+        seat, then set the clocks for the turn that begins (DESIGN 10)."""
         settled = Settled(table=table, events=[], visible=[], seeds=[])
-        self._record(settled, events, actor, command)
+        for batch in plan.batches:
+            self._record(settled, batch.events, batch.actor, batch.command)
         await self._settle_chance(settled)
+        self._set_clock(settled, at, plan)
         return settled
+
+    def _set_clock(self, settled: Settled, at: datetime, plan: Plan) -> None:
+        clocked = liveness.set_clock(settled.table, at, plan.acted, moved=plan.moved)
+        command = {"type": "set_clock", "acted": plan.acted, "moved": plan.moved}
+        self._record(settled, clocked, SYSTEM, command)
+
+    async def write(
+        self,
+        table_id: str,
+        plan: Callable[[Table[Any], datetime], Plan | None],
+        *,
+        grant: int | None = None,
+    ) -> tuple[Table[Any], str | None] | None:
+        """A write that is not a seat's command (the operator's, the timekeeper's): the
+        events ``plan`` decides on the table as committed now, settled and committed with
+        the expected version; decided again if another command got there first.
+        ``None`` when ``plan`` finds nothing to do. ``grant``: a seat that gets a new
+        token in the same commit (returned with the table)."""
+        for attempt in range(RETRIES):
+            loaded = await self.load(table_id)
+            at = self.clock()
+            planned = plan(loaded.table, at)
+            if planned is None:
+                return None
+            settled = await self.settle(loaded.table, planned, at)
+            token = None if grant is None else secrets.token_urlsafe(32)
+            tokens: Sequence[tuple[bytes, int, int]] = ()
+            if token is not None and grant is not None:
+                tokens = [(token_digest(token), grant, settled.table.epoch(grant))]
+            try:
+                await self._commit(loaded, settled, at=at, seat_tokens=tokens)
+            except VersionConflict:
+                self._forget(table_id)
+                await asyncio.sleep(random.uniform(0, 0.002 * 2**attempt))
+                continue
+            return settled.table, token
+        raise CommandConflict("the table kept changing; try again")
 
     async def _settle_chance(self, settled: Settled) -> None:
         # Seeds of earlier commits can be due only before this loop deals anything (what
@@ -364,7 +451,7 @@ class TableService:
         *,
         at: datetime,
         expected: int | None = None,
-        seat_tokens: list[tuple[bytes, int]] | None = None,
+        seat_tokens: Sequence[tuple[bytes, int, int]] | None = None,
         idempotency: IdempotencyRecord | None = None,
     ) -> None:
         row = project(settled.table)
@@ -380,6 +467,7 @@ class TableService:
                 players=row.players,
                 state=row.state,
                 computer_turn=row.computer_turn,
+                deadline=row.deadline,
                 seeds=settled.seeds,
                 seat_tokens=seat_tokens or (),
                 idempotency=idempotency,

@@ -95,15 +95,18 @@ class Commit(msgspec.Struct, frozen=True, kw_only=True):
     tournament: str | None = None
     players: Sequence[str] = ()
     computer_turn: bool = False
+    deadline: datetime | None = None
     seeds: Sequence[tuple[int, bytes | None]] = ()
-    seat_tokens: Sequence[tuple[bytes, int]] = ()
+    seat_tokens: Sequence[tuple[bytes, int, int]] = ()  # digest, seat, epoch
     at: datetime
     idempotency: IdempotencyRecord | None = None
 
 
 def now() -> datetime:
-    # Postgres keeps microseconds: the hash must cover exactly what is stored.
-    return datetime.now(UTC)
+    # Milliseconds: the clocks' arithmetic (DESIGN 10) and the stored instants agree
+    # exactly, and Postgres keeps them as they are, so the hash covers what is stored.
+    moment = datetime.now(UTC)
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
 
 
 @functools.cache
@@ -117,16 +120,16 @@ def commit_statement(new_table: bool, seeds: bool, tokens: bool, idempotency: bo
     if new_table:
         row = (
             "INSERT INTO tables (id, game, status, tournament, players, version, last_hash,"
-            " state, computer_turn, created_at, updated_at) VALUES (%(table)s, %(game)s,"
-            " %(status)s, %(tournament)s, %(players)s, %(version)s, %(hash)s, %(state)s,"
-            " %(computer_turn)s, %(at)s, %(at)s)"
+            " state, computer_turn, deadline, created_at, updated_at) VALUES (%(table)s,"
+            " %(game)s, %(status)s, %(tournament)s, %(players)s, %(version)s, %(hash)s,"
+            " %(state)s, %(computer_turn)s, %(deadline)s, %(at)s, %(at)s)"
             " RETURNING id"
         )
     else:
         row = (
             "UPDATE tables SET status = %(status)s, players = %(players)s,"
             " version = %(version)s, last_hash = %(hash)s, state = %(state)s,"
-            " computer_turn = %(computer_turn)s, updated_at = %(at)s"
+            " computer_turn = %(computer_turn)s, deadline = %(deadline)s, updated_at = %(at)s"
             " WHERE id = %(table)s AND version = %(expected)s RETURNING id"
         )
     parts = [
@@ -145,9 +148,9 @@ def commit_statement(new_table: bool, seeds: bool, tokens: bool, idempotency: bo
         )
     if tokens:
         parts.append(
-            "tokens AS (INSERT INTO seat_tokens (token_hash, table_id, seat)"
-            " SELECT d, row.id, n FROM row, unnest(%(token_hashes)s::bytea[],"
-            " %(token_seats)s::int[]) AS x(d, n))"
+            "tokens AS (INSERT INTO seat_tokens (token_hash, table_id, seat, epoch)"
+            " SELECT d, row.id, n, e FROM row, unnest(%(token_hashes)s::bytea[],"
+            " %(token_seats)s::int[], %(token_epochs)s::int[]) AS x(d, n, e))"
         )
     if idempotency:
         parts.append(
@@ -288,10 +291,12 @@ class EventStore:
             "hash": previous,
             "state": commit.state,
             "computer_turn": commit.computer_turn,
+            "deadline": commit.deadline,
             "seed_numbers": [n for n, _ in commit.seeds],
             "seed_values": [seed for _, seed in commit.seeds],
-            "token_hashes": [digest for digest, _ in commit.seat_tokens],
-            "token_seats": [seat for _, seat in commit.seat_tokens],
+            "token_hashes": [digest for digest, _, _ in commit.seat_tokens],
+            "token_seats": [seat for _, seat, _ in commit.seat_tokens],
+            "token_epochs": [epoch for _, _, epoch in commit.seat_tokens],
         }
         idem = commit.idempotency
         if idem is not None:
@@ -330,13 +335,41 @@ class EventStore:
             )
             return {n: None if seed is None else bytes(seed) for n, seed in await cur.fetchall()}
 
-    async def seat_for_token(self, digest: bytes) -> tuple[str, int] | None:
+    async def seat_for_token(self, digest: bytes) -> tuple[str, int, int] | None:
+        """The table, seat and epoch of a seat token (a token never changes: the table
+        says whether its epoch is still the seat's)."""
         async with self.pool.connection() as conn:
             cur = await conn.execute(
-                "SELECT table_id::text, seat FROM seat_tokens WHERE token_hash = %s", (digest,)
+                "SELECT table_id::text, seat, epoch FROM seat_tokens WHERE token_hash = %s",
+                (digest,),
             )
             row = await cur.fetchone()
-        return None if row is None else (row[0], int(row[1]))
+        return None if row is None else (row[0], int(row[1]), int(row[2]))
+
+    async def due_tables(self, at: datetime, limit: int = 200) -> list[str]:
+        """Tables with a clock that expired by ``at``, the most overdue first."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT id::text FROM tables WHERE deadline <= %s ORDER BY deadline LIMIT %s",
+                (at, limit),
+                prepare=True,
+            )
+            return [row[0] for row in await cur.fetchall()]
+
+    async def next_deadline(self) -> datetime | None:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute("SELECT min(deadline) FROM tables", prepare=True)
+            row = await cur.fetchone()
+        return None if row is None else row[0]
+
+    async def armed_after(self, moment: datetime) -> list[str]:
+        """Tables whose running clocks expire after ``moment``: those an outage that
+        began then may have charged."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT id::text FROM tables WHERE deadline > %s ORDER BY deadline", (moment,)
+            )
+            return [row[0] for row in await cur.fetchall()]
 
     async def idempotent_answer(
         self, table_id: str, actor: str, key: str

@@ -89,8 +89,13 @@ async def test_the_service_accepts_every_request_example(client: Any) -> None:
         created = ok(await client.post("/tables", json=body, headers=OPERATOR), 201)
         assert created["game"] == body["game"], name
     assert created is not None
-    for body in request_examples("takeSeat").values():
-        ok(await client.post(f"/tables/{created['id']}/seats/1", json=body), 201)
+    for seat, body in enumerate(request_examples("takeSeat").values()):
+        ok(await client.post(f"/tables/{created['id']}/seats/{seat}", json=body), 201)
+    for body in request_examples("replaceSeat").values():
+        path = f"/tables/{created['id']}/seats/0/replace"
+        ok(await client.post(path, json=body, headers=OPERATOR), 200)
+    for body in request_examples("abortTable").values():
+        ok(await client.post(f"/tables/{created['id']}/abort", json=body, headers=OPERATOR), 200)
     tournament = None
     for body in request_examples("createTournament").values():
         tournament = ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)

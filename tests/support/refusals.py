@@ -46,6 +46,10 @@ async def make_targets(client: Any) -> dict[str, Target]:
             {"players": ["Ann", "Bob", "Cy", "Di"]},
             OPERATOR,
         ),
+        "replaceSeat": Target(
+            f"/tables/{playing['id']}/seats/{first}/replace", {"name": "Eve"}, OPERATOR
+        ),
+        "abortTable": Target(f"/tables/{playing['id']}/abort", {"reason": "closing"}, OPERATOR),
     }
 
 
@@ -55,6 +59,8 @@ OPERATIONS = [
     "postAction",
     "createTournament",
     "createTournamentTable",
+    "replaceSeat",
+    "abortTable",
 ]
 
 

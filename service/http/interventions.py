@@ -1,0 +1,130 @@
+"""The operator's hands on a table (DESIGN 10): replace a seat's player, abort, pause and
+resume. Each is an event in the table's stream, re-run by the offline verifier."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from uuid import UUID
+
+from litestar import Controller, Response, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody, PathParameter
+
+from domain import table as tables
+from domain.table import Table
+from service.http.auth import Caller
+from service.http.docs import errors
+from service.http.schemas import AbortTable, ReplaceSeat, SeatHandedOver
+from service.read.records import TableView
+from service.write import interventions
+from service.write.handler import TableService, etag
+
+Seat = Annotated[
+    int,
+    PathParameter(
+        ge=0,
+        le=6,
+        schema_extra={"minimum": 0},  # Litestar leaves a falsy bound out
+        description="The seat, 0 to the table's seats - 1.",
+    ),
+]
+
+
+def _operator_view(table: Table[Any]) -> Response[TableView]:
+    return Response(
+        tables.view(table, "operator"),
+        headers={"ETag": etag(table.version, "operator"), "Cache-Control": "private, no-cache"},
+    )
+
+
+class InterventionController(Controller):
+    path = "/tables"
+    tags = ["operator"]  # noqa: RUF012  (Litestar declares it as an instance attribute)
+
+    @post(
+        "/{table_id:uuid}/seats/{seat:int}/replace",
+        operation_id="replaceSeat",
+        summary="Give a seat to another player or to the computer (operator only)",
+        description=(
+            "The seat's old token stops working (401) from this version on; the answer"
+            " carries the new player's token (`null` when the computer takes the seat)."
+            " Works on a seat whose player is present, absent or gone."
+        ),
+        status_code=200,
+        responses=errors(400, 401, 403, 404, 409, 413, 415),
+        security=[{"bearer": []}],
+    )
+    async def replace_seat(
+        self,
+        table_id: FromPath[UUID],
+        seat: Seat,
+        data: JSONBody[ReplaceSeat],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+    ) -> SeatHandedOver:
+        caller.require_operator("only the operator replaces a player")
+        name = data.name or ("Computer" if data.computer else f"Player {seat + 1}")
+        table, token = await interventions.replace_seat(
+            service, str(table_id), seat, name, by_computer=data.computer
+        )
+        return SeatHandedOver(table=table.id, seat=seat, token=token, version=table.version)
+
+    @post(
+        "/{table_id:uuid}/abort",
+        operation_id="abortTable",
+        summary="Stop a table for good (operator only)",
+        description=(
+            "The table's status becomes `aborted`: it takes no further command and counts"
+            " in no standings. Aborting it again is a 409 `table-aborted`."
+        ),
+        status_code=200,
+        responses=errors(400, 401, 403, 404, 409, 413, 415),
+        security=[{"bearer": []}],
+    )
+    async def abort_table(
+        self,
+        table_id: FromPath[UUID],
+        data: JSONBody[AbortTable],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+    ) -> Response[TableView]:
+        caller.require_operator("only the operator aborts a table")
+        return _operator_view(await interventions.abort(service, str(table_id), data.reason))
+
+    @post(
+        "/{table_id:uuid}/pause",
+        operation_id="pauseTable",
+        summary="Stop the clocks and hold every command (operator only)",
+        description=(
+            "Until `resume`, commands are refused with 409 `table-paused` and no clock"
+            " runs; a turn in progress keeps the time it had left."
+        ),
+        status_code=200,
+        responses=errors(400, 401, 403, 404, 409),
+        security=[{"bearer": []}],
+    )
+    async def pause_table(
+        self,
+        table_id: FromPath[UUID],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+    ) -> Response[TableView]:
+        caller.require_operator("only the operator pauses a table")
+        return _operator_view(await interventions.pause(service, str(table_id)))
+
+    @post(
+        "/{table_id:uuid}/resume",
+        operation_id="resumeTable",
+        summary="Restart a paused table's clocks (operator only)",
+        status_code=200,
+        responses=errors(400, 401, 403, 404, 409),
+        security=[{"bearer": []}],
+    )
+    async def resume_table(
+        self,
+        table_id: FromPath[UUID],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+    ) -> Response[TableView]:
+        caller.require_operator("only the operator resumes a table")
+        return _operator_view(await interventions.resume(service, str(table_id)))

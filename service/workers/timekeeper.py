@@ -1,0 +1,134 @@
+"""The timekeeper (DESIGN 10): fires every expired clock, exactly once, in time.
+
+Deadlines live in Postgres with the table (``tables.deadline``, kept by the inline
+projection), so nothing is lost when a process dies. One process leads (an advisory lock);
+it sleeps until the earliest deadline — or until a commit rings, since a commit may arm
+an earlier one — and fires each due table through the command path with the table's
+expected version (``interventions.expire``): a player's move at the last millisecond and
+the expiry never both apply, and a second timekeeper racing this one finds nothing due.
+
+Time no timekeeper ran is not charged to anyone: the leader writes a heartbeat as it
+goes, and a new leader that finds the heartbeat older than ``GRACE`` gives every turn
+that was running through the gap its lost time back (``interventions.extend``) before it
+fires anything. The clock is injectable, so tests move time instead of waiting for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+import psycopg
+
+from domain.errors import RuleError
+from service.read.watch import TableWatcher
+from service.workers.leader import while_leading
+from service.write import interventions
+from service.write.handler import Clock, TableService
+from service.write.store import now
+
+log = logging.getLogger("cardroom.timekeeper")
+LEADER_LOCK = 0x636172642D74696D  # "card-tim"
+GRACE = timedelta(seconds=3)  # a handover is quicker; a gap longer than this was an outage
+LONGEST_SLEEP = 1.0  # seconds: look again at least this often, and beat the heart
+
+
+class Timekeeper:
+    def __init__(
+        self, service: TableService, watcher: TableWatcher | None, clock: Clock = now
+    ) -> None:
+        self.service = service
+        self.watcher = watcher
+        self.clock = clock
+        self.leading = asyncio.Event()
+        self.fired = 0
+        self.extended = 0
+
+    async def run(self, conninfo: str, stop: asyncio.Event) -> None:
+        async def lead(_: psycopg.AsyncConnection[Any]) -> None:
+            await self.recover()
+            while not stop.is_set():
+                since = self.watcher.delivered if self.watcher else 0
+                await self.step()
+                await self.beat()
+                await self._sleep(since)
+
+        await while_leading(conninfo, LEADER_LOCK, stop, self.leading, lead, "timekeeper")
+
+    async def step(self) -> int:
+        """Fire every clock expired by now; how many fired."""
+        fired = 0
+        while due := await self.service.store.due_tables(self.clock()):
+            for table_id in due:
+                fired += await self._fire(table_id)
+            if len(due) < 200:
+                break
+        self.fired += fired
+        return fired
+
+    async def _fire(self, table_id: str) -> int:
+        try:
+            return 0 if await interventions.expire(self.service, table_id) is None else 1
+        except RuleError as exc:  # a bug in a rule or the computer: say so, keep going
+            log.error("expiry refused at %s: %s", table_id, exc)
+        except psycopg.Error as exc:
+            log.warning("expiry at %s failed (%s); will look again", table_id, exc)
+        return 0
+
+    async def beat(self) -> None:
+        async with self.service.store.pool.connection() as conn:
+            await conn.execute(
+                "INSERT INTO timekeeper_heartbeat (id, alive_at) VALUES (1, %s)"
+                " ON CONFLICT (id) DO UPDATE SET alive_at = excluded.alive_at",
+                (self.clock(),),
+            )
+
+    async def recover(self) -> int:
+        """Give back the time since the last heartbeat if it is older than ``GRACE``;
+        how many tables got time back."""
+        async with self.service.store.pool.connection() as conn:
+            cur = await conn.execute("SELECT alive_at FROM timekeeper_heartbeat WHERE id = 1")
+            row = await cur.fetchone()
+        if row is None or self.clock() - row[0] <= GRACE:
+            return 0
+        down_since: datetime = row[0]
+        log.warning("no timekeeper ran since %s: giving the time back", down_since.isoformat())
+        extended = 0
+        for table_id in await self.service.store.armed_after(down_since):
+            extended += await interventions.extend(self.service, table_id, down_since) is not None
+        self.extended += extended
+        return extended
+
+    async def _sleep(self, since: int) -> None:
+        """Until the next deadline, a commit (which may arm an earlier one), or a second."""
+        upcoming = await self.service.store.next_deadline()
+        seconds = LONGEST_SLEEP
+        if upcoming is not None:
+            seconds = min(seconds, max(0.0, (upcoming - self.clock()).total_seconds()))
+        if self.watcher is not None:
+            await self.watcher.wait_for_any(since, seconds)
+        else:
+            await asyncio.sleep(seconds)
+
+
+async def run_standalone(database_url: str) -> None:
+    """``cardroom timekeeper``: only the timekeeper, for a deployment that runs it apart."""
+    from psycopg_pool import AsyncConnectionPool
+
+    from service.write.store import EventStore, Notifier
+
+    async with AsyncConnectionPool(
+        database_url, min_size=1, max_size=4, kwargs={"autocommit": True}
+    ) as pool:
+        notifier = Notifier(pool)
+        notifier.start()
+        watcher = TableWatcher(database_url)
+        await watcher.start()
+        try:
+            service = TableService(EventStore(pool, notifier))
+            await Timekeeper(service, watcher).run(database_url, asyncio.Event())
+        finally:
+            await watcher.stop()
+            await notifier.stop()

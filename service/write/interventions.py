@@ -1,0 +1,108 @@
+"""Writes that are not a seat's move (DESIGN 10): the operator's replace, abort, pause and
+resume, and the timekeeper's expiries and downtime extensions.
+
+Each decides on the table as committed now and commits with its expected version
+(``TableService.write``), so an intervention and a player's command racing for the same
+version never both apply: the loser is decided again on the winner's table — an expiry
+that a move got ahead of finds nothing due any more.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from domain import computer, liveness
+from domain import table as tables
+from domain.events import ClockExpired, Event
+from domain.table import Table
+from service.write.handler import Batch, Plan, TableService
+
+OPERATOR = "operator"
+CLOCK = "clock"
+
+
+async def replace_seat(
+    service: TableService, table_id: str, seat: int, name: str, *, by_computer: bool
+) -> tuple[Table[Any], str | None]:
+    """Give ``seat`` to ``name`` (or the computer); the old token stops working. The new
+    player's token, unless the computer takes the seat."""
+    command = {"type": "replace", "seat": seat, "name": name, "computer": by_computer}
+
+    def plan(table: Table[Any], at: datetime) -> Plan:
+        events = liveness.replace_seat(table, seat, name, computer=by_computer)
+        return Plan([Batch(events, OPERATOR, command)])
+
+    written = await service.write(table_id, plan, grant=None if by_computer else seat)
+    assert written is not None
+    return written
+
+
+async def abort(service: TableService, table_id: str, reason: str) -> Table[Any]:
+    command = {"type": "abort", "reason": reason}
+    return await _operate(service, table_id, command, lambda t, at: liveness.abort(t, reason))
+
+
+async def pause(service: TableService, table_id: str) -> Table[Any]:
+    return await _operate(service, table_id, {"type": "pause"}, liveness.pause)
+
+
+async def resume(service: TableService, table_id: str) -> Table[Any]:
+    return await _operate(service, table_id, {"type": "resume"}, liveness.resume)
+
+
+async def _operate(
+    service: TableService, table_id: str, command: dict[str, Any], decide: Any
+) -> Table[Any]:
+    def plan(table: Table[Any], at: datetime) -> Plan:
+        return Plan([Batch(decide(table, at), OPERATOR, command)])
+
+    written = await service.write(table_id, plan)
+    assert written is not None
+    return written[0]
+
+
+async def expire(service: TableService, table_id: str) -> Table[Any] | None:
+    """Fire the table's clock if it expired: ``clock_expired`` (and the forfeit, or the
+    seat marked absent), then on ``autoplay`` the computer's move for the seat, recorded
+    as a command of actor ``clock:<seat>``. ``None`` when nothing is due (any more)."""
+
+    def plan(table: Table[Any], at: datetime) -> Plan | None:
+        if not liveness.due(table, at):
+            return None
+        expired = liveness.expire(table, at)
+        batches = [Batch(expired, CLOCK, {"type": "expire"})]
+        first = expired[0]
+        assert isinstance(first, ClockExpired)
+        seat = first.seat
+        after = _folded(table, expired)
+        if after.status == "playing" and seat in tables.to_act(after):
+            move = computer.choose(after, seat)
+            batches.append(
+                Batch(tables.decide(after, move, seat), f"clock:{seat}", msgspec.to_builtins(move))
+            )
+        return Plan(batches, acted=seat)
+
+    written = await service.write(table_id, plan)
+    return None if written is None else written[0]
+
+
+async def extend(service: TableService, table_id: str, down_since: datetime) -> Table[Any] | None:
+    """Give the table's running turns back the time since ``down_since`` that no
+    timekeeper ran (DESIGN 10)."""
+    command = {"type": "extend_clocks", "down_since": down_since.isoformat()}
+
+    def plan(table: Table[Any], at: datetime) -> Plan | None:
+        events = liveness.extend(table, at, down_since)
+        return Plan([Batch(events, CLOCK, command)]) if events else None
+
+    written = await service.write(table_id, plan)
+    return None if written is None else written[0]
+
+
+def _folded(table: Table[Any], events: list[Event]) -> Table[Any]:
+    for event in events:
+        table = tables.evolve(table, event)
+    return table
