@@ -55,7 +55,11 @@ def seat_fields(game: Game[S], state: S, audience: Audience, header: ViewHeader)
         to_act=game.to_act(state) if playing else [],
         hand=list(state.hands[seat]) if seat is not None else None,
         hands=[list(h) for h in state.hands] if audience == "operator" else None,
-        legal_actions=game.legal_actions(state, seat) if seat is not None and playing else [],
+        legal_actions=(
+            game.legal_actions(state, seat)
+            if seat is not None and playing and not header.paused
+            else []
+        ),
         deal=state.deal,
     )
 

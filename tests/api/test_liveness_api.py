@@ -1,0 +1,215 @@
+"""DESIGN 10 over HTTP: clocks in views, leaving and taking over, replacing, resigning,
+aborting, pausing and resuming — and every bad request a clear problem that changes
+nothing."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from tests.support.api import OPERATOR, all_events, bearer, new_table, ok, seat_all
+from tests.support.refusals import assert_problem, stored
+
+CLOCK = {"action_seconds": 20, "bank_seconds": 60}
+
+
+async def started(client: Any, **extra: Any) -> tuple[str, list[str], dict[str, Any]]:
+    table = await new_table(client, **extra)
+    seats = table["seats"]
+    tokens = await seat_all(client, table["id"], len(seats))
+    return table["id"], tokens, ok(await client.get(f"/tables/{table['id']}"))
+
+
+async def test_a_clocked_table_shows_its_deadline_and_banks(client: Any) -> None:
+    table_id, _, view = await started(client, clock=CLOCK)
+    assert view["clock"] == {
+        "action_seconds": 20,
+        "bank_seconds": 60,
+        "on_timeout": "autoplay",
+        "bank": [60.0] * 4,
+    }
+    deadline = datetime.fromisoformat(view["deadline"])
+    events = await all_events(client, table_id)
+    clock_set = [e for e in events if e["event"]["type"] == "clock_set"][-1]
+    started_at = datetime.fromisoformat(clock_set["at"])
+    assert (deadline - started_at).total_seconds() == 80
+    assert datetime.fromisoformat(clock_set["event"]["deadline"]) == deadline
+
+
+async def test_a_table_without_a_clock_has_no_deadline_and_no_clock_events(client: Any) -> None:
+    table_id, _, view = await started(client)
+    assert view["clock"] is None and view["deadline"] is None
+    assert not [e for e in await all_events(client, table_id) if e["event"]["type"] == "clock_set"]
+
+
+async def test_leave_then_another_player_takes_the_seat_over(client: Any) -> None:
+    table_id, tokens, view = await started(client)
+    seat = (view["to_act"][0] + 1) % 4
+    ok(
+        await client.post(
+            f"/tables/{table_id}/actions", json={"type": "leave"}, headers=bearer(tokens[seat])
+        )
+    )
+    view = ok(await client.get(f"/tables/{table_id}"))
+    assert view["seats"][seat]["vacant"] and view["seats"][seat]["absent"]
+    old = await client.get(f"/tables/{table_id}", headers=bearer(tokens[seat]))
+    assert_problem(old, 401, "unauthorized")
+    granted = ok(await client.post(f"/tables/{table_id}/seats/{seat}", json={"name": "Zoe"}), 201)
+    mine = ok(await client.get(f"/tables/{table_id}", headers=bearer(granted["token"])))
+    assert mine["you"] == seat and mine["hand"]
+    assert mine["seats"][seat] == {
+        "seat": seat,
+        "name": "Zoe",
+        "computer": False,
+        "absent": False,
+        "vacant": False,
+    }
+    taken = await client.post(f"/tables/{table_id}/seats/{seat}", json={"name": "Max"})
+    assert_problem(taken, 409, "seat-taken")
+
+
+async def test_the_operator_replaces_a_player_and_the_old_token_stops_working(
+    client: Any,
+) -> None:
+    table_id, tokens, _ = await started(client)
+    path = f"/tables/{table_id}/seats/2/replace"
+    refused = await client.post(path, json={"name": "Eve"}, headers=bearer(tokens[0]))
+    assert_problem(refused, 403, "operator-only")
+    handed = ok(await client.post(path, json={"name": "Eve"}, headers=OPERATOR))
+    assert handed["seat"] == 2 and handed["token"]
+    assert_problem(
+        await client.get(f"/tables/{table_id}", headers=bearer(tokens[2])), 401, "unauthorized"
+    )
+    command = await client.post(
+        f"/tables/{table_id}/actions", json={"type": "pass"}, headers=bearer(tokens[2])
+    )
+    assert_problem(command, 401, "unauthorized")
+    view = ok(await client.get(f"/tables/{table_id}", headers=bearer(handed["token"])))
+    assert view["seats"][2]["name"] == "Eve" and view["you"] == 2
+
+
+async def test_the_operator_hands_a_seat_to_the_computer(client: Any) -> None:
+    table_id, _, _ = await started(client)
+    path = f"/tables/{table_id}/seats/3/replace"
+    handed = ok(await client.post(path, json={"computer": True}, headers=OPERATOR))
+    assert handed["token"] is None
+    view = ok(await client.get(f"/tables/{table_id}"))
+    assert view["seats"][3]["computer"] and view["seats"][3]["name"] == "Computer"
+
+
+async def test_resign_ends_a_partnership_game_for_the_other_side(client: Any) -> None:
+    table_id, tokens, _ = await started(client)
+    answer = ok(
+        await client.post(
+            f"/tables/{table_id}/actions", json={"type": "resign"}, headers=bearer(tokens[1])
+        )
+    )
+    view = answer["table"]
+    assert view["status"] == "finished"
+    assert view["result"] == {"reason": "resigned", "winners": [0, 2], "losers": [1, 3]}
+    again = await client.post(
+        f"/tables/{table_id}/actions", json={"type": "resign"}, headers=bearer(tokens[0])
+    )
+    assert_problem(again, 409, "game-over")
+
+
+async def test_resign_in_a_game_without_sides_is_refused(client: Any, database_url: str) -> None:
+    table_id, tokens, _ = await started(client, game="pinochle-three", seats=3)
+    before = await stored(database_url)
+    refused = await client.post(
+        f"/tables/{table_id}/actions", json={"type": "resign"}, headers=bearer(tokens[0])
+    )
+    assert_problem(refused, 409, "no-sides")
+    assert await stored(database_url) == before
+
+
+async def test_abort_stops_the_table_once(client: Any, database_url: str) -> None:
+    table_id, tokens, view = await started(client)
+    path = f"/tables/{table_id}/abort"
+    assert_problem(await client.post(path, json={"reason": "x"}), 401, "unauthorized")
+    aborted = ok(await client.post(path, json={"reason": "The hall closes"}, headers=OPERATOR))
+    assert aborted["status"] == "aborted" and aborted["result"]["reason"] == "aborted"
+    before = await stored(database_url)
+    assert_problem(
+        await client.post(path, json={"reason": "again"}, headers=OPERATOR), 409, "table-aborted"
+    )
+    seat = view["to_act"][0]
+    command = await client.post(
+        f"/tables/{table_id}/actions", json={"type": "pass"}, headers=bearer(tokens[seat])
+    )
+    assert_problem(command, 409, "table-aborted")
+    assert await stored(database_url) == before
+    listed = ok(await client.get("/tables?status=aborted"))
+    assert table_id in [t["id"] for t in listed["tables"]]
+
+
+async def test_pause_holds_commands_and_stops_the_clock_until_resume(client: Any) -> None:
+    table_id, tokens, view = await started(client, clock=CLOCK)
+    seat = view["to_act"][0]
+    paused = ok(await client.post(f"/tables/{table_id}/pause", headers=OPERATOR))
+    assert paused["paused"] and paused["deadline"] is None
+    mine = ok(await client.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
+    assert mine["legal_actions"] == []
+    command = await client.post(
+        f"/tables/{table_id}/actions", json={"type": "pass"}, headers=bearer(tokens[seat])
+    )
+    assert_problem(command, 409, "table-paused")
+    twice = await client.post(f"/tables/{table_id}/pause", headers=OPERATOR)
+    assert_problem(twice, 409, "table-paused")
+    resumed = ok(await client.post(f"/tables/{table_id}/resume", headers=OPERATOR))
+    assert not resumed["paused"] and resumed["deadline"] is not None
+    assert datetime.fromisoformat(resumed["deadline"]) >= datetime.fromisoformat(view["deadline"])
+    again = await client.post(f"/tables/{table_id}/resume", headers=OPERATOR)
+    assert_problem(again, 409, "not-paused")
+    mine = ok(await client.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
+    assert mine["legal_actions"]
+
+
+async def test_an_absent_player_comes_back_with_return(client: Any) -> None:
+    table_id, tokens, view = await started(client)
+    seat = (view["to_act"][0] + 1) % 4
+    refused = await client.post(
+        f"/tables/{table_id}/actions", json={"type": "return"}, headers=bearer(tokens[seat])
+    )
+    assert_problem(refused, 409, "not-allowed-now")
+
+
+@pytest.mark.parametrize(
+    "clock",
+    [
+        {"action_seconds": 0, "bank_seconds": 10},
+        {"action_seconds": -5, "bank_seconds": 10},
+        {"action_seconds": 20, "bank_seconds": -1},
+        {"action_seconds": 10**7, "bank_seconds": 0},
+        {"action_seconds": 20, "bank_seconds": 10**9},
+        {"action_seconds": 20.5, "bank_seconds": 0},
+        {"bank_seconds": 60},
+        {"action_seconds": 20, "bank_seconds": 60, "increment": 5},
+    ],
+)
+async def test_absurd_clocks_are_refused(client: Any, database_url: str, clock: Any) -> None:
+    before = await stored(database_url)
+    response = await client.post("/tables", json={"game": "pitch", "seats": 2, "clock": clock})
+    assert_problem(response, 400, "malformed-request")
+    assert await stored(database_url) == before
+
+
+async def test_forfeit_without_a_clock_is_refused(client: Any) -> None:
+    response = await client.post(
+        "/tables", json={"game": "pitch", "seats": 2, "on_timeout": "forfeit"}
+    )
+    assert_problem(response, 400, "invalid-options")
+
+
+async def test_the_operator_actions_on_an_unknown_table_are_404(client: Any) -> None:
+    unknown = "00000000-0000-4000-8000-000000000000"
+    for path, body in (
+        (f"/tables/{unknown}/abort", {"reason": "x"}),
+        (f"/tables/{unknown}/seats/0/replace", {"name": "Eve"}),
+        (f"/tables/{unknown}/pause", None),
+        (f"/tables/{unknown}/resume", None),
+    ):
+        response = await client.post(path, json=body, headers=OPERATOR)
+        assert_problem(response, 404, "table-not-found")

@@ -1,0 +1,271 @@
+"""The timekeeper (DESIGN 10) against a real Postgres, on a clock the test moves.
+
+Exactly once: a player's command racing the expiry at the deadline, two timekeepers at
+once, a timekeeper killed and restarted — every deadline fires once and only once. A
+service stopped across a deadline charges nobody for the downtime. No test waits for a
+real deadline: the service and the timekeeper read the test's clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from psycopg_pool import AsyncConnectionPool
+
+from domain import computer
+from domain import table as tables
+from domain.errors import RuleError
+from domain.events import ClockSettings
+from service.refusals import CommandConflict
+from service.workers.timekeeper import Timekeeper
+from service.write import interventions
+from service.write.codec import event_decoder
+from service.write.handler import TableService
+from service.write.migrate import migrate
+from service.write.store import EventStore, new_table_id
+from tests.support import services
+
+
+class FakeClock:
+    """The time as the test says; starts at a fixed instant and only moves on request."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 12, 2, 20, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+    def set(self, moment: datetime) -> None:
+        self.now = moment
+
+
+@pytest.fixture(scope="module")
+def database_url() -> str:
+    url = services.fresh_database("time_")
+    migrate(url)
+    return url
+
+
+@pytest.fixture
+async def pool(database_url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
+    async with AsyncConnectionPool(
+        database_url, min_size=2, max_size=8, kwargs={"autocommit": True}
+    ) as pool:
+        async with pool.connection() as conn:
+            # Each test sees only its own tables' deadlines.
+            await conn.execute("UPDATE tables SET deadline = NULL")
+            await conn.execute("DELETE FROM timekeeper_heartbeat")
+        yield pool
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+def service_on(pool: AsyncConnectionPool[Any], clock: FakeClock) -> TableService:
+    return TableService(EventStore(pool), clock=clock)
+
+
+async def clocked_table(
+    service: TableService,
+    game: str = "forty-five",
+    seats: int = 4,
+    clock: ClockSettings | None = None,
+) -> str:
+    settings = clock or ClockSettings(action_seconds=20, bank_seconds=10)
+    created = tables.create(new_table_id(), game, seats, {}, clock=settings)
+    table, _ = await service.create(
+        created, {}, "operator", players=[f"P{n}" for n in range(seats)]
+    )
+    return table.id
+
+
+async def events_of(service: TableService, table_id: str) -> list[Any]:
+    table = (await service.load(table_id)).table
+    decode = event_decoder(table.game).decode
+    return [(s, decode(s.data)) for s in await service.store.read_stream(table_id, 0, 10_000)]
+
+
+async def expired_so_far(pool: AsyncConnectionPool[Any], table_ids: list[str]) -> int:
+    """How many clocks of these tables have expired."""
+    async with pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT count(*) FROM events"
+            " WHERE type = 'clock_expired' AND table_id = ANY(%s::uuid[])",
+            (table_ids,),
+        )
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+def expiries(events: list[Any]) -> list[Any]:
+    return [e for _, e in events if type(e).__name__ == "ClockExpired"]
+
+
+async def deadline_of(service: TableService, table_id: str) -> datetime:
+    deadline = (await service.load(table_id)).table.next_deadline
+    assert deadline is not None
+    return deadline
+
+
+async def test_nothing_fires_before_the_deadline_and_it_fires_at_it(
+    pool: Any, clock: FakeClock
+) -> None:
+    service = service_on(pool, clock)
+    table_id = await clocked_table(service)
+    deadline = await deadline_of(service, table_id)
+    keeper = Timekeeper(service, None, clock)
+    clock.set(deadline - timedelta(milliseconds=1))
+    assert await keeper.step() == 0
+    clock.set(deadline)
+    assert await keeper.step() == 1
+    events = await events_of(service, table_id)
+    assert len(expiries(events)) == 1
+    # The computer's move for the seat is recorded as a command of the clock.
+    actors = [s.actor for s, _ in events]
+    assert any(actor.startswith("clock:") for actor in actors)
+    assert await keeper.step() == 0
+
+
+async def test_a_players_command_racing_the_expiry_exactly_one_applies(
+    pool: Any, clock: FakeClock
+) -> None:
+    player_clock, keeper_clock = FakeClock(), FakeClock()
+    player_service = service_on(pool, player_clock)
+    keeper_service = service_on(pool, keeper_clock)
+    for _ in range(12):
+        table_id = await clocked_table(player_service)
+        table = (await player_service.load(table_id)).table
+        seat = tables.to_act(table)[0]
+        deadline = table.deadline(seat)
+        assert deadline is not None
+        player_clock.set(deadline - timedelta(milliseconds=1))
+        keeper_clock.set(deadline)
+        command = computer.choose(table, seat)
+
+        async def play(table_id: str, seat: int, command: Any) -> bool:
+            try:
+                await player_service.act(
+                    table_id, seat, command, if_match=None, idempotency_key=None
+                )
+            except (RuleError, CommandConflict):
+                return False
+            return True
+
+        async def fire(table_id: str) -> bool:
+            return await interventions.expire(keeper_service, table_id) is not None
+
+        played, fired = await asyncio.gather(play(table_id, seat, command), fire(table_id))
+        assert played != fired, "exactly one of the move and the expiry applies"
+        events = await events_of(player_service, table_id)
+        moves_by_seat = [
+            s for s, _ in events if s.actor in (f"seat:{seat}", f"clock:{seat}") and s.command
+        ]
+        assert len(moves_by_seat) == 1, [s.actor for s in moves_by_seat]
+        assert len(expiries(events)) == (1 if fired else 0)
+
+
+async def test_two_timekeepers_at_once_fire_each_deadline_once(pool: Any, clock: FakeClock) -> None:
+    service = service_on(pool, clock)
+    table_ids = [await clocked_table(service) for _ in range(20)]
+    clock.advance(31)  # past every first deadline (20 s + 10 s bank), before any second
+    first = Timekeeper(service_on(pool, clock), None, clock)
+    second = Timekeeper(service_on(pool, clock), None, clock)
+    fired = await asyncio.gather(first.step(), second.step())
+    assert sum(fired) == 20
+    for table_id in table_ids:
+        assert len(expiries(await events_of(service, table_id))) == 1
+
+
+async def test_a_timekeeper_killed_midway_and_restarted_loses_and_repeats_nothing(
+    pool: Any, clock: FakeClock
+) -> None:
+    service = service_on(pool, clock)
+    table_ids = [await clocked_table(service) for _ in range(30)]
+    clock.advance(31)
+    doomed = Timekeeper(service_on(pool, clock), None, clock)
+    task = asyncio.create_task(doomed.step())
+    while not task.done() and await expired_so_far(pool, table_ids) == 0:
+        await asyncio.sleep(0.002)
+    assert not task.done(), "the first timekeeper was to be stopped midway"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert 0 < await expired_so_far(pool, table_ids) < 30
+    await Timekeeper(service_on(pool, clock), None, clock).step()
+    for table_id in table_ids:
+        assert len(expiries(await events_of(service, table_id))) == 1
+
+
+async def test_a_service_stopped_across_a_deadline_charges_nobody_for_the_downtime(
+    pool: Any, clock: FakeClock
+) -> None:
+    service = service_on(pool, clock)
+    table_id = await clocked_table(service)
+    keeper = Timekeeper(service, None, clock)
+    clock.advance(5)
+    await keeper.beat()  # the last heartbeat before the outage: 5 s into the turn
+    before = await deadline_of(service, table_id)
+    clock.advance(600)  # ten minutes down; the deadline passed meanwhile
+    restarted = Timekeeper(service_on(pool, clock), None, clock)
+    assert await restarted.recover() == 1
+    assert await restarted.step() == 0, "the seat keeps the 25 s it had left"
+    after = await deadline_of(service, table_id)
+    assert after - before == timedelta(seconds=600)
+    assert after - clock() == timedelta(seconds=25)
+    # A short handover is no outage: nothing is given back.
+    await restarted.beat()
+    clock.advance(2)
+    assert await Timekeeper(service_on(pool, clock), None, clock).recover() == 0
+
+
+async def test_every_seat_timing_out_the_computer_finishes_the_game(
+    pool: Any, clock: FakeClock
+) -> None:
+    service = service_on(pool, clock)
+    table_id = await clocked_table(
+        service,
+        game="reserve-bridge",
+        seats=2,
+        clock=ClockSettings(action_seconds=5, bank_seconds=0),
+    )
+    keeper = Timekeeper(service, None, clock)
+    for _ in range(5_000):
+        table = (await service.load(table_id)).table
+        if table.status == "finished":
+            break
+        if tables.computer_to_act(table):  # absent seats: the computer plays at once
+            await service.play_computers(table_id)
+            continue
+        clock.set(await deadline_of(service, table_id))
+        assert await keeper.step() == 1
+    table = (await service.load(table_id)).table
+    assert table.status == "finished"
+    assert set(table.absent) == {0, 1}
+    events = await events_of(service, table_id)
+    assert [e.in_a_row for e in expiries(events) if e.seat == 0][:2] == [1, 2]
+
+
+async def test_a_forfeit_on_expiry_finishes_the_table(pool: Any, clock: FakeClock) -> None:
+    service = service_on(pool, clock)
+    table_id = await clocked_table(
+        service, clock=ClockSettings(action_seconds=5, bank_seconds=0, on_timeout="forfeit")
+    )
+    seat = tables.to_act((await service.load(table_id)).table)[0]
+    clock.advance(5)
+    assert await Timekeeper(service, None, clock).step() == 1
+    table = (await service.load(table_id)).table
+    assert table.status == "finished" and table.result is not None
+    assert table.result.reason == "forfeit" and seat in table.result.losers
+    assert table.next_deadline is None
+    async with pool.connection() as conn:
+        cur = await conn.execute("SELECT deadline FROM tables WHERE id = %s", (table_id,))
+        assert (await cur.fetchone()) == (None,)
