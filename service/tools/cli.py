@@ -210,10 +210,14 @@ def bench_command(args: argparse.Namespace) -> int:
         print(json.dumps(bots.run(args.games, args.seed, args.game), indent=2))
         return 0
 
-    from service.tools.bench import rebuild, sse, suite
+    from service.tools.bench import rebuild, sse, suite, timers
     from service.tools.bench.harness import running_server, scratch_database
 
-    if args.benchmark == "all":
+    if args.benchmark == "timers":
+        with scratch_database(args.admin_database_url) as database_url:
+            tables = args.tables or 10_000
+            result = asyncio.run(timers.measure(database_url, tables, args.rate, args.seconds))
+    elif args.benchmark == "all":
         result = suite.run(args.admin_database_url, args.redis_url, args.seconds, args.workers)
     elif args.benchmark == "rebuild":
         with scratch_database(args.admin_database_url) as database_url:
@@ -223,7 +227,7 @@ def bench_command(args: argparse.Namespace) -> int:
             scratch_database(args.admin_database_url) as database_url,
             running_server(database_url, args.redis_url, workers=args.workers) as server,
         ):
-            result = asyncio.run(sse.measure(server.base, args.tables, args.seconds))
+            result = asyncio.run(sse.measure(server.base, args.tables or 16, args.seconds))
     print(json.dumps(result, indent=2))
     return 0
 
@@ -283,9 +287,14 @@ def parser() -> argparse.ArgumentParser:
     bench_cmd = commands.add_parser(
         "bench", help="measure a real server, or the computer players (prints JSON)"
     )
-    bench_cmd.add_argument("benchmark", choices=["all", "rebuild", "sse", "bots"])
+    bench_cmd.add_argument("benchmark", choices=["all", "rebuild", "sse", "bots", "timers"])
+    bench_cmd.add_argument(
+        "--rate", type=int, default=200, help="timers: clocks expiring per second"
+    )
     bench_cmd.add_argument("--events", type=int, default=100_000, help="rebuild: store size")
-    bench_cmd.add_argument("--tables", type=int, default=16)
+    bench_cmd.add_argument(
+        "--tables", type=int, default=None, help="sse: 16 tables; timers: 10,000 armed clocks"
+    )
     bench_cmd.add_argument("--seconds", type=float, default=20.0)
     bench_cmd.add_argument("--workers", type=int, default=1)
     bench_cmd.add_argument("--games", type=int, default=500, help="bots: seeded games per id")
