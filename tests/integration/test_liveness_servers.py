@@ -1,0 +1,114 @@
+"""Liveness across two server processes (DESIGN 10): a token one process has cached is
+refused by it as soon as the other revokes it, and a pause set on one holds commands on
+the other."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from service.tools.bench.harness import running_server
+from tests.support import services
+from tests.support.api import bearer, ok
+from tests.support.refusals import assert_problem
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[tuple[list[str], str]]:
+    database_url = services.fresh_database("live_")
+    shared = {
+        "CARDROOM_OPERATOR_TOKEN": secrets.token_urlsafe(16),
+        "CARDROOM_REDIS_PREFIX": f"live-{secrets.token_hex(3)}",
+    }
+    redis_url = services.redis_url()
+    with (
+        running_server(database_url, redis_url, extra_env=shared) as first,
+        running_server(database_url, redis_url, extra_env=shared) as second,
+    ):
+        yield [first.base, second.base], shared["CARDROOM_OPERATOR_TOKEN"]
+
+
+@pytest.fixture
+async def pair(servers: tuple[list[str], str]) -> AsyncIterator[list[httpx.AsyncClient]]:
+    async with (
+        httpx.AsyncClient(base_url=servers[0][0], timeout=30) as first,
+        httpx.AsyncClient(base_url=servers[0][1], timeout=30) as second,
+    ):
+        yield [first, second]
+
+
+async def _started(client: httpx.AsyncClient) -> tuple[str, list[str]]:
+    table = ok(await client.post("/tables", json={"game": "forty-five", "seats": 4}), 201)
+    tokens = []
+    for seat in range(4):
+        path = f"/tables/{table['id']}/seats/{seat}"
+        tokens.append(ok(await client.post(path, json={"name": f"P{seat}"}), 201)["token"])
+    return table["id"], tokens
+
+
+async def test_a_replacement_on_one_server_revokes_the_token_the_other_had_cached(
+    pair: list[httpx.AsyncClient], servers: tuple[list[str], str]
+) -> None:
+    a, b = pair
+    operator = bearer(servers[1])
+    table_id, tokens = await _started(a)
+    ok(await b.get(f"/tables/{table_id}", headers=bearer(tokens[1])))  # b caches the token
+    handed = ok(
+        await a.post(f"/tables/{table_id}/seats/1/replace", json={"name": "Eve"}, headers=operator)
+    )
+    assert_problem(
+        await b.get(f"/tables/{table_id}", headers=bearer(tokens[1])), 401, "unauthorized"
+    )
+    command = await b.post(
+        f"/tables/{table_id}/actions", json={"type": "leave"}, headers=bearer(tokens[1])
+    )
+    assert_problem(command, 401, "unauthorized")
+    view = ok(await b.get(f"/tables/{table_id}", headers=bearer(handed["token"])))
+    assert view["you"] == 1 and view["seats"][1]["name"] == "Eve"
+
+
+async def test_leave_on_one_server_and_take_over_on_the_other(
+    pair: list[httpx.AsyncClient],
+) -> None:
+    a, b = pair
+    table_id, tokens = await _started(a)
+    ok(await a.get(f"/tables/{table_id}", headers=bearer(tokens[3])))  # a caches the token
+    ok(
+        await b.post(
+            f"/tables/{table_id}/actions", json={"type": "leave"}, headers=bearer(tokens[3])
+        )
+    )
+    assert_problem(
+        await a.get(f"/tables/{table_id}", headers=bearer(tokens[3])), 401, "unauthorized"
+    )
+    granted = ok(await a.post(f"/tables/{table_id}/seats/3", json={"name": "Zoe"}), 201)
+    view = ok(await b.get(f"/tables/{table_id}", headers=bearer(granted["token"])))
+    assert view["seats"][3] == {
+        "seat": 3,
+        "name": "Zoe",
+        "computer": False,
+        "absent": False,
+        "vacant": False,
+    }
+
+
+async def test_a_pause_on_one_server_holds_commands_on_the_other(
+    pair: list[httpx.AsyncClient], servers: tuple[list[str], str]
+) -> None:
+    a, b = pair
+    operator = bearer(servers[1])
+    table_id, tokens = await _started(a)
+    seat = ok(await b.get(f"/tables/{table_id}"))["to_act"][0]
+    ok(await a.post(f"/tables/{table_id}/pause", headers=operator))
+    held = await b.post(
+        f"/tables/{table_id}/actions", json={"type": "pass"}, headers=bearer(tokens[seat])
+    )
+    assert_problem(held, 409, "table-paused")
+    ok(await b.post(f"/tables/{table_id}/resume", headers=operator))
+    mine: Any = ok(await a.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
+    command = mine["legal_actions"][0]  # the first turn is a bid or a pass
+    ok(await a.post(f"/tables/{table_id}/actions", json=command, headers=bearer(tokens[seat])))
