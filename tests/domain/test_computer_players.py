@@ -8,10 +8,12 @@ below what the computer does (see ``cardroom bench bots`` for the 500-game figur
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from domain import computer
 from domain import table as tables
@@ -230,3 +232,35 @@ def test_bench_bots_prints_json_figures_per_game_id(capsys: pytest.CaptureFixtur
 def test_bench_bots_refuses_an_unknown_game_id(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["bench", "bots", "--game", "chess"]) == 2
     assert "unknown game id: chess" in capsys.readouterr().err
+
+
+def _other_hands_dealt_again(table: Any, seat: int, rng: random.Random) -> Any:
+    """``table`` with the cards of every other seat's hand shuffled among those hands
+    (each keeps its size): a position the seat cannot tell from the real one."""
+    hands = [list(h) for h in table.state.hands]
+    others = [s for s in range(len(hands)) if s != seat]
+    pool = [card for s in others for card in hands[s]]
+    rng.shuffle(pool)
+    for s in others:
+        hands[s], pool = pool[: len(hands[s])], pool[len(hands[s]) :]
+    return replace(table, state=replace(table.state, hands=tuple(tuple(h) for h in hands)))
+
+
+@pytest.mark.parametrize("spec", TABLES, ids=[spec[0] for spec in TABLES])
+def test_the_computer_never_reads_what_its_seat_cannot_see(spec: TableSpec) -> None:
+    """Autoplay and absent seats use the computer (DESIGN 10): it must decide the same in
+    every position its seat cannot tell apart, so no hidden card can steer it."""
+    game, seats, options = spec
+    playout = Playout(tables.create("t", game, seats, options), seed=11)
+    playout.seat_everyone()
+    rng = random.Random(5)
+    checked = 0
+    for _ in playout.steps(limit=COMMAND_LIMIT):
+        if checked >= 60 or playout.table.status != "playing":
+            break
+        for seat in tables.to_act(playout.table):
+            disguised = _other_hands_dealt_again(playout.table, seat, rng)
+            assert tables.view(disguised, seat) == tables.view(playout.table, seat)
+            assert computer.choose(disguised, seat) == computer.choose(playout.table, seat)
+            checked += 1
+    assert checked >= 30
