@@ -213,3 +213,30 @@ async def test_the_operator_actions_on_an_unknown_table_are_404(client: Any) -> 
     ):
         response = await client.post(path, json=body, headers=OPERATOR)
         assert_problem(response, 404, "table-not-found")
+
+
+async def test_a_tournament_clock_is_given_to_every_table_it_opens(client: Any) -> None:
+    tournament = ok(
+        await client.post(
+            "/tournaments",
+            json={
+                "game": "forty-five",
+                "name": "Timed night",
+                "clock": {"action_seconds": 30, "bank_seconds": 120},
+                "on_timeout": "forfeit",
+            },
+            headers=OPERATOR,
+        ),
+        201,
+    )
+    opened = ok(
+        await client.post(
+            f"/tournaments/{tournament['id']}/tables",
+            json={"players": ["Ann", "Bob", "Cy", "Di"]},
+            headers=OPERATOR,
+        ),
+        201,
+    )
+    clock = opened["table"]["clock"]
+    assert clock["action_seconds"] == 30 and clock["on_timeout"] == "forfeit"
+    assert opened["table"]["deadline"] is not None
