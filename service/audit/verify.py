@@ -27,8 +27,9 @@ from domain.registry import GAMES
 from projections.deals import DealRecord, deal_records
 from projections.units import scoring_units
 from service.audit.chain import GENESIS, canonical_bytes, chain
+from service.audit.entries import Entry, Mismatch
 from service.audit.format import FORMAT, EventLine, ExportHeader
-from service.audit.rerun import Entry, Mismatch, Rerun
+from service.audit.rerun import Rerun
 from service.write.codec import event_decoder
 
 _header = msgspec.json.Decoder(ExportHeader)
