@@ -86,7 +86,8 @@ ACTORS: dict[str, str] = {
 
 
 class Acted(msgspec.Struct, frozen=True):
-    """A batch in which a seat acted: a seat's, the computer's or the clock's command."""
+    """A batch in which a seat acted: a seat's, the computer's or the clock's command, or
+    the expiry of the seat's turn."""
 
     seat: int
     actor: str
@@ -100,7 +101,7 @@ class Acted(msgspec.Struct, frozen=True):
 class Timing(msgspec.Struct, kw_only=True):
     """What the verifier remembers of the batch before, to hold the clock's commands to."""
 
-    acted: Acted | None = None  # a seat's command: the batch a clock step times
+    acted: Acted | None = None  # a seat's command or expiry: the batch a clock step times
     expired: tuple[int, int] | None = None  # (seat, version): an expiry the clock may play
 
 
@@ -131,7 +132,11 @@ def table_command(
             case Expire():
                 events = liveness.expire(table, at)
                 assert isinstance(events[0], ClockExpired)
-                timing.expired = (events[0].seat, entry.version)
+                seat = events[0].seat
+                # The clock step after an expiry times the expired seat (the service
+                # records it so, after the clock's autoplay if there is one).
+                timing.acted = Acted(seat, entry.actor, entry.version)
+                timing.expired = (seat, entry.version)
                 return events
             case ExtendClocks(down_since=down_since):
                 return liveness.extend(table, at, down_since)
@@ -159,6 +164,9 @@ def _set_clock(
     if table.clock is None:
         raise Mismatch(entry.version, "a clock step on a table without a clock")
     acted, timing.acted = timing.acted, None
+    if acted is not None and acted.actor == CLOCK and step.acted is None:
+        # An expiry stopped the seat's clock already: naming it or no seat times it alike.
+        acted = None
     if acted is None and step.acted is not None:
         raise Mismatch(
             entry.version,

@@ -398,6 +398,8 @@ def _check_request(first: Entry, created: TableCreated) -> None:
             raise Mismatch(first.version, "the table's decks are not the ones requested")
     clock = request.get("clock")
     if clock is not None:
+        if isinstance(clock, dict):  # the request states on_timeout beside the clock
+            clock = {"on_timeout": request.get("on_timeout", "autoplay"), **clock}
         try:
             asked: ClockSettings | None = msgspec.convert(clock, ClockSettings)
         except msgspec.ValidationError:

@@ -16,7 +16,7 @@ import msgspec
 from domain import liveness
 from domain import table as tables
 from domain.commands import Leave, Resign
-from domain.events import ClockSet
+from domain.events import ClockSet, ClockSettings
 from service.audit.render import render
 from service.audit.verify import Failure, Report, verify_lines
 from tests.support.audit import document_of, rechain
@@ -141,6 +141,9 @@ def test_the_request_states_the_tables_clock() -> None:
     lines[1]["command"]["clock"]["bank_seconds"] = 600
     found = failure(lines)
     assert found.version == 1 and "the request asked for clock" in found.message
+    lines = started().lines()
+    lines[1]["command"]["on_timeout"] = "forfeit"
+    assert "the request asked for clock" in failure(lines).message
 
 
 def test_a_clock_step_on_a_table_without_a_clock_fails() -> None:
@@ -163,15 +166,32 @@ def test_a_clock_step_on_a_table_without_a_clock_fails() -> None:
 
 def test_an_expiry_then_the_clocks_autoplay_verifies() -> None:
     recorder = started()
-    seat = recorder.expire()
+    # The service times the expiry and the clock's autoplay with one clock step.
+    seat = recorder.expire(clock_step=False)
     recorder.computer(seat, actor=f"clock:{seat}")
     recorder.play(8)
-    # The timekeeper may also time the expiry and the autoplay with one clock step.
-    seat = recorder.expire(clock_step=False)
+    # A clock step between them verifies too.
+    seat = recorder.expire()
     recorder.computer(seat, actor=f"clock:{seat}")
     recorder.play(8)
     report = verified(recorder)
     assert any("2 timekeeper and operator commands" in check for check in report.checks)
+    lines = recorder.lines()
+    step = commands(lines, "expire")[-1] + 1
+    assert lines[step]["command"] == {"type": "set_clock", "acted": seat, "moved": False}
+    # The expiry stopped the seat's clock: a step naming no seat gives the same events.
+    lines[step]["command"]["acted"] = None
+    assert verify_lines(document_of(rechain(lines)).splitlines()).ok
+
+
+def test_an_expiry_that_forfeits_verifies() -> None:
+    recorder = Recorder(clock=ClockSettings(action_seconds=5, bank_seconds=0, on_timeout="forfeit"))
+    recorder.seat_everyone()
+    recorder.play(3, pace=(2,))
+    recorder.expire()
+    assert recorder.table.result is not None and recorder.table.result.reason == "forfeit"
+    report = verified(recorder)
+    assert report.header is not None and report.header.status == "finished"
 
 
 def test_two_expiries_in_a_row_mark_the_seat_absent_until_its_player_returns() -> None:

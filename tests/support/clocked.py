@@ -49,8 +49,9 @@ class Recorder:
         self.events: Lines = []
         created = tables.create("0b7e6a52-liveness", game, seats, {}, clock=clock)
         request: dict[str, Any] = {"game": game, "seats": seats, "options": {}}
-        if clock is not None:
-            request["clock"] = msgspec.to_builtins(clock)
+        if clock is not None:  # as service.http.schemas takes it
+            seconds = {"action_seconds": clock.action_seconds, "bank_seconds": clock.bank_seconds}
+            request.update(clock=seconds, on_timeout=clock.on_timeout)
         self.table: Table[Any] = tables.start(created)
         self._line(created, "anonymous", request)
 
@@ -104,13 +105,15 @@ class Recorder:
         self.batch(events, actor or f"computer:{seat}", msgspec.to_builtins(chosen), acted=seat)
 
     def expire(self, *, clock_step: bool = True) -> int:
-        """The timekeeper at the next deadline: the seat whose turn expired."""
+        """The timekeeper at the next deadline: the seat whose turn expired. Its clock
+        step names that seat, as the service's does."""
         deadline = self.table.next_deadline
         assert deadline is not None
         self.at = deadline
         events = liveness.expire(self.table, self.at)
-        self.batch(events, "clock", {"type": "expire"}, clock_step=clock_step)
-        return _seat(events)
+        seat = _seat(events)
+        self.batch(events, "clock", {"type": "expire"}, acted=seat, clock_step=clock_step)
+        return seat
 
     def operator(self, events: list[Event], command: dict[str, Any]) -> None:
         self.batch(events, "operator", command)
