@@ -10,6 +10,13 @@ very loop (``domain.table.settle``), with the export's revealed seeds as its sou
 batch's events are produced again from its command and the table as folded so far, and
 must equal the exported events one for one.
 
+Liveness (DESIGN 10) brings time in: a player's command (``seat:N``) goes through
+``domain.liveness.decide`` at its batch's ``recorded_at`` (the instant the service passed
+to the rules) — its deadline, leaving, resigning, coming back — while the computer's
+(``computer:N``, for its own seats and absent ones) and the clock's autoplay (``clock:N``,
+right after the expiry of seat N) go through the game's rules alone. The clock steps, the
+timekeeper's and the operator's commands are re-run in ``service.audit.liveness_rerun``.
+
 A deck comes from the operator's list in ``table_created`` (its commitment is the
 SHA-256 of the deck's text) or from the shuffle's seed, which the export reveals later in
 ``seed_revealed`` (its commitment is the SHA-256 of the seed). A deal still in play when
@@ -20,82 +27,37 @@ and the report says so.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import msgspec
 from msgspec.structs import replace
 
+from domain import liveness
 from domain import table as tables
 from domain.cards import same_cards
-from domain.commands import PlayerCommand
+from domain.commands import SEAT_COMMANDS, PlayerCommand
 from domain.errors import RuleError
-from domain.events import CardsDealt, ChanceEvent, Event, SeedRevealed, TableCreated
+from domain.events import CardsDealt, ChanceEvent, ClockSettings, Event, SeedRevealed, TableCreated
 from domain.protocol import Chance
 from domain.registry import GAMES
 from domain.shuffle import SEED_BYTES
 from domain.table import Table
+from service.audit import liveness_rerun
+from service.audit.entries import Entry, Mismatch, describe, difference
+from service.audit.liveness_rerun import Acted, Timing, instant
 
 SYSTEM = "system"
-
-
-class Entry(msgspec.Struct, frozen=True, kw_only=True):
-    """One exported event, parsed: ``event`` is None when ``data`` is not an event of the
-    table's game (``problem`` says why)."""
-
-    line: int
-    version: int
-    recorded_at: datetime
-    actor: str
-    command: dict[str, Any] | None
-    data: dict[str, Any]
-    hash: str
-    event: Event | None
-    problem: str | None = None
-
-
-class Mismatch(Exception):
-    """The first event at which the export departs from what the rules produce."""
-
-    def __init__(self, version: int, message: str) -> None:
-        super().__init__(f"version {version}: {message}")
-        self.version = version
-        self.message = message
 
 
 class Counts(msgspec.Struct, kw_only=True):
     seats_taken: int = 0
     commands: int = 0
+    clock_steps: int = 0
+    table_commands: int = 0  # the timekeeper's and the operator's
     seeded: int = 0
     supplied: int = 0
     reveals: int = 0
     in_play: list[tuple[int, int]] = msgspec.field(default_factory=list)  # (shuffle, version)
-
-
-def describe(event: Event | None) -> str:
-    if event is None:
-        return "nothing"
-    data = msgspec.to_builtins(event)
-    tag = data.pop("type")
-    text = msgspec.json.encode(data).decode()
-    return f"{tag} {text if len(text) <= 120 else text[:117] + '...'}"
-
-
-def difference(expected: Event, found: Event | None) -> str:
-    """What differs between the event the rules produce and the exported one."""
-    if found is None or type(found) is not type(expected):
-        return f"the rules give {describe(expected)}; the export has {describe(found)}"
-    ours, theirs = msgspec.to_builtins(expected), msgspec.to_builtins(found)
-    fields = [k for k in ours if ours[k] != theirs.get(k)]
-    shown = ", ".join(
-        f"{k} (rules: {_short(ours[k])}, export: {_short(theirs.get(k))})" for k in fields[:3]
-    )
-    return f"{ours['type']} differs from what the rules give: {shown}"
-
-
-def _short(value: Any) -> str:
-    text = msgspec.json.encode(value).decode()
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class Rerun:
@@ -110,6 +72,7 @@ class Rerun:
                 self.reveals.setdefault(entry.event.shuffle, entry)
         self.supplied: set[int] = set()
         self.seeds: dict[int, str] = {}
+        self.timing = Timing()
         self.table: Table[Any]
 
     @property
@@ -142,6 +105,7 @@ class Rerun:
                 first_dealer=created.first_dealer,
                 decks=created.decks,
                 tournament=created.tournament,
+                clock=created.clock,
             )
         except RuleError as exc:
             raise Mismatch(first.version, f"the rules refuse the table: {exc.message}") from None
@@ -160,9 +124,21 @@ class Rerun:
         kind = command.get("type")
         if kind in ("supply_deck", "reveal_seed"):
             raise Mismatch(entry.version, f"the table was waiting for no chance step ({kind})")
+        # A clock step times the batch just before it, and the clock may play a seat only
+        # right after the expiry of its turn: any other batch starts afresh.
+        expired = self.timing.expired
+        if kind != "set_clock":
+            self.timing.acted = self.timing.expired = None
         if kind == "take_seat":
             return self._take_seat(pos, entry, command)
-        return self._command(pos, entry, command)
+        if kind in liveness_rerun.ACTORS:
+            produced = liveness_rerun.table_command(self.table, entry, command, self.timing)
+            if kind == "set_clock":
+                self.counts.clock_steps += 1
+            else:
+                self.counts.table_commands += 1
+            return self._expect(pos, produced, entry.actor)
+        return self._command(pos, entry, command, expired)
 
     def _take_seat(self, pos: int, entry: Entry, command: dict[str, Any]) -> int:
         seat, name, computer = command.get("seat"), command.get("name"), command.get("computer")
@@ -178,16 +154,37 @@ class Rerun:
         self.counts.seats_taken += 1
         return self._expect(pos, produced, entry.actor)
 
-    def _command(self, pos: int, entry: Entry, command: dict[str, Any]) -> int:
-        seat = _seat_of(entry.actor, len(self.table.names), self.table.computers)
-        if seat is None:
+    def _command(
+        self, pos: int, entry: Entry, command: dict[str, Any], expired: tuple[int, int] | None
+    ) -> int:
+        """A seat's command: its player's (``seat:N``), the computer's (``computer:N``) or
+        the clock's autoplay after an expiry (``clock:N``)."""
+        found = _seat_of(entry.actor, self.table)
+        if found is None:
             raise Mismatch(entry.version, f"{entry.actor!r} is not a seat of this table")
+        kind, seat = found
         try:
             decided = msgspec.convert(command, PlayerCommand)
         except msgspec.ValidationError as exc:
             raise Mismatch(entry.version, f"not a command the API accepts: {exc}") from None
+        if kind != "seat" and isinstance(decided, SEAT_COMMANDS):
+            raise Mismatch(
+                entry.version,
+                f"only seat {seat}'s player may {command.get('type')}, not {entry.actor!r}",
+            )
+        if kind == "seat" and seat in self.table.vacant:
+            # Its player's token was revoked when it left; only a take-over seats another.
+            raise Mismatch(entry.version, f"seat {seat} is vacant: nobody may act for it")
+        if kind == "clock" and (expired is None or expired[0] != seat):
+            why = ", whose turn did not just expire"
+            if expired is not None:
+                why = f" after seat {expired[0]}'s turn expired (version {expired[1]})"
+            raise Mismatch(entry.version, f"the clock plays seat {seat}{why}")
         try:
-            produced = tables.decide(self.table, decided, seat)
+            if kind == "seat":
+                produced = liveness.decide(self.table, decided, seat, instant(entry))
+            else:
+                produced = tables.decide(self.table, decided, seat)
         except RuleError as exc:
             raise Mismatch(
                 entry.version,
@@ -195,6 +192,7 @@ class Rerun:
                 f" {exc.message}",
             ) from None
         self.counts.commands += 1
+        self.timing.acted = Acted(seat, entry.actor, entry.version)
         return self._expect(pos, produced, entry.actor)
 
     def _expect(self, pos: int, produced: list[Event], actor: str) -> int:
@@ -355,13 +353,17 @@ class Rerun:
         return self.entries[index]
 
 
-def _seat_of(actor: str, seats: int, computers: tuple[int, ...]) -> int | None:
-    """The seat of ``seat:N``, or of ``computer:N`` where the computer plays seat N."""
+def _seat_of(actor: str, table: Table[Any]) -> tuple[str, int] | None:
+    """The kind and seat of ``seat:N``, of ``clock:N``, or of ``computer:N`` where the
+    computer plays seat N: its own seat, or an absent (or vacant) player's."""
     kind, _, number = actor.partition(":")
-    if not number.isdigit() or not 0 <= int(number) < seats:
+    if not number.isdigit() or not 0 <= int(number) < len(table.names):
         return None
-    if kind == "seat" or (kind == "computer" and int(number) in computers):
-        return int(number)
+    seat = int(number)
+    if kind in ("seat", "clock") or (
+        kind == "computer" and (seat in table.computers or seat in table.absent)
+    ):
+        return kind, seat
     return None
 
 
@@ -394,6 +396,16 @@ def _check_request(first: Entry, created: TableCreated) -> None:
         decks = [d.get("deck") if isinstance(d, dict) else None for d in deals]
         if decks != (created.decks or []):
             raise Mismatch(first.version, "the table's decks are not the ones requested")
+    clock = request.get("clock")
+    if clock is not None:
+        if isinstance(clock, dict):  # the request states on_timeout beside the clock
+            clock = {"on_timeout": request.get("on_timeout", "autoplay"), **clock}
+        try:
+            asked: ClockSettings | None = msgspec.convert(clock, ClockSettings)
+        except msgspec.ValidationError:
+            asked = None
+        if asked != created.clock:
+            raise Mismatch(first.version, f"the request asked for clock {clock!r}")
     players = request.get("players")
     if players is not None and len(players) != created.seats:
         raise Mismatch(first.version, f"{len(players)} players for {created.seats} seats")

@@ -8,7 +8,9 @@ Checks, in order, stopping at the first failure (which names the event, by versi
 3. the header agrees with the stream's ``table_created`` (game, seats, options, rules);
 4. the rules: every batch is produced again from its command (``service.audit.rerun``) —
    seats taken, commands decided, every deck recomputed from its revealed seed or taken
-   from the operator's list and checked against the commitment in its deal event;
+   from the operator's list and checked against the commitment in its deal event; the
+   clock steps, expiries and operator commands too, each at its recorded instant
+   (``service.audit.liveness_rerun``);
 5. the final scores: recomputed from the re-run state and compared with the export's.
 """
 
@@ -27,8 +29,9 @@ from domain.registry import GAMES
 from projections.deals import DealRecord, deal_records
 from projections.units import scoring_units
 from service.audit.chain import GENESIS, canonical_bytes, chain
+from service.audit.entries import Entry, Mismatch
 from service.audit.format import FORMAT, EventLine, ExportHeader
-from service.audit.rerun import Entry, Mismatch, Rerun
+from service.audit.rerun import Rerun
 from service.write.codec import event_decoder
 
 _header = msgspec.json.Decoder(ExportHeader)
@@ -266,6 +269,12 @@ def _rerun(
         f" rules (engine {RULES_ENGINE_VERSION}): all {len(entries)} events are exactly"
         " what they give"
     )
+    if counts.clock_steps or counts.table_commands:
+        report.checks.append(
+            f"{counts.clock_steps} clock steps and {counts.table_commands} timekeeper and"
+            " operator commands re-run at their recorded instants, each clock step timing"
+            " the seat that acted"
+        )
     shuffles = counts.seeded + counts.supplied + len(counts.in_play)
     report.checks.append(
         f"{shuffles} shuffles: {counts.seeded} decks recomputed from their revealed seeds,"
