@@ -9,10 +9,18 @@ from typing import Any
 
 import pytest
 
+from service.audit.verify import verify_lines
 from tests.support.api import OPERATOR, all_events, bearer, new_table, ok, seat_all
+from tests.support.audit import export
 from tests.support.refusals import assert_problem, stored
 
 CLOCK = {"action_seconds": 20, "bank_seconds": 60}
+
+
+async def verified(client: Any, table_id: str) -> None:
+    """The table's export passes ``cardroom verify``: every liveness batch re-runs."""
+    report = verify_lines((await export(client, table_id)).splitlines())
+    assert report.ok, report.failure
 
 
 async def started(client: Any, **extra: Any) -> tuple[str, list[str], dict[str, Any]]:
@@ -68,6 +76,7 @@ async def test_leave_then_another_player_takes_the_seat_over(client: Any) -> Non
     }
     taken = await client.post(f"/tables/{table_id}/seats/{seat}", json={"name": "Max"})
     assert_problem(taken, 409, "seat-taken")
+    await verified(client, table_id)
 
 
 async def test_the_operator_replaces_a_player_and_the_old_token_stops_working(
@@ -88,6 +97,7 @@ async def test_the_operator_replaces_a_player_and_the_old_token_stops_working(
     assert_problem(command, 401, "unauthorized")
     view = ok(await client.get(f"/tables/{table_id}", headers=bearer(handed["token"])))
     assert view["seats"][2]["name"] == "Eve" and view["you"] == 2
+    await verified(client, table_id)
 
 
 async def test_the_operator_hands_a_seat_to_the_computer(client: Any) -> None:
@@ -97,6 +107,7 @@ async def test_the_operator_hands_a_seat_to_the_computer(client: Any) -> None:
     assert handed["token"] is None
     view = ok(await client.get(f"/tables/{table_id}"))
     assert view["seats"][3]["computer"] and view["seats"][3]["name"] == "Computer"
+    await verified(client, table_id)
 
 
 async def test_resign_ends_a_partnership_game_for_the_other_side(client: Any) -> None:
@@ -113,6 +124,7 @@ async def test_resign_ends_a_partnership_game_for_the_other_side(client: Any) ->
         f"/tables/{table_id}/actions", json={"type": "resign"}, headers=bearer(tokens[0])
     )
     assert_problem(again, 409, "game-over")
+    await verified(client, table_id)
 
 
 async def test_resign_in_a_game_without_sides_is_refused(client: Any, database_url: str) -> None:
@@ -143,6 +155,7 @@ async def test_abort_stops_the_table_once(client: Any, database_url: str) -> Non
     assert await stored(database_url) == before
     listed = ok(await client.get("/tables?status=aborted"))
     assert table_id in [t["id"] for t in listed["tables"]]
+    await verified(client, table_id)
 
 
 async def test_pause_holds_commands_and_stops_the_clock_until_resume(client: Any) -> None:
@@ -165,6 +178,7 @@ async def test_pause_holds_commands_and_stops_the_clock_until_resume(client: Any
     assert_problem(again, 409, "not-paused")
     mine = ok(await client.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
     assert mine["legal_actions"]
+    await verified(client, table_id)
 
 
 async def test_an_absent_player_comes_back_with_return(client: Any) -> None:

@@ -21,6 +21,8 @@ from domain import table as tables
 from domain.errors import RuleError
 from domain.events import ClockSettings
 from domain.registry import GAMES
+from service.audit.export import export_lines
+from service.audit.verify import verify_lines
 from service.refusals import CommandConflict
 from service.workers.timekeeper import Timekeeper
 from service.write import interventions
@@ -110,6 +112,14 @@ async def expired_so_far(pool: AsyncConnectionPool[Any], table_ids: list[str]) -
     return int(row[0]) if row else 0
 
 
+async def assert_export_verifies(service: TableService, table_id: str) -> None:
+    """``cardroom verify`` re-runs every clock step, expiry and move of the table."""
+    loaded = await service.load(table_id)
+    lines = [line async for line in export_lines(service, loaded)]
+    report = verify_lines(b"".join(lines).splitlines())
+    assert report.ok, report.failure
+
+
 def expiries(events: list[Any]) -> list[Any]:
     return [e for _, e in events if type(e).__name__ == "ClockExpired"]
 
@@ -175,6 +185,7 @@ async def test_a_players_command_racing_the_expiry_exactly_one_applies(
         ]
         assert len(moves_by_seat) == 1, [s.actor for s in moves_by_seat]
         assert len(expiries(events)) == (1 if fired else 0)
+        await assert_export_verifies(player_service, table_id)
 
 
 async def test_two_timekeepers_at_once_fire_each_deadline_once(pool: Any, clock: FakeClock) -> None:
@@ -225,6 +236,7 @@ async def test_a_service_stopped_across_a_deadline_charges_nobody_for_the_downti
     after = await deadline_of(service, table_id)
     assert after - before == timedelta(seconds=600)
     assert after - clock() == timedelta(seconds=25)
+    await assert_export_verifies(service, table_id)
     # A short handover is no outage: nothing is given back.
     await restarted.beat()
     clock.advance(2)
@@ -262,6 +274,7 @@ async def test_every_seat_timing_out_the_computer_finishes_the_game(
     for seat in table.absent:
         assert [e.in_a_row for e in expiries(events) if e.seat == seat][:2] == [1, 2]
     assert table.absent, "no seat was ever marked absent"
+    await assert_export_verifies(service, table_id)
 
 
 async def test_a_forfeit_on_expiry_finishes_the_table(pool: Any, clock: FakeClock) -> None:
@@ -279,3 +292,4 @@ async def test_a_forfeit_on_expiry_finishes_the_table(pool: Any, clock: FakeCloc
     async with pool.connection() as conn:
         cur = await conn.execute("SELECT deadline FROM tables WHERE id = %s", (table_id,))
         assert (await cur.fetchone()) == (None,)
+    await assert_export_verifies(service, table_id)
