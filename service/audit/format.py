@@ -65,13 +65,23 @@ class ExportHeader(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", 
 
 class ExportEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="event"):
     """One stored event. ``command`` is the request that caused the batch the event opens
-    (a seat's command, ``take_seat``, the table's creation, or the service's chance steps
-    ``supply_deck`` and ``reveal_seed``); ``null`` on the batch's later events."""
+    (a seat's command, ``take_seat``, the table's creation, the service's chance steps
+    ``supply_deck`` and ``reveal_seed``, the clock's ``set_clock``, ``expire`` and
+    ``extend_clocks``, or the operator's ``replace``, ``abort``, ``pause`` and ``resume``);
+    ``null`` on the batch's later events."""
 
     version: int
     recorded_at: datetime
     actor: Annotated[
-        str, msgspec.Meta(description="`seat:N`, `system`, `operator` or `anonymous`.")
+        str,
+        msgspec.Meta(
+            description=(
+                "Who caused the batch: `seat:N` (the seat's player), `computer:N` (the"
+                " computer, for its seat or an absent player's), `clock` (the timekeeper's"
+                " own steps), `clock:N` (a move the clock made for seat N), `system` (chance"
+                " and clock steps), `operator` or `anonymous`."
+            )
+        ),
     ]
     command: dict[str, Any] | None
     data: AnyEvent
