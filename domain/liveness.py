@@ -53,7 +53,7 @@ def decide(table: Table[Any], command: PlayerCommand, seat: int, at: datetime) -
         case Resign():
             return _resign(table, seat)
         case Return():
-            _open(table)
+            tables.require_open(table)
             if seat not in table.absent:
                 raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"seat {seat} is not absent", seat=seat)
             return [SeatReturned(seat=seat)]
@@ -64,23 +64,13 @@ def decide(table: Table[Any], command: PlayerCommand, seat: int, at: datetime) -
     return [SeatReturned(seat=seat), *events] if seat in table.absent else events
 
 
-def _open(table: Table[Any]) -> None:
-    """Refuse anything but a take-over once the table is over, or while it is paused."""
-    if table.status == "aborted":
-        raise RuleError(RuleCode.TABLE_ABORTED, "the operator aborted this table")
-    if table.status == "finished":
-        raise RuleError(RuleCode.GAME_OVER, "the game is over")
-    if table.paused_at is not None:
-        raise RuleError(RuleCode.TABLE_PAUSED, "the operator paused this table")
-
-
 def _leave(table: Table[Any], seat: int) -> list[Event]:
-    _open(table)
+    tables.require_open(table)
     return [SeatLeft(seat=seat)]
 
 
 def _resign(table: Table[Any], seat: int) -> list[Event]:
-    _open(table)
+    tables.require_open(table)
     if table.status != "playing":
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, "the game has not started")
     if len(table.rules.units(len(table.names))) != 2:
@@ -107,18 +97,17 @@ def replace_seat(table: Table[Any], seat: int, name: str, *, computer: bool) -> 
     """The operator seats another player (or the computer); the old token is revoked."""
     if not 0 <= seat < len(table.names):
         raise RuleError(RuleCode.NO_SUCH_SEAT, f"this table has seats 0 to {len(table.names) - 1}")
-    if table.status in ("finished", "aborted"):
-        _open(table)
+    _refuse_if_over(table)
     return [SeatReplaced(seat=seat, name=name, computer=computer)]
 
 
 def abort(table: Table[Any], reason: str) -> list[Event]:
-    _open_or_paused(table)
+    _refuse_if_over(table)  # a paused table may be aborted
     return [TableAborted(reason=reason)]
 
 
 def pause(table: Table[Any], at: datetime) -> list[Event]:
-    _open(table)
+    tables.require_open(table)
     if table.status != "playing":
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, "only a game in play can be paused")
     return [TablePaused(at=at)]
@@ -127,17 +116,15 @@ def pause(table: Table[Any], at: datetime) -> list[Event]:
 def resume(table: Table[Any], at: datetime) -> list[Event]:
     """Clocks restart where they stood: each running turn is moved on by the pause."""
     if table.paused_at is None:
-        _open(table)
+        tables.require_open(table)
         raise RuleError(RuleCode.NOT_PAUSED, "the table is not paused")
     resumed = TableResumed(at=at)
     return [resumed, *_shifted(tables.evolve(table, resumed), at - table.paused_at, None)]
 
 
-def _open_or_paused(table: Table[Any]) -> None:
-    if table.status == "aborted":
-        raise RuleError(RuleCode.TABLE_ABORTED, "the table is aborted already")
-    if table.status == "finished":
-        raise RuleError(RuleCode.GAME_OVER, "the game is over")
+def _refuse_if_over(table: Table[Any]) -> None:
+    if table.status in ("finished", "aborted"):
+        tables.require_open(table)
 
 
 # --- the clock ------------------------------------------------------------------------

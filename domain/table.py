@@ -336,13 +336,18 @@ def computer_to_act(table: Table[Any]) -> list[int]:
 def decide(table: Table[Any], command: PlayerCommand, actor: int) -> list[Event]:
     if table.status == "waiting":
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, "the table is waiting for players")
+    require_open(table)
+    return table.rules.decide(table.state, command, actor)
+
+
+def require_open(table: Table[Any]) -> None:
+    """Refuse any command once the table is over, or while the operator holds it."""
     if table.status == "aborted":
         raise RuleError(RuleCode.TABLE_ABORTED, "the operator aborted this table")
     if table.status == "finished":
         raise RuleError(RuleCode.GAME_OVER, "the game is over")
     if table.paused_at is not None:
         raise RuleError(RuleCode.TABLE_PAUSED, "the operator paused this table")
-    return table.rules.decide(table.state, command, actor)
 
 
 def pending_chance(table: Table[Any]) -> Chance | None:

@@ -3,31 +3,22 @@ resume. Each is an event in the table's stream, re-run by the offline verifier."
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 from uuid import UUID
 
 from litestar import Controller, Response, post
 from litestar.di import NamedDependency
-from litestar.params import FromPath, JSONBody, PathParameter
+from litestar.params import FromPath, JSONBody
 
 from domain import table as tables
 from domain.table import Table
 from service.http.auth import Caller
 from service.http.docs import errors
 from service.http.schemas import AbortTable, ReplaceSeat, SeatHandedOver
+from service.http.tables import SeatPath
 from service.read.records import TableView
 from service.write import interventions
 from service.write.handler import TableService, etag
-
-Seat = Annotated[
-    int,
-    PathParameter(
-        ge=0,
-        le=6,
-        schema_extra={"minimum": 0},  # Litestar leaves a falsy bound out
-        description="The seat, 0 to the table's seats - 1.",
-    ),
-]
 
 
 def _operator_view(table: Table[Any]) -> Response[TableView]:
@@ -57,7 +48,7 @@ class InterventionController(Controller):
     async def replace_seat(
         self,
         table_id: FromPath[UUID],
-        seat: Seat,
+        seat: SeatPath,
         data: JSONBody[ReplaceSeat],
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],

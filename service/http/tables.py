@@ -70,6 +70,15 @@ After = Annotated[
         description="Events after this version.",
     ),
 ]
+SeatPath = Annotated[
+    int,
+    PathParameter(
+        ge=0,
+        le=6,
+        schema_extra={"minimum": 0},  # Litestar leaves a falsy bound out
+        description="The seat, 0 to the table's seats - 1.",
+    ),
+]
 UUID_PATTERN = (
     r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$(?!\n)"
 )
@@ -237,15 +246,7 @@ class TableController(Controller):
     async def take_seat(
         self,
         table_id: FromPath[UUID],
-        seat: Annotated[
-            int,
-            PathParameter(
-                ge=0,
-                le=6,
-                schema_extra={"minimum": 0},  # Litestar leaves a falsy bound out
-                description="The seat, 0 to the table's seats - 1.",
-            ),
-        ],
+        seat: SeatPath,
         data: JSONBody[TakeSeat],
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],

@@ -98,9 +98,9 @@ class CpuMeter:
         server = [self.server, *self.server.children(recursive=True)]
         postgres = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "postgres"]
         return {
-            "server": _cpu(server),
-            "postgres": _cpu(postgres),
-            "load_generator": _cpu([psutil.Process()]),
+            "server": cpu_seconds(server),
+            "postgres": cpu_seconds(postgres),
+            "load_generator": cpu_seconds([psutil.Process()]),
         }
 
     def per_thousand(self, operations: int, elapsed: float) -> dict[str, float]:
@@ -112,7 +112,7 @@ class CpuMeter:
         return result
 
 
-def _cpu(processes: list[psutil.Process]) -> float:
+def cpu_seconds(processes: list[psutil.Process]) -> float:
     total = 0.0
     for process in processes:
         try:

@@ -26,7 +26,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from domain import table as tables
 from domain.events import ClockSettings
-from service.tools.bench.harness import percentiles
+from service.tools.bench.harness import cpu_seconds, percentiles
 from service.write.handler import TableService
 from service.write.store import EventStore, new_table_id, now
 
@@ -61,17 +61,6 @@ async def _round_trips(pool: AsyncConnectionPool[Any], count: int = 200) -> list
     return samples
 
 
-def _cpu(processes: list[psutil.Process]) -> float:
-    total = 0.0
-    for process in processes:
-        try:
-            times = process.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        total += times.user + times.system
-    return total
-
-
 def _postgres() -> list[psutil.Process]:
     return [p for p in psutil.process_iter(["name"]) if p.info["name"] == "postgres"]
 
@@ -93,15 +82,15 @@ async def measure(database_url: str, table_count: int, rate: int, seconds: float
         try:
             await asyncio.sleep(3.0)  # it connects, takes the lead, sees nothing due
             process = psutil.Process(keeper.pid)
-            keeper_start, pg_start = _cpu([process]), _cpu(_postgres())
+            keeper_start, pg_start = cpu_seconds([process]), cpu_seconds(_postgres())
             await asyncio.sleep(IDLE_SECONDS)
             idle = {
                 "armed_tables": table_count - expiring,
                 "timekeeper_cpu_percent": round(
-                    100 * (_cpu([process]) - keeper_start) / IDLE_SECONDS, 2
+                    100 * (cpu_seconds([process]) - keeper_start) / IDLE_SECONDS, 2
                 ),
                 "postgres_cpu_percent": round(
-                    100 * (_cpu(_postgres()) - pg_start) / IDLE_SECONDS, 2
+                    100 * (cpu_seconds(_postgres()) - pg_start) / IDLE_SECONDS, 2
                 ),
             }
             # Open the expiring tables so that their deadlines start a little after the
