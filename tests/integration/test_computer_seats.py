@@ -5,7 +5,6 @@ processes share the database, and one of them leads the computer players."""
 from __future__ import annotations
 
 import random
-import secrets
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -15,9 +14,8 @@ import pytest
 from domain.registry import GAMES
 from service.audit.verify import verify_lines
 from service.choices import choose, pick_index
-from service.tools.bench.harness import running_server
-from tests.support import services
 from tests.support.api import bearer, ok
+from tests.support.two_servers import two_servers
 
 GAME_IDS = sorted(GAMES)
 OPTIONS: dict[str, dict[str, Any]] = {"pinochle": {"deals": 2}}  # a short chips game
@@ -25,17 +23,8 @@ OPTIONS: dict[str, dict[str, Any]] = {"pinochle": {"deals": 2}}  # a short chips
 
 @pytest.fixture(scope="module")
 def servers() -> Iterator[tuple[list[str], str]]:
-    database_url = services.fresh_database("cpu_")
-    shared = {
-        "CARDROOM_OPERATOR_TOKEN": secrets.token_urlsafe(16),
-        "CARDROOM_REDIS_PREFIX": f"cpu-{secrets.token_hex(3)}",
-    }
-    redis_url = services.redis_url()
-    with (
-        running_server(database_url, redis_url, extra_env=shared) as first,
-        running_server(database_url, redis_url, extra_env=shared) as second,
-    ):
-        yield [first.base, second.base], shared["CARDROOM_OPERATOR_TOKEN"]
+    with two_servers("cpu") as servers:
+        yield servers
 
 
 @pytest.fixture

@@ -4,32 +4,21 @@ the other."""
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from service.tools.bench.harness import running_server
-from tests.support import services
 from tests.support.api import bearer, ok
 from tests.support.refusals import assert_problem
+from tests.support.two_servers import two_servers
 
 
 @pytest.fixture(scope="module")
 def servers() -> Iterator[tuple[list[str], str]]:
-    database_url = services.fresh_database("live_")
-    shared = {
-        "CARDROOM_OPERATOR_TOKEN": secrets.token_urlsafe(16),
-        "CARDROOM_REDIS_PREFIX": f"live-{secrets.token_hex(3)}",
-    }
-    redis_url = services.redis_url()
-    with (
-        running_server(database_url, redis_url, extra_env=shared) as first,
-        running_server(database_url, redis_url, extra_env=shared) as second,
-    ):
-        yield [first.base, second.base], shared["CARDROOM_OPERATOR_TOKEN"]
+    with two_servers("live") as servers:
+        yield servers
 
 
 @pytest.fixture

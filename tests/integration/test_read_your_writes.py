@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import random
-import secrets
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from service.tools.bench.harness import running_server
-from tests.support import services
 from tests.support.api import bearer, ok
 from tests.support.playout import choose, pick_index
+from tests.support.two_servers import two_servers
 
 COMMANDS = 1_000
 TABLES = 8
@@ -30,17 +28,8 @@ FRESH = {"Connection": "close"}  # every request on a connection of its own
 @pytest.fixture(scope="module")
 def servers() -> Iterator[tuple[list[str], str]]:
     """The base URLs of a two-worker server and of a second server, and the operator token."""
-    database_url = services.fresh_database("ryw_")
-    shared = {
-        "CARDROOM_OPERATOR_TOKEN": secrets.token_urlsafe(16),
-        "CARDROOM_REDIS_PREFIX": f"ryw-{secrets.token_hex(3)}",
-    }
-    redis_url = services.redis_url()
-    with (
-        running_server(database_url, redis_url, workers=2, extra_env=shared) as first,
-        running_server(database_url, redis_url, workers=1, extra_env=shared) as second,
-    ):
-        yield [first.base, second.base], shared["CARDROOM_OPERATOR_TOKEN"]
+    with two_servers("ryw", first_workers=2) as servers:
+        yield servers
 
 
 @pytest.fixture
