@@ -29,6 +29,10 @@ DESCRIPTION = f"""\
 Cardroom hosts auction card games over a REST API, event-sourced: every bid, exchange
 and play is an append-only event. Rules engine {RULES_ENGINE_VERSION}.
 
+The rules of every game, with every table option and its default, are the rulebook in
+the repository: `docs/rules/` (start at `docs/rules/index.md`). How the service is built
+is `docs/design.md`.
+
 {PLAYING}
 ## Problem types
 
