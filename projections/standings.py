@@ -3,28 +3,67 @@
 A pure fold over the events of the tournament's tables. Entrants are recomputed from the
 finished tables' results on every result, so the standings are a function of the results
 — never a running tally that a replayed event could count twice.
+
+How a table counts (DESIGN 10: aborted tables count nowhere; forfeits and resignations
+count as losses for the side that did it):
+
+- ``game_won``: finished, with the game's winners and final scores.
+- ``game_resigned`` and ``game_forfeited``: finished, with the event's winners — the side
+  of the seat that resigned or ran out of time loses — and the scores as they stood: the
+  running scores of the last scored deal (``hand_scored``, or ``chips_settled`` on a
+  Pinochle chips table), zeros before any.
+- ``table_aborted``: the table leaves the standings altogether. A table cannot be
+  aborted once it has ended, so no counted result is ever taken back.
+
+Names: a result is credited to the names seated when the table ends, as the table
+itself names its seats (``projections.seats``). A seat taken over (``seat_taken`` on a
+vacant seat) or given to another player by the operator (``seat_replaced``) is credited
+to its new occupant: whoever finishes the game answers for it, and the one who left is
+not credited at all. A seat left during play and never taken over keeps its leaver's name
+— the computer only stands in — so leaving a losing game does not dodge the loss.
+
+Once a table has ended, nothing changes its result: the domain refuses every command
+after the end, and the fold ignores the table's later events to match.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import Event, GameWon, SeatTaken, TableCreated
+from domain.events import (
+    Event,
+    GameForfeited,
+    GameResigned,
+    GameWon,
+    HandScored,
+    TableAborted,
+    TableCreated,
+)
+from domain.pinochle.events import ChipsSettled
+from projections.seats import seated
 from projections.units import scoring_units
 
 NAME = "standings"
 
+Ending = Literal["played", "resigned", "forfeit"]
+
 
 class TableResult(msgspec.Struct, frozen=True, kw_only=True):
+    """One table of the tournament. ``scores`` (per scoring unit) are the running scores
+    while it is played and the final ones once it has ended; ``reason`` says how it
+    ended (``None`` while it is played)."""
+
     table: str
     players: list[str | None]
     units: list[list[int]]
     finished: bool = False
     winners: list[int] = []
     scores: list[int] = []
+    reason: Ending | None = None
 
 
 class Entrant(msgspec.Struct, frozen=True, kw_only=True):
@@ -48,28 +87,60 @@ class Standings(msgspec.Struct, frozen=True, kw_only=True):
 
 def fold(standings: Standings, table_id: str, event: Event, position: int) -> Standings:
     standings = replace(standings, position=position)
+    if isinstance(event, TableCreated):
+        opened = TableResult(
+            table=table_id,
+            players=[None] * event.seats,
+            units=scoring_units(event.game, event.seats),
+        )
+        tables = {**standings.tables, table_id: opened}
+        return replace(standings, game=event.game, tables=tables)
     result = standings.tables.get(table_id)
-    match event:
-        case TableCreated(game=game, seats=seats):
-            result = TableResult(
-                table=table_id, players=[None] * seats, units=scoring_units(game, seats)
-            )
-            standings = replace(standings, game=game)
-        case SeatTaken(seat=seat, name=name) if result is not None:
-            names = list(result.players)
-            names[seat] = name
-            result = replace(result, players=names)
-        case GameWon(winners=winners, scores=scores) if result is not None:
-            result = replace(result, finished=True, winners=list(winners), scores=list(scores))
-        case _:
-            return standings
-    if result is None:
+    if result is None or result.finished:
+        return standings  # not in the standings (or aborted), or already counted
+    if isinstance(event, TableAborted):
+        tables = {k: v for k, v in standings.tables.items() if k != table_id}
+        return replace(standings, tables=tables)
+    updated = _table(result, event)
+    if updated is result:
         return standings
-    tables = {**standings.tables, table_id: result}
+    tables = {**standings.tables, table_id: updated}
+    if not updated.finished:
+        # Only finished tables rank anybody: the entrants stand as they were.
+        return replace(standings, tables=tables)
     ranked_players, ranked_partnerships = rank(tables.values())
     return replace(
         standings, tables=tables, players=ranked_players, partnerships=ranked_partnerships
     )
+
+
+def _table(result: TableResult, event: Event) -> TableResult:
+    """``result`` after one event of its table, still in play; the same object when
+    the event does not concern the standings."""
+    names = seated(result.players, event)
+    if names is not None:
+        return replace(result, players=names)
+    match event:
+        case HandScored(scores=scores) | ChipsSettled(scores=scores):
+            return replace(result, scores=list(scores))
+        case GameWon(winners=winners, scores=scores):
+            return _ended(result, "played", winners, scores)
+        case GameResigned(winners=winners):
+            return _ended(result, "resigned", winners, _standing(result))
+        case GameForfeited(winners=winners):
+            return _ended(result, "forfeit", winners, _standing(result))
+    return result
+
+
+def _standing(result: TableResult) -> list[int]:
+    """The scores when a game is given up: as they stood, or zeros before any deal."""
+    return list(result.scores) if result.scores else [0] * len(result.units)
+
+
+def _ended(
+    result: TableResult, reason: Ending, winners: list[int], scores: list[int]
+) -> TableResult:
+    return replace(result, finished=True, winners=list(winners), scores=list(scores), reason=reason)
 
 
 def rank(results: Iterable[TableResult]) -> tuple[list[Entrant], list[Entrant]]:
