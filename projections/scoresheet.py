@@ -4,14 +4,35 @@ A pure fold over the table's events; the runner (service/workers/projector.py) s
 document per table, written with its checkpoint in one transaction. Every game reports a
 deal through ``hand_scored`` (itemised points, the change per scoring unit, the running
 scores), so one sheet serves all games; a unit is a seat or a partnership (``units``).
+
+How the table ended is the sheet's ``result`` (DESIGN 10), as the table view shows it:
+``played`` to the end (``game_won``), ``resigned``, ``forfeit`` (a clock ran out) or
+``aborted`` by the operator. A resigned or forfeited game is ``finished`` with the
+event's ``winners`` and the totals as they stood; an aborted table is never
+``finished``. ``players`` are the names seated now (``projections.seats``), so a sheet
+that has ended names the players who finished the game.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import Contract, Event, GameWon, HandScored, ScoreItem, SeatTaken, TableCreated
+from domain.events import (
+    Contract,
+    Event,
+    GameForfeited,
+    GameResigned,
+    GameWon,
+    HandScored,
+    ScoreItem,
+    TableAborted,
+    TableCreated,
+)
+from domain.protocol import Result
+from projections.seats import seated
 from projections.units import scoring_units
 
 NAME = "scoresheet"
@@ -39,6 +60,7 @@ class ScoreSheet(msgspec.Struct, frozen=True, kw_only=True):
     winners: list[int] = []
     version: int = 0
     position: int = 0
+    result: Result | None = None  # how the table ended; None while it is open
 
 
 def fold(sheet: ScoreSheet | None, event: Event, version: int, position: int) -> ScoreSheet | None:
@@ -57,11 +79,10 @@ def fold(sheet: ScoreSheet | None, event: Event, version: int, position: int) ->
     if sheet is None:
         return None
     sheet = replace(sheet, version=version, position=position)
+    players = seated(sheet.players, event)
+    if players is not None:
+        return replace(sheet, players=players)
     match event:
-        case SeatTaken(seat=seat, name=name):
-            players = list(sheet.players)
-            players[seat] = name
-            return replace(sheet, players=players)
         case HandScored():
             row = SheetRow(
                 deal=event.deal,
@@ -73,8 +94,29 @@ def fold(sheet: ScoreSheet | None, event: Event, version: int, position: int) ->
             )
             return replace(sheet, rows=[*sheet.rows, row], totals=list(event.scores))
         case GameWon(winners=winners, scores=scores):
-            return replace(sheet, finished=True, winners=list(winners), totals=list(scores))
+            lost = [seat for seat in range(len(sheet.players)) if seat not in winners]
+            result = Result(reason="played", winners=list(winners), losers=lost)
+            return replace(
+                sheet, finished=True, winners=list(winners), totals=list(scores), result=result
+            )
+        case GameResigned(winners=winners, losers=losers):
+            return _given_up(sheet, "resigned", winners, losers)
+        case GameForfeited(winners=winners, losers=losers):
+            return _given_up(sheet, "forfeit", winners, losers)
+        case TableAborted():
+            return replace(sheet, result=Result(reason="aborted", winners=[], losers=[]))
     return sheet
+
+
+def _given_up(
+    sheet: ScoreSheet,
+    reason: Literal["resigned", "forfeit"],
+    winners: list[int],
+    losers: list[int],
+) -> ScoreSheet:
+    """A game resigned or forfeited is over: the totals stay as the last deal left them."""
+    result = Result(reason=reason, winners=list(winners), losers=list(losers))
+    return replace(sheet, finished=True, winners=list(winners), result=result)
 
 
 def check_totals(sheet: ScoreSheet) -> bool:
