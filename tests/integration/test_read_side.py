@@ -32,7 +32,7 @@ from tests.support import services
 from tests.support.api import OPERATOR, all_events, bearer, new_table, ok, play_to_end, seat_all
 from tests.support.live import serving
 from tests.support.playout import choose, pick_index
-from tests.support.seeding import seed_games
+from tests.support.seeding import seed_endings, seed_games
 
 
 @pytest.fixture(scope="module")
@@ -301,6 +301,44 @@ async def test_a_rebuilt_projection_equals_the_live_one() -> None:
         rebuilt = {name: await stored_docs(pool, name) for name in PROJECTIONS}
     assert rebuilt == live
     assert live["scoresheet"] and live["standings"]
+
+
+async def test_tables_ended_every_way_project_rebuild_and_list_by_status() -> None:
+    """DESIGN 10's endings through the projector: the documents are the pure folds from
+    scratch, a rebuild equals the live run, and the listing filters on the status."""
+    database_url = services.fresh_database("endings_")
+    tournament = "00000000-0000-4000-8000-000000000003"
+    ended = await seed_endings(database_url, tournament)
+    counted = sorted(ended[how] for how in ("played", "resigned", "forfeit"))
+    async with AsyncConnectionPool(database_url, kwargs={"autocommit": True}) as pool:
+        projector = Projector(pool, batch=7)
+        for projection in PROJECTIONS.values():
+            while await projector.step(projection):
+                pass
+        live = {name: await stored_docs(pool, name) for name in PROJECTIONS}
+        for projection in PROJECTIONS.values():
+            await projector.rebuild(projection)
+        rebuilt = {name: await stored_docs(pool, name) for name in PROJECTIONS}
+        store = EventStore(pool)
+        by_table = {t: await store.read_stream(t, 0, 10_000) for t in ended.values()}
+    assert rebuilt == live
+    expected = expected_docs(by_table, tournament)
+    assert live["scoresheet"] == expected["sheets"]
+    assert live["standings"][tournament] == expected["standings"]
+    assert sorted(live["standings"][tournament].tables) == counted
+    reasons = {how: live["scoresheet"][t].result.reason for how, t in ended.items()}
+    assert reasons == {how: how for how in ended}
+
+    async with AsyncTestClient(create_app(make_settings(database_url))) as client:
+        listed = {
+            status: ok(await client.get(f"/tables?status={status}&tournament={tournament}"))
+            for status in ("aborted", "finished")
+        }
+        sheet = ok(await client.get(f"/tables/{ended['aborted']}/scoresheet"))["sheet"]
+    assert [t["id"] for t in listed["aborted"]["tables"]] == [ended["aborted"]]
+    assert listed["aborted"]["tables"][0]["status"] == "aborted"
+    assert sorted(t["id"] for t in listed["finished"]["tables"]) == counted
+    assert sheet["result"] == {"reason": "aborted", "winners": [], "losers": []}
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from projections.table_state import project
 from service.audit.chain import GENESIS
 from service.write.codec import event_data
 from service.write.store import Commit, EventStore, NewEvent, new_table_id
+from tests.support import endings
 from tests.support.playout import Playout
 
 
@@ -31,6 +32,32 @@ async def seed_games(
             await store.commit(commit_of(table_id, playout))
             table_ids.append(table_id)
     return table_ids
+
+
+async def seed_endings(database_url: str, tournament: str | None = None) -> dict[str, str]:
+    """One Forty-Five table ended each way DESIGN 10 allows (one commit each), in
+    ``tournament``: each way's table id, by the table's ``result.reason``."""
+    names = ["Ann", "Bob", "Cid", "Dee"]
+    ended: dict[str, str] = {}
+    async with AsyncConnectionPool(database_url, kwargs={"autocommit": True}) as pool:
+        store = EventStore(pool)
+        for seed, how in enumerate(("played", "resigned", "forfeit", "aborted")):
+            table_id = new_table_id()
+            clock = endings.FORFEIT if how == "forfeit" else None
+            playout = endings.seated(table_id, names, seed=seed, tournament=tournament, clock=clock)
+            if how == "played":
+                playout.play_out()
+            else:
+                endings.play_until_scored(playout)
+            if how == "resigned":
+                endings.resign(playout, 1)
+            elif how == "forfeit":
+                endings.forfeit(playout)
+            elif how == "aborted":
+                endings.abort(playout)
+            await store.commit(commit_of(table_id, playout))
+            ended[how] = table_id
+    return ended
 
 
 def commit_of(table_id: str, playout: Playout) -> Commit:
