@@ -370,8 +370,9 @@ def supply(table: Table[Any], deck: tuple[str, ...], commitment: str) -> list[Ev
 
 
 def reveals_due(table: Table[Any]) -> tuple[int, ...]:
-    """Shuffles whose cards are out of play: the game wants a new deck, or it is over."""
-    if table.status == "finished" or pending_chance(table) is not None:
+    """Shuffles whose cards are out of play: the game wants a new deck, or it is over
+    (played out, resigned, forfeited or aborted: every deck is then open to audit)."""
+    if table.status in ("finished", "aborted") or pending_chance(table) is not None:
         return table.unrevealed
     return ()
 

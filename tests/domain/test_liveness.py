@@ -220,11 +220,13 @@ def test_pause_stops_the_clocks_and_resume_moves_them_on() -> None:
     assert again.value.code is RuleCode.NOT_PAUSED
 
 
-def test_abort_ends_the_table_once() -> None:
+def test_abort_ends_the_table_once_and_opens_every_deck_to_audit() -> None:
     playout = clocked()
+    assert playout.table.unrevealed
     playout.apply(liveness.abort(playout.table, "the hall closes"))
-    assert playout.events[-1] == TableAborted(reason="the hall closes")
+    assert TableAborted(reason="the hall closes") in playout.events
     assert playout.table.status == "aborted"
+    assert playout.table.unrevealed == (), "an aborted table's seeds are revealed"
     with pytest.raises(RuleError) as twice:
         liveness.abort(playout.table, "again")
     assert twice.value.code is RuleCode.TABLE_ABORTED
