@@ -98,7 +98,7 @@ if TYPE_CHECKING:
     GameFilter = str
 else:
     GameFilter = Literal[tuple(GAMES)]
-StatusFilter = Literal["waiting", "playing", "finished", "aborted"]
+StatusFilter = Literal["waiting", "playing", "finished", "aborted", "expired"]
 Limit = Annotated[
     int, QueryParameter(name="limit", ge=1, le=1000, description="At most this many.")
 ]
