@@ -57,7 +57,10 @@ IdempotencyKey = Annotated[
         name="Idempotency-Key",
         min_length=1,
         max_length=200,
-        description="Retries with the same key and body get the first answer again.",
+        description=(
+            "Retries with the same key and body get the first answer again while the server"
+            " keeps it (24 hours by default); after that a retry is a new request."
+        ),
     ),
 ]
 After = Annotated[
