@@ -36,6 +36,7 @@ class RuleCode(StrEnum):
     CLOCK_EXPIRED = "clock-expired"
     NO_SIDES = "no-sides"
     NOT_PAUSED = "not-paused"
+    TABLE_EXPIRED = "table-expired"
 
 
 MEANINGS: dict[RuleCode, str] = {
@@ -68,6 +69,9 @@ MEANINGS: dict[RuleCode, str] = {
     ),
     RuleCode.NO_SIDES: "Only a game of two sides can be resigned; this one has more.",
     RuleCode.NOT_PAUSED: "The table is not paused, so there is nothing to resume.",
+    RuleCode.TABLE_EXPIRED: (
+        "Nobody filled the table's seats in time: it expired and takes no seat or command."
+    ),
 }
 
 

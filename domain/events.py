@@ -266,6 +266,12 @@ class TableAborted(Event, frozen=True, tag="table_aborted"):
     reason: str
 
 
+class TableExpired(Event, frozen=True, tag="table_expired"):
+    """Nobody filled the table's seats in time (24 hours by default): it takes no seat
+    and no command any more. Recorded by the service's retention (actor ``retention``);
+    the table and its events stay."""
+
+
 class TablePaused(Event, frozen=True, tag="table_paused"):
     at: datetime
 

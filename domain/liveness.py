@@ -123,7 +123,7 @@ def resume(table: Table[Any], at: datetime) -> list[Event]:
 
 
 def _refuse_if_over(table: Table[Any]) -> None:
-    if table.status in ("finished", "aborted"):
+    if table.status in ("finished", "aborted", "expired"):
         tables.require_open(table)
 
 

@@ -75,7 +75,7 @@ class View(msgspec.Struct, frozen=True, kw_only=True, tag_field="game"):
 
     id: str
     version: int
-    status: Literal["waiting", "playing", "finished", "aborted"]
+    status: Literal["waiting", "playing", "finished", "aborted", "expired"]
     phase: str
     seats: list[SeatInfo]
     you: int | None
@@ -97,7 +97,7 @@ class ViewHeader(msgspec.Struct, frozen=True, kw_only=True):
 
     id: str
     version: int
-    status: Literal["waiting", "playing", "finished", "aborted"]
+    status: Literal["waiting", "playing", "finished", "aborted", "expired"]
     seats: list[SeatInfo]
     you: int | None
     deadline: datetime | None = None

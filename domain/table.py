@@ -36,6 +36,7 @@ from domain.events import (
     SeedRevealed,
     TableAborted,
     TableCreated,
+    TableExpired,
     TablePaused,
     TableResumed,
 )
@@ -55,7 +56,7 @@ from domain.registry import GAMES
 from domain.shuffle import deck_commitment, seed_commitment, shuffle
 
 S = TypeVar("S")
-Status = Literal["waiting", "playing", "finished", "aborted"]
+Status = Literal["waiting", "playing", "finished", "aborted", "expired"]
 TABLE_EVENTS: tuple[type[Event], ...] = (
     TableCreated,
     SeatTaken,
@@ -71,6 +72,7 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
     TableAborted,
     TablePaused,
     TableResumed,
+    TableExpired,
 )
 
 
@@ -98,6 +100,7 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
     banks: tuple[int, ...] = ()  # milliseconds left in each seat's bank
     paused_at: datetime | None = None
     result: Result | None = None
+    expired: bool = False  # nobody filled the seats in time (the service's retention)
     state: S
 
     @property
@@ -106,6 +109,8 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
 
     @property
     def status(self) -> Status:
+        if self.expired:
+            return "expired"
         if self.result is not None and self.result.reason == "aborted":
             return "aborted"
         if self.result is not None and self.result.reason != "played":
@@ -265,6 +270,8 @@ def evolve(table: Table[S], event: Event) -> Table[S]:
             return replace(table, result=Result(reason="forfeit", winners=winners, losers=losers))
         case TableAborted():
             return replace(table, result=Result(reason="aborted", winners=[], losers=[]))
+        case TableExpired():
+            return replace(table, expired=True)
         case GameWon(winners=winners):
             lost = [seat for seat in range(len(table.names)) if seat not in winners]
             table = replace(table, result=Result(reason="played", winners=winners, losers=lost))
@@ -318,6 +325,8 @@ def fold(events: list[Event]) -> Table[Any]:
 def take_seat(table: Table[Any], seat: int, name: str, *, computer: bool = False) -> list[Event]:
     if not 0 <= seat < len(table.names):
         raise RuleError(RuleCode.NO_SUCH_SEAT, f"this table has seats 0 to {len(table.names) - 1}")
+    if table.status == "expired":
+        raise RuleError(RuleCode.TABLE_EXPIRED, "nobody filled this table in time", seat=seat)
     if table.status in ("finished", "aborted"):
         raise RuleError(RuleCode.GAME_OVER, "the game is over", seat=seat)
     if table.names[seat] is not None and seat not in table.vacant:
@@ -333,6 +342,16 @@ def computer_to_act(table: Table[Any]) -> list[int]:
     return [s for s in to_act(table) if s in table.computers or s in table.absent]
 
 
+def expire_waiting(table: Table[Any]) -> list[Event]:
+    """The service's retention: a table still waiting for players expires. How long it
+    may wait is the service's setting, not a rule; the rules only see that it waits."""
+    if table.status == "expired":
+        raise RuleError(RuleCode.TABLE_EXPIRED, "the table has expired already")
+    if table.status != "waiting":
+        raise RuleError(RuleCode.NOT_ALLOWED_NOW, "only a table waiting for players expires")
+    return [TableExpired()]
+
+
 def decide(table: Table[Any], command: PlayerCommand, actor: int) -> list[Event]:
     if table.status == "waiting":
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, "the table is waiting for players")
@@ -342,6 +361,8 @@ def decide(table: Table[Any], command: PlayerCommand, actor: int) -> list[Event]
 
 def require_open(table: Table[Any]) -> None:
     """Refuse any command once the table is over, or while the operator holds it."""
+    if table.status == "expired":
+        raise RuleError(RuleCode.TABLE_EXPIRED, "nobody filled this table in time")
     if table.status == "aborted":
         raise RuleError(RuleCode.TABLE_ABORTED, "the operator aborted this table")
     if table.status == "finished":

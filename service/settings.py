@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
+from collections.abc import Mapping
 
 import msgspec
 
@@ -20,10 +22,17 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     relay: bool = True
     projector: bool = True
     timekeeper: bool = True
+    retention: bool = True
+    # Retention (DESIGN 12): how long an idempotency record answers retries, and how
+    # long a table may wait for players before it expires.
+    idempotency_hours: float = 24.0
+    waiting_hours: float = 24.0
     # A request whose answer has not started by then gets 503 database-unavailable
     # (service.http.deadline); long-polls add their wait.
     request_seconds: float = 1.5
 
+
+MAX_HOURS = 876_000  # a hundred years
 
 # Every variable the service reads; deploy/ and the README are checked against it.
 VARIABLES = (
@@ -39,6 +48,9 @@ VARIABLES = (
     "CARDROOM_PROJECTOR",
     "CARDROOM_TIMEKEEPER",
     "CARDROOM_REQUEST_SECONDS",
+    "CARDROOM_RETENTION",
+    "CARDROOM_IDEMPOTENCY_HOURS",
+    "CARDROOM_WAITING_HOURS",
 )
 
 
@@ -46,7 +58,15 @@ def _flag(value: str) -> bool:
     return value.strip().lower() not in ("0", "false", "no", "off")
 
 
-def from_env(environ: dict[str, str] | None = None) -> Settings:
+def _hours(env: Mapping[str, str], name: str) -> float:
+    hours = float(env.get(name, "24"))
+    # Zero or less would expire brand-new records and tables; a century is "keep them".
+    if not (math.isfinite(hours) and 0 < hours <= MAX_HOURS):
+        raise ValueError(f"{name} must be more than 0 and at most {MAX_HOURS} hours, not {hours}")
+    return hours
+
+
+def from_env(environ: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if environ is None else environ
     return Settings(
         database_url=env.get("CARDROOM_DATABASE_URL") or None,
@@ -62,5 +82,8 @@ def from_env(environ: dict[str, str] | None = None) -> Settings:
         relay=_flag(env.get("CARDROOM_RELAY", "1")),
         projector=_flag(env.get("CARDROOM_PROJECTOR", "1")),
         timekeeper=_flag(env.get("CARDROOM_TIMEKEEPER", "1")),
+        retention=_flag(env.get("CARDROOM_RETENTION", "1")),
+        idempotency_hours=_hours(env, "CARDROOM_IDEMPOTENCY_HOURS"),
+        waiting_hours=_hours(env, "CARDROOM_WAITING_HOURS"),
         request_seconds=float(env.get("CARDROOM_REQUEST_SECONDS", "1.5")),
     )

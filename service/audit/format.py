@@ -57,7 +57,7 @@ class ExportHeader(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", 
     ]
     tournament: str | None
     players: list[ExportPlayer]
-    status: Literal["waiting", "playing", "finished", "aborted"]
+    status: Literal["waiting", "playing", "finished", "aborted", "expired"]
     version: Annotated[int, msgspec.Meta(description="The last version exported.")]
     head: Annotated[Hash, msgspec.Meta(description="The chain hash of that last version.")]
     exported_at: datetime
@@ -67,8 +67,8 @@ class ExportEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", t
     """One stored event. ``command`` is the request that caused the batch the event opens
     (a seat's command, ``take_seat``, the table's creation, the service's chance steps
     ``supply_deck`` and ``reveal_seed``, the clock's ``set_clock``, ``expire`` and
-    ``extend_clocks``, or the operator's ``replace``, ``abort``, ``pause`` and ``resume``);
-    ``null`` on the batch's later events."""
+    ``extend_clocks``, the operator's ``replace``, ``abort``, ``pause`` and ``resume``, or
+    retention's ``expire_table``); ``null`` on the batch's later events."""
 
     version: int
     recorded_at: datetime
@@ -79,7 +79,8 @@ class ExportEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", t
                 "Who caused the batch: `seat:N` (the seat's player), `computer:N` (the"
                 " computer, for its seat or an absent player's), `clock` (the timekeeper's"
                 " own steps), `clock:N` (a move the clock made for seat N), `system` (chance"
-                " and clock steps), `operator` or `anonymous`."
+                " and clock steps), `operator`, `retention` (a table nobody filled, expired)"
+                " or `anonymous`."
             )
         ),
     ]

@@ -1,5 +1,6 @@
 """Re-running a table's liveness batches (DESIGN 10): the clock steps, the timekeeper's
-expiries and extensions, and the operator's replace, pause, resume and abort.
+expiries and extensions, the operator's replace, pause, resume and abort, and the
+retention sweeper's expiry of a table nobody filled (DESIGN 12).
 
 Each is one batch opened by its command, decided at the batch's ``recorded_at`` — the
 instant the service passed to the rules (every event of a commit carries it):
@@ -9,7 +10,9 @@ instant the service passed to the rules (every event of a commit carries it):
 - ``expire`` (actor ``clock``): ``liveness.expire(table, at)``;
 - ``extend_clocks`` (actor ``clock``), after the timekeeper was down since
   ``down_since``: ``liveness.extend(table, at, down_since)``;
-- ``replace``, ``abort``, ``pause``, ``resume`` (actor ``operator``).
+- ``replace``, ``abort``, ``pause``, ``resume`` (actor ``operator``);
+- ``expire_table`` (actor ``retention``): ``tables.expire_waiting(table)``. How long the
+  table waited is the service's setting, not a rule: the rules check that it was waiting.
 
 A clock step's ``acted`` and ``moved`` are not the rules' to check, yet they decide whose
 turn is charged and who gets fresh ``action_seconds``: the verifier remembers the batch
@@ -28,6 +31,7 @@ from typing import Annotated, Any, Union
 import msgspec
 
 from domain import liveness
+from domain import table as tables
 from domain.errors import RuleError
 from domain.events import ClockExpired, Event
 from domain.table import Table
@@ -36,6 +40,7 @@ from service.audit.entries import Entry, Mismatch
 SYSTEM = "system"
 CLOCK = "clock"
 OPERATOR = "operator"
+RETENTION = "retention"
 
 
 # The table commands as the service records them. Unknown fields are let through: the
@@ -71,9 +76,15 @@ class Resume(msgspec.Struct, frozen=True, tag_field="type", tag="resume"):
     pass
 
 
-TableCommand = Union[SetClock, Expire, ExtendClocks, ReplaceSeat, Abort, Pause, Resume]  # noqa: UP007
+class ExpireTable(msgspec.Struct, frozen=True, tag_field="type", tag="expire_table"):
+    pass
 
-# Who may send each: the service's clock step, the timekeeper, the operator.
+
+TableCommand = Union[  # noqa: UP007
+    SetClock, Expire, ExtendClocks, ReplaceSeat, Abort, Pause, Resume, ExpireTable
+]
+
+# Who may send each: the service's clock step, the timekeeper, the operator, retention.
 ACTORS: dict[str, str] = {
     "set_clock": SYSTEM,
     "expire": CLOCK,
@@ -82,6 +93,7 @@ ACTORS: dict[str, str] = {
     "abort": OPERATOR,
     "pause": OPERATOR,
     "resume": OPERATOR,
+    "expire_table": RETENTION,
 }
 
 
@@ -148,6 +160,8 @@ def table_command(
                 return liveness.pause(table, at)
             case Resume():
                 return liveness.resume(table, at)
+            case ExpireTable():
+                return tables.expire_waiting(table)
     except RuleError as exc:
         raise Mismatch(
             entry.version, f"the rules refuse {kind}: {exc.code.value}: {exc.message}"

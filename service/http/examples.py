@@ -353,7 +353,7 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
         403: ["operator-only"],
         404: ["tournament-not-found"],
     },
-    "takeSeat": {404: ["table-not-found", "no-such-seat"], 409: ["seat-taken"]},
+    "takeSeat": {404: ["table-not-found", "no-such-seat"], 409: ["seat-taken", "table-expired"]},
     "postAction": {
         403: ["wrong-seat"],
         409: [
@@ -364,14 +364,15 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
             "table-paused",
             "clock-expired",
             "no-sides",
+            "table-expired",
         ],
     },
     "replaceSeat": {
         403: ["operator-only"],
         404: ["table-not-found", "no-such-seat"],
-        409: ["game-over", "table-aborted"],
+        409: ["game-over", "table-aborted", "table-expired"],
     },
-    "abortTable": {403: ["operator-only"], 409: ["table-aborted", "game-over"]},
+    "abortTable": {403: ["operator-only"], 409: ["table-aborted", "game-over", "table-expired"]},
     "pauseTable": {403: ["operator-only"], 409: ["table-paused", "not-allowed-now"]},
     "resumeTable": {403: ["operator-only"], 409: ["not-paused"]},
     "createTournament": {400: ["invalid-options", "malformed-request"], 403: ["operator-only"]},

@@ -20,6 +20,7 @@ from service.settings import Settings
 from service.workers.computers import ComputerPlayers
 from service.workers.projector import Projector
 from service.workers.relay import Relay
+from service.workers.retention import Retention
 from service.workers.timekeeper import Timekeeper
 from service.write.handler import TableService
 from service.write.migrate import migrate
@@ -87,6 +88,11 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             timekeeper = Timekeeper(service, watcher)
             background.append(
                 asyncio.create_task(timekeeper.run(database_url, stop), name="cardroom-timekeeper")
+            )
+        if settings.retention:
+            retention = Retention.configured(service, settings)
+            background.append(
+                asyncio.create_task(retention.run(database_url, stop), name="cardroom-retention")
             )
         try:
             yield

@@ -106,7 +106,8 @@ class Follower:
                 messages.append(self._message(record))
             if len(page) < 500:
                 self.finished = (
-                    table.status in ("finished", "aborted") and self.last >= table.version
+                    table.status in ("finished", "aborted", "expired")
+                    and self.last >= table.version
                 )
                 return messages
 

@@ -57,7 +57,10 @@ IdempotencyKey = Annotated[
         name="Idempotency-Key",
         min_length=1,
         max_length=200,
-        description="Retries with the same key and body get the first answer again.",
+        description=(
+            "Retries with the same key and body get the first answer again while the server"
+            " keeps it (24 hours by default); after that a retry is a new request."
+        ),
     ),
 ]
 After = Annotated[
@@ -98,7 +101,7 @@ if TYPE_CHECKING:
     GameFilter = str
 else:
     GameFilter = Literal[tuple(GAMES)]
-StatusFilter = Literal["waiting", "playing", "finished", "aborted"]
+StatusFilter = Literal["waiting", "playing", "finished", "aborted", "expired"]
 Limit = Annotated[
     int, QueryParameter(name="limit", ge=1, le=1000, description="At most this many.")
 ]

@@ -126,6 +126,21 @@ def timekeeper_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def retention_command(args: argparse.Namespace) -> int:
+    """Run only the retention sweeper (one leads at a time; extra ones stand by)."""
+    import asyncio
+
+    from service.workers.retention import run_standalone
+
+    settings = from_env()
+    if not settings.database_url:
+        raise SystemExit("CARDROOM_DATABASE_URL is not set")
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_on_signal)
+    asyncio.run(run_standalone(settings))
+    return 0
+
+
 def _database_url() -> str:
     settings = from_env()
     if not settings.database_url:
@@ -326,6 +341,10 @@ def parser() -> argparse.ArgumentParser:
     relay_cmd.set_defaults(run=relay_command)
     timekeeper_cmd = commands.add_parser("timekeeper", help="fire expired clocks (DESIGN 10)")
     timekeeper_cmd.set_defaults(run=timekeeper_command)
+    retention_cmd = commands.add_parser(
+        "retention", help="expire old idempotency records and tables nobody filled"
+    )
+    retention_cmd.set_defaults(run=retention_command)
 
     bot_cmd = commands.add_parser("bot", help="play a seat, or whole tables, from legal_actions")
     bot_cmd.add_argument("--url", default="http://127.0.0.1:8000")

@@ -1,5 +1,6 @@
 """Writes that are not a seat's move (DESIGN 10): the operator's replace, abort, pause and
-resume, and the timekeeper's expiries and downtime extensions.
+resume, the timekeeper's expiries and downtime extensions, and retention's expiry of a
+table nobody filled.
 
 Each decides on the table as committed now and commits with its expected version
 (``TableService.write``), so an intervention and a player's command racing for the same
@@ -22,6 +23,7 @@ from service.write.handler import Batch, Plan, TableService
 
 OPERATOR = "operator"
 CLOCK = "clock"
+RETENTION = "retention"
 
 
 async def replace_seat(
@@ -97,6 +99,22 @@ async def extend(service: TableService, table_id: str, down_since: datetime) -> 
     def plan(table: Table[Any], at: datetime) -> Plan | None:
         events = liveness.extend(table, at, down_since)
         return Plan([Batch(events, CLOCK, command)]) if events else None
+
+    written = await service.write(table_id, plan)
+    return None if written is None else written[0]
+
+
+async def expire_waiting(service: TableService, table_id: str) -> Table[Any] | None:
+    """Retention: the table, still waiting for players, expires (``table_expired``,
+    recorded as the command ``expire_table`` of actor ``retention``). ``None`` when it
+    is not waiting any more: its last seat was taken first, or another sweeper expired
+    it. How long it waited is the caller's business (service/workers/retention.py)."""
+
+    def plan(table: Table[Any], at: datetime) -> Plan | None:
+        if table.status != "waiting":
+            return None
+        events = tables.expire_waiting(table)
+        return Plan([Batch(events, RETENTION, {"type": "expire_table"})])
 
     written = await service.write(table_id, plan)
     return None if written is None else written[0]

@@ -39,6 +39,8 @@ log = logging.getLogger("cardroom.store")
 CHANNEL = "cardroom_events"
 Checkpoint = tuple[int, int]  # (tx, position) of the last event a consumer processed
 _json = msgspec.json.Encoder(order="sorted")
+_EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+_NO_TABLE = "00000000-0000-0000-0000-000000000000"
 
 
 class VersionConflict(Exception):
@@ -155,9 +157,9 @@ def commit_statement(new_table: bool, seeds: bool, tokens: bool, idempotency: bo
     if idempotency:
         parts.append(
             "idempotency AS (INSERT INTO idempotency_keys"
-            " (table_id, actor, key, request_hash, status, body, etag)"
+            " (table_id, actor, key, request_hash, status, body, etag, created_at)"
             " SELECT row.id, %(i_actor)s, %(i_key)s, %(i_hash)s, %(i_status)s, %(i_body)s,"
-            " %(i_etag)s FROM row)"
+            " %(i_etag)s, %(at)s FROM row)"
         )
     return "WITH " + ", ".join(parts) + " SELECT count(*) FROM row"
 
@@ -384,6 +386,37 @@ class EventStore:
         if row is None:
             return None
         return IdempotencyRecord(actor, key, bytes(row[0]), int(row[1]), bytes(row[2]), row[3])
+
+    # --- retention (service/workers/retention.py) ----------------------------------------
+
+    async def forget_idempotency(self, before: datetime, limit: int) -> int:
+        """Delete at most ``limit`` idempotency records written before ``before``, oldest
+        first; how many went. One bounded statement: a sweep never holds many rows
+        locked, and rows another sweeper holds are skipped, not waited for."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "DELETE FROM idempotency_keys WHERE (table_id, actor, key) IN"
+                " (SELECT table_id, actor, key FROM idempotency_keys WHERE created_at < %s"
+                " ORDER BY created_at LIMIT %s FOR UPDATE SKIP LOCKED)",
+                (before, limit),
+            )
+            return int(cur.rowcount)
+
+    async def waiting_since(
+        self, before: datetime, after: tuple[datetime, str] | None, limit: int
+    ) -> list[tuple[datetime, str]]:
+        """Tables still waiting for players that were created before ``before``, oldest
+        first: ``(created_at, id)`` pairs, a page of ``limit`` after the pair ``after``."""
+        since, table = after or (_EARLIEST, _NO_TABLE)
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT created_at, id::text AS table_id FROM tables"
+                " WHERE status = 'waiting' AND created_at < %s"
+                " AND (created_at, id) > (%s, %s::uuid)"
+                " ORDER BY created_at, id LIMIT %s",
+                (before, since, table, limit),
+            )
+            return [(row[0], row[1]) for row in await cur.fetchall()]
 
     async def read_stream(
         self, table_id: str, after: int = 0, limit: int = 1000
