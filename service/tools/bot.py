@@ -48,7 +48,7 @@ class Bot:
         """Play to the end; the seat's final view."""
         view, tag = await self.look(None)
         stuck = 0  # refusals in a row while the table stays at one version
-        while view["status"] != "finished":
+        while view["status"] in ("waiting", "playing"):  # until finished, aborted or expired
             if self.seat not in view["to_act"] or not view["legal_actions"]:
                 view, tag = await self.look(tag)  # wait for the table to move
                 continue
