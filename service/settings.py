@@ -7,6 +7,11 @@ import secrets
 
 import msgspec
 
+# The rate limits' defaults, each BURST/SECONDS (the README's Configuration table).
+RATE_CREATE = "30/60"
+RATE_SEAT = "40/2"
+RATE_ADDRESS = "60/2"
+
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     database_url: str | None
@@ -23,6 +28,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # A request whose answer has not started by then gets 503 database-unavailable
     # (service.http.deadline); long-polls add their wait.
     request_seconds: float = 1.5
+    # Rate limits (service.ratelimit, service.http.throttle): each BURST/SECONDS, a burst
+    # refilled evenly over the seconds. Off for benchmarks.
+    rate_limits: bool = True
+    rate_create: str = RATE_CREATE
+    rate_seat: str = RATE_SEAT
+    rate_address: str = RATE_ADDRESS
+    # Proxies whose X-Forwarded-For names the client (addresses or networks).
+    trusted_proxies: tuple[str, ...] = ()
 
 
 # Every variable the service reads; deploy/ and the README are checked against it.
@@ -39,6 +52,11 @@ VARIABLES = (
     "CARDROOM_PROJECTOR",
     "CARDROOM_TIMEKEEPER",
     "CARDROOM_REQUEST_SECONDS",
+    "CARDROOM_RATE_LIMITS",
+    "CARDROOM_RATE_CREATE",
+    "CARDROOM_RATE_SEAT",
+    "CARDROOM_RATE_ADDRESS",
+    "CARDROOM_TRUSTED_PROXIES",
 )
 
 
@@ -63,4 +81,13 @@ def from_env(environ: dict[str, str] | None = None) -> Settings:
         projector=_flag(env.get("CARDROOM_PROJECTOR", "1")),
         timekeeper=_flag(env.get("CARDROOM_TIMEKEEPER", "1")),
         request_seconds=float(env.get("CARDROOM_REQUEST_SECONDS", "1.5")),
+        rate_limits=_flag(env.get("CARDROOM_RATE_LIMITS", "1")),
+        rate_create=env.get("CARDROOM_RATE_CREATE", RATE_CREATE),
+        rate_seat=env.get("CARDROOM_RATE_SEAT", RATE_SEAT),
+        rate_address=env.get("CARDROOM_RATE_ADDRESS", RATE_ADDRESS),
+        trusted_proxies=tuple(
+            entry.strip()
+            for entry in env.get("CARDROOM_TRUSTED_PROXIES", "").split(",")
+            if entry.strip()
+        ),
     )
