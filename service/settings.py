@@ -9,6 +9,11 @@ from collections.abc import Mapping
 
 import msgspec
 
+# The rate limits' defaults, each BURST/SECONDS (the README's Configuration table).
+RATE_CREATE = "30/60"
+RATE_SEAT = "40/2"
+RATE_ADDRESS = "60/2"
+
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     database_url: str | None
@@ -30,6 +35,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # A request whose answer has not started by then gets 503 database-unavailable
     # (service.http.deadline); long-polls add their wait.
     request_seconds: float = 1.5
+    # Rate limits (service.ratelimit, service.http.throttle): each BURST/SECONDS, a burst
+    # refilled evenly over the seconds. Off for benchmarks.
+    rate_limits: bool = True
+    rate_create: str = RATE_CREATE
+    rate_seat: str = RATE_SEAT
+    rate_address: str = RATE_ADDRESS
+    # Proxies whose X-Forwarded-For names the client (addresses or networks).
+    trusted_proxies: tuple[str, ...] = ()
 
 
 MAX_HOURS = 876_000  # a hundred years
@@ -51,6 +64,11 @@ VARIABLES = (
     "CARDROOM_RETENTION",
     "CARDROOM_IDEMPOTENCY_HOURS",
     "CARDROOM_WAITING_HOURS",
+    "CARDROOM_RATE_LIMITS",
+    "CARDROOM_RATE_CREATE",
+    "CARDROOM_RATE_SEAT",
+    "CARDROOM_RATE_ADDRESS",
+    "CARDROOM_TRUSTED_PROXIES",
 )
 
 
@@ -86,4 +104,13 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         idempotency_hours=_hours(env, "CARDROOM_IDEMPOTENCY_HOURS"),
         waiting_hours=_hours(env, "CARDROOM_WAITING_HOURS"),
         request_seconds=float(env.get("CARDROOM_REQUEST_SECONDS", "1.5")),
+        rate_limits=_flag(env.get("CARDROOM_RATE_LIMITS", "1")),
+        rate_create=env.get("CARDROOM_RATE_CREATE", RATE_CREATE),
+        rate_seat=env.get("CARDROOM_RATE_SEAT", RATE_SEAT),
+        rate_address=env.get("CARDROOM_RATE_ADDRESS", RATE_ADDRESS),
+        trusted_proxies=tuple(
+            entry.strip()
+            for entry in env.get("CARDROOM_TRUSTED_PROXIES", "").split(",")
+            if entry.strip()
+        ),
     )

@@ -26,6 +26,9 @@ def make_settings(database_url: str) -> Settings:
         redis_url=services.redis_url(),
         operator_token=OPERATOR_TOKEN,
         redis_prefix=f"cardroom-test-{secrets.token_hex(4)}",
+        # The suite sends thousands of requests from one address; the rate limits have
+        # their own tests (tests/integration/test_rate_limits.py).
+        rate_limits=False,
     )
 
 

@@ -29,6 +29,7 @@ from service.http.ops import metrics as metrics_endpoint
 from service.http.problems import EXCEPTION_HANDLERS
 from service.http.reference import assets_router
 from service.http.tables import TableController
+from service.http.throttle import CALLER, rate_limit_fields
 from service.http.tournaments import TournamentController
 from service.settings import Settings
 
@@ -39,6 +40,9 @@ async def provide_caller(
         str | None, HeaderParameter(name="Authorization", include_in_schema=False)
     ] = None,
 ) -> Caller:
+    known: Caller | None = request.scope["state"].get(CALLER)  # the rate limit's finding
+    if known is not None:
+        return known
     auth: Authenticator = request.app.state.auth
     return await auth.identify(authorization)
 
@@ -78,7 +82,7 @@ def create_app(settings: Settings) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[deadline_middleware(settings.request_seconds), prometheus.middleware],
         before_request=before_request,
-        before_send=[nosniff],
+        before_send=[nosniff, rate_limit_fields],
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=openapi_config(),
         plugins=[TaggedUnionSchemaPlugin(), StrictStructSchemaPlugin()],

@@ -58,6 +58,13 @@ class Caller(msgspec.Struct, frozen=True):
         return self.seat
 
 
+def bearer_token(authorization: str) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header; None for any other form."""
+    scheme, _, token = authorization.partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
 class Authenticator:
     """Resolves bearer tokens; a token's table, seat and epoch never change, so their
     lookups are cached. Whether the epoch is still the seat's is the table's to say, and
@@ -69,12 +76,22 @@ class Authenticator:
         self.cache: dict[bytes, tuple[str, int, int]] = {}
         self.cache_size = cache_size
 
+    def known(self, authorization: str) -> Caller | None:
+        """The caller of a token this process already knows (the operator's, or a seat's
+        it has looked up before), without asking the database; None otherwise."""
+        token = bearer_token(authorization)
+        if token is None:
+            return None
+        if hmac.compare_digest(token.encode(), self.operator_token):
+            return Caller("operator")
+        found = self.cache.get(token_digest(token))
+        return None if found is None else Caller("seat", found[0], found[1], found[2])
+
     async def identify(self, authorization: str | None) -> Caller:
         if authorization is None:
             return Caller("anonymous")
-        scheme, _, token = authorization.partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
+        token = bearer_token(authorization)
+        if token is None:
             raise ApiProblem("unauthorized", "use 'Authorization: Bearer <token>'")
         if hmac.compare_digest(token.encode(), self.operator_token):
             return Caller("operator")

@@ -24,14 +24,20 @@ _DESCRIPTIONS = {
     413: "The body is over 1 MiB.",
     415: "The body is not sent as `application/json`.",
     422: "The Idempotency-Key was used before with a different body.",
+    429: "Rate limited: wait `Retry-After` seconds (the `RateLimit-*` fields say how much is"
+    " left).",
     503: "A dependency is unavailable.",
 }
 
 
 def errors(*statuses: int) -> dict[int, ResponseSpec]:
-    """Documented responses for these statuses: problem+json, or an empty 304."""
+    """Documented responses for these statuses: problem+json, or an empty 304.
+
+    429 is added to each: every operation documented through here is rate limited (the
+    operations endpoints, which are not, do not use it); its headers are added by
+    ``service.http.document``."""
     specs: dict[int, ResponseSpec] = {}
-    for status in statuses:
+    for status in (*statuses, 429):
         if status == 304:
             specs[status] = ResponseSpec(
                 data_container=None, description=_DESCRIPTIONS[status], generate_examples=False

@@ -9,6 +9,7 @@ from litestar.openapi.spec import (
     Components,
     License,
     OpenAPI,
+    OpenAPIHeader,
     OpenAPIMediaType,
     OpenAPIResponse,
     OpenAPIType,
@@ -40,7 +41,30 @@ Errors are RFC 9457 `application/problem+json` documents whose `code` names the 
 a problem's `type` is `https://cardroom.dev/problems/` followed by its `code`.
 
 {problem_table()}
+
+## Rate limits
+
+Requests are counted per seat token, and per client address for requests without one;
+tables created by anyone but the operator are counted per address on a tighter budget
+(by default 30 a minute). Each budget is a burst refilled evenly over a window. Past it
+the answer is `429 rate-limited` with `Retry-After` (seconds). Every counted response
+carries the fields of draft-ietf-httpapi-ratelimit-headers-06: `RateLimit-Limit` (the
+burst), `RateLimit-Remaining`, `RateLimit-Reset` (seconds until the budget is whole
+again) and `RateLimit-Policy` (`BURST;w=SECONDS`). The operator's token is not counted,
+nor are `/healthz`, `/readyz` and `/metrics`.
 """
+
+_INTEGER = Schema(type=OpenAPIType.INTEGER, minimum=0)
+RATE_LIMIT_HEADERS = {
+    "Retry-After": ("Seconds to wait before the next request can pass.", _INTEGER),
+    "RateLimit-Limit": ("The budget: requests that may pass at once.", _INTEGER),
+    "RateLimit-Remaining": ("Requests that would still pass now.", _INTEGER),
+    "RateLimit-Reset": ("Seconds until the budget is whole again.", _INTEGER),
+    "RateLimit-Policy": (
+        "The budget and its window, `BURST;w=SECONDS` (e.g. `30;w=60`).",
+        Schema(type=OpenAPIType.STRING),
+    ),
+}
 
 
 def _problemize(openapi: Any) -> None:
@@ -54,6 +78,20 @@ def _problemize(openapi: Any) -> None:
                     continue
                 if response.content and "application/json" in response.content:
                     response.content = {PROBLEM_JSON: OpenAPIMediaType(schema=ref)}
+
+
+def _rate_limit_headers(openapi: Any) -> None:
+    """The 429s carry ``Retry-After`` and the ``RateLimit-*`` fields (Litestar's
+    ResponseSpec has no headers)."""
+    for item in openapi.paths.values():
+        for method in ("get", "put", "post", "delete", "patch"):
+            operation = getattr(item, method, None)
+            response = (operation.responses or {}).get("429") if operation else None
+            if isinstance(response, OpenAPIResponse):
+                response.headers = {
+                    name: OpenAPIHeader(schema=schema, description=text, required=True)
+                    for name, (text, schema) in RATE_LIMIT_HEADERS.items()
+                }
 
 
 def _tidy_parameters(openapi: Any) -> None:
@@ -99,7 +137,9 @@ def openapi_config() -> OpenAPIConfig:
 
 
 def finish(openapi: OpenAPI) -> None:
-    """Problem documents for every 4xx, parameters without ``null``, and the examples."""
+    """Problem documents for every 4xx, the 429s' headers, parameters without ``null``,
+    and the examples."""
     _problemize(openapi)
+    _rate_limit_headers(openapi)
     _tidy_parameters(openapi)
     attach_examples(openapi)

@@ -26,8 +26,10 @@ from litestar.openapi.spec import (
 from domain.commands import PlayerCommand
 from domain.registry import GAMES
 from domain.shuffle import shuffle
+from service import settings
 from service.http import sample as s
 from service.http.problems import CATALOGUE, problem
+from service.ratelimit import parse_policy
 
 # --- requests -------------------------------------------------------------------------------
 
@@ -393,7 +395,21 @@ DEFAULT_PROBLEMS = {
     413: ["payload-too-large"],
     415: ["unsupported-media-type"],
     422: ["idempotency-key-reused"],
+    429: ["rate-limited"],
 }
+
+
+def _rate_limited(operation: str, path: str) -> Any:
+    """The 429 as the default policies give it: table creation, a seat's requests, or an
+    anonymous caller's."""
+    name, setting = {
+        "createTable": ("create", settings.RATE_CREATE),
+        "postAction": ("seat", settings.RATE_SEAT),
+    }.get(operation, ("address", settings.RATE_ADDRESS))
+    policy = parse_policy(name, setting)
+    detail = f"over the {name} limit of {policy.describe()}; retry in 2 s"
+    context = {"policy": name, "limit": policy.burst, "window_seconds": policy.seconds}
+    return msgspec.to_builtins(problem("rate-limited", detail, instance=path, context=context))
 
 
 def problems(operation: str, status: int, path: str) -> dict[str, tuple[str, Any]]:
@@ -401,7 +417,9 @@ def problems(operation: str, status: int, path: str) -> dict[str, tuple[str, Any
     return {
         code: (
             CATALOGUE[code].title,
-            msgspec.to_builtins(problem(code, CATALOGUE[code].meaning, instance=path)),
+            _rate_limited(operation, path)
+            if code == "rate-limited"
+            else msgspec.to_builtins(problem(code, CATALOGUE[code].meaning, instance=path)),
         )
         for code in codes
     }

@@ -1,4 +1,5 @@
-"""What runs before every handler: the strict body check, and the OPTIONS answer."""
+"""What runs before every handler: the OPTIONS answer, the rate limit, and the strict
+body check."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from litestar.exceptions import ValidationException
 from litestar.routes import HTTPRoute
 
 from service.http.limits import decode_json, read_body
+from service.http.throttle import Throttle
 
 
 def _number(text: str) -> int | float:
@@ -72,5 +74,9 @@ async def before_request(request: Request[Any, Any, Any]) -> Response[None] | No
         allow: dict[str, str] = request.app.state.allowed_methods
         headers = {"Allow": allow[request.scope["path_template"]]}
         return Response(None, status_code=204, headers=headers, media_type=MediaType.TEXT)
+    # The rate limit first: a refused request costs no body read and no decoding.
+    throttle: Throttle | None = request.app.state.get("throttle")
+    if throttle is not None:
+        await throttle.admit(request)
     await strict_body(request)
     return None

@@ -12,8 +12,12 @@ import anyio
 from litestar import Litestar
 from psycopg_pool import AsyncConnectionPool
 from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from service.http.auth import Authenticator
+from service.http.throttle import Throttle, policies, trusted_networks
+from service.ratelimit import RateLimiter
 from service.read.models import ReadSide
 from service.read.watch import TableWatcher
 from service.settings import Settings
@@ -60,6 +64,12 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
         watcher = TableWatcher(database_url)
         await watcher.start()
         service = TableService(store)
+        auth = Authenticator(store, settings.operator_token)
+        limiter, throttle = None, None
+        if settings.rate_limits:
+            limiter = RateLimiter(_limiter_redis(settings), settings.redis_prefix)
+            trusted = trusted_networks(settings.trusted_proxies)
+            throttle = Throttle(limiter, auth, policies(settings), trusted)
         app.state.update(
             read_side=ReadSide(pool),
             pool=pool,
@@ -68,7 +78,8 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             watcher=watcher,
             settings=settings,
             service=service,
-            auth=Authenticator(store, settings.operator_token),
+            auth=auth,
+            throttle=throttle,
         )
         stop = asyncio.Event()
         background = []
@@ -102,6 +113,19 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             await notifier.stop()
             await watcher.stop()
             await redis.aclose()
+            if limiter is not None:
+                await limiter.close()
             await pool.close()
 
     return serving
+
+
+def _limiter_redis(settings: Settings) -> Redis:
+    """The rate limiter's own client: no retries, and sockets that give up as soon as
+    the limiter itself would (it bounds every call and falls back to local buckets)."""
+    return Redis.from_url(
+        settings.redis_url or "redis://127.0.0.1:6379/0",
+        socket_timeout=0.1,
+        socket_connect_timeout=0.1,
+        retry=Retry(NoBackoff(), 0),
+    )

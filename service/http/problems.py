@@ -102,6 +102,13 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         "Idempotency key reused",
         "The Idempotency-Key was already used with a different request body.",
     ),
+    "rate-limited": ProblemType(
+        429,
+        "Rate limited",
+        "Too many requests from this token or client address (or tables created from"
+        " this address); retry after `Retry-After` seconds. The `RateLimit-*` fields say"
+        " what is left.",
+    ),
     "internal-error": ProblemType(500, "Internal error", "Something failed on our side."),
     "database-unavailable": ProblemType(
         503,

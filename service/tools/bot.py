@@ -87,23 +87,48 @@ class Bot:
     async def request(
         self, method: str, url: str, headers: dict[str, str], **kw: Any
     ) -> httpx.Response:
-        """The request, retried with backoff while the server is unreachable or unavailable
-        (the same headers, so a command's retry carries its first Idempotency-Key)."""
-        for attempt in range(RETRIES):
-            last = attempt == RETRIES - 1
-            try:
-                response = await self.http.request(method, url, headers=headers, **kw)
-                if response.status_code < 500 or last:
-                    return response
-            except httpx.TransportError:
-                if last:
-                    raise
-            await asyncio.sleep(min(0.1 * 2**attempt, 5.0))
-        raise AssertionError("unreachable")
+        return await request(self.http, method, url, headers, **kw)
+
+
+async def request(
+    http: httpx.AsyncClient,
+    method: str,
+    url: str,
+    headers: dict[str, str] | None,
+    *,
+    retry_failures: bool = True,
+    **kw: Any,
+) -> httpx.Response:
+    """The request, sent again after ``Retry-After`` while it is rate limited, and with
+    backoff while the server is unreachable or unavailable (the same headers, so a
+    command's retry carries its first Idempotency-Key). Without ``retry_failures`` (a
+    request that has no Idempotency-Key) only the rate limit is waited out."""
+    attempt = 0
+    while True:
+        last = attempt == RETRIES - 1 or not retry_failures
+        try:
+            response = await http.request(method, url, headers=headers, **kw)
+            if response.status_code == 429:
+                await asyncio.sleep(_retry_after(response))
+                continue
+            if response.status_code < 500 or last:
+                return response
+        except httpx.TransportError:
+            if last:
+                raise
+        await asyncio.sleep(min(0.1 * 2**attempt, 5.0))
+        attempt += 1
+
+
+def _retry_after(response: httpx.Response) -> float:
+    """The seconds a 429 asks for (1 when it does not say), at most a minute."""
+    text = response.headers.get("Retry-After", "")
+    return min(float(text), 60.0) if text.isdigit() else 1.0
 
 
 async def take_seat(http: httpx.AsyncClient, table: str, seat: int, name: str) -> str:
-    response = await http.post(f"/tables/{table}/seats/{seat}", json={"name": name})
+    path = f"/tables/{table}/seats/{seat}"
+    response = await request(http, "POST", path, None, retry_failures=False, json={"name": name})
     if response.status_code != 201:
         raise Refused(response)
     token: str = response.json()["token"]
@@ -124,7 +149,8 @@ async def play_table(
     http: httpx.AsyncClient, game: str, seats: int, options: dict[str, Any], seed: int, delay: float
 ) -> tuple[dict[str, Any], int]:
     """Create a table, seat a bot in every seat and play it out: (final view, commands)."""
-    response = await http.post("/tables", json={"game": game, "seats": seats, "options": options})
+    body = {"game": game, "seats": seats, "options": options}
+    response = await request(http, "POST", "/tables", None, retry_failures=False, json=body)
     if response.status_code != 201:
         raise Refused(response)
     table = response.json()["id"]

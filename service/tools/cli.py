@@ -67,6 +67,10 @@ def serve(args: argparse.Namespace) -> int:
                 loop="uvloop",
                 http="httptools",
                 server_header=False,
+                # The client address is the socket's peer; X-Forwarded-For is read only
+                # from CARDROOM_TRUSTED_PROXIES (service.http.throttle), never uvicorn's
+                # default of trusting it from 127.0.0.1.
+                proxy_headers=False,
             )
         else:
             from service.http.app import create_app
@@ -79,6 +83,7 @@ def serve(args: argparse.Namespace) -> int:
                 loop="uvloop",
                 http="httptools",
                 server_header=False,
+                proxy_headers=False,
             )
             uvicorn.Server(config).run()
     finally:

@@ -52,9 +52,17 @@ class Server(NamedTuple):
 
 @contextmanager
 def running_server(
-    database_url: str, redis_url: str, workers: int = 1, extra_env: dict[str, str] | None = None
+    database_url: str,
+    redis_url: str,
+    workers: int = 1,
+    extra_env: dict[str, str] | None = None,
+    *,
+    rate_limits: bool = False,
 ) -> Iterator[Server]:
-    """``cardroom serve`` in a subprocess: its base URL, operator token and pid."""
+    """``cardroom serve`` in a subprocess: its base URL, operator token and pid.
+
+    Rate limits are off unless asked for: a benchmark measures the service, not its
+    throttle, and its load comes from one address."""
     port = free_port()
     token = secrets.token_urlsafe(16)
     env = {
@@ -64,6 +72,7 @@ def running_server(
         "CARDROOM_OPERATOR_TOKEN": token,
         "CARDROOM_REDIS_PREFIX": f"bench-{secrets.token_hex(3)}",
         "CARDROOM_LOG_LEVEL": "warning",
+        "CARDROOM_RATE_LIMITS": "1" if rate_limits else "0",
         **(extra_env or {}),
     }
     command = [sys.executable, "-m", "service.tools.cli", "serve", "--port", str(port)]

@@ -1,0 +1,231 @@
+"""Rate limits without servers: the GCRA on a clock the test moves, the policies'
+settings, whom an address budget belongs to, and the fallback from a Redis that fails or
+hangs (DESIGN 12). The shared buckets in Redis, through two server processes, are
+tests/integration/test_rate_limits.py."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from service.http.throttle import client_address, policies, trusted_networks
+from service.ratelimit import LocalBuckets, Policy, RateLimiter, gcra, parse_policy
+from service.settings import Settings, from_env
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+CREATE = Policy("create", 30, 60.0)  # 30 at once, then one every 2 s
+
+
+def test_a_full_bucket_lets_the_burst_through_and_then_one_request_per_interval() -> None:
+    clock = Clock()
+    buckets = LocalBuckets(clock)
+    remaining = [buckets.check(CREATE, "a").remaining for _ in range(30)]
+    assert remaining == list(range(29, -1, -1))
+    refused = buckets.check(CREATE, "a")
+    assert not refused.allowed
+    assert refused.retry_after == pytest.approx(2.0)
+    assert refused.reset == pytest.approx(60.0)
+    clock.now += 1.999
+    assert not buckets.check(CREATE, "a").allowed
+    clock.now += 0.001
+    passed = buckets.check(CREATE, "a")
+    assert passed.allowed and passed.remaining == 0
+    assert not buckets.check(CREATE, "a").allowed
+
+
+def test_the_sustained_rate_never_runs_dry() -> None:
+    clock = Clock()
+    buckets = LocalBuckets(clock)
+    for _ in range(200):
+        decision = buckets.check(CREATE, "a")
+        assert decision.allowed and decision.remaining == 29
+        clock.now += CREATE.interval
+
+
+def test_a_bucket_refills_evenly_and_never_beyond_its_burst() -> None:
+    clock = Clock()
+    buckets = LocalBuckets(clock)
+    for _ in range(30):
+        buckets.check(CREATE, "a")
+    clock.now += 20.0  # ten intervals
+    assert buckets.check(CREATE, "a").remaining == 9
+    clock.now += 3600.0
+    assert buckets.check(CREATE, "a").remaining == 29
+
+
+def test_buckets_are_apart_by_policy_and_by_whom() -> None:
+    clock = Clock()
+    buckets = LocalBuckets(clock)
+    seat = Policy("seat", 2, 1.0)
+    for _ in range(2):
+        buckets.check(seat, "a")
+    assert not buckets.check(seat, "a").allowed
+    assert buckets.check(seat, "b").allowed
+    assert buckets.check(Policy("address", 2, 1.0), "a").allowed
+
+
+def test_a_refused_request_does_not_spend_the_budget() -> None:
+    tat = 1000.0 + 60.0  # the bucket is empty
+    decision, kept = gcra(tat, 1000.0, CREATE)
+    assert not decision.allowed and kept == tat
+
+
+def test_memory_is_bounded_by_dropping_full_buckets_first() -> None:
+    clock = Clock()
+    buckets = LocalBuckets(clock, size=3)
+    for who in "abc":
+        buckets.check(CREATE, who)
+    clock.now += 2.0  # a, b and c are whole again
+    buckets.check(CREATE, "d")
+    assert set(buckets.tats) == {("create", "d")}
+
+
+@pytest.mark.parametrize(
+    ("text", "burst", "seconds"), [("30/60", 30, 60.0), (" 40/2 ", 40, 2.0), ("3/0.5", 3, 0.5)]
+)
+def test_a_policy_is_a_burst_and_its_seconds(text: str, burst: int, seconds: float) -> None:
+    assert parse_policy("x", text) == Policy("x", burst, seconds)
+
+
+@pytest.mark.parametrize("text", ["30", "30/", "/60", "0/60", "30/0", "30/-1", "a/b", "1.5/2"])
+def test_a_malformed_policy_is_refused_at_start_up(text: str) -> None:
+    with pytest.raises(ValueError, match="BURST/SECONDS"):
+        parse_policy("create", text)
+
+
+def test_the_settings_name_every_policy_and_can_turn_them_off() -> None:
+    settings = from_env(
+        {
+            "CARDROOM_RATE_LIMITS": "0",
+            "CARDROOM_RATE_CREATE": "5/10",
+            "CARDROOM_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.1",
+        }
+    )
+    assert not settings.rate_limits
+    assert policies(settings).create == Policy("create", 5, 10.0)
+    assert policies(settings).seat == Policy("seat", 40, 2.0)
+    assert settings.trusted_proxies == ("10.0.0.0/8", "192.0.2.1")
+    assert from_env({}).rate_limits
+    defaults = policies(Settings(database_url=None, redis_url=None, operator_token="-"))
+    assert defaults.create.burst == 30 and defaults.create.seconds == 60
+
+
+def test_a_malformed_trusted_proxy_is_refused() -> None:
+    with pytest.raises(ValueError, match="CARDROOM_TRUSTED_PROXIES"):
+        trusted_networks(["10.0.0.0/33"])
+
+
+PROXIES = trusted_networks(["10.0.0.0/8", "127.0.0.1"])
+
+
+def test_the_client_is_the_peer_unless_the_peer_is_a_trusted_proxy() -> None:
+    assert client_address("198.51.100.7", ["203.0.113.1"]) == "198.51.100.7"
+    assert client_address("198.51.100.7", ["203.0.113.1"], PROXIES) == "198.51.100.7"
+    assert client_address("10.1.2.3", ["203.0.113.1"], PROXIES) == "203.0.113.1"
+    assert client_address("10.1.2.3", [], PROXIES) == "10.1.2.3"
+
+
+def test_forwarded_for_is_read_from_the_right_past_trusted_proxies_only() -> None:
+    # The client wrote the first entry itself; only what the proxies appended counts.
+    chain = ["6.6.6.6, 203.0.113.1", "10.0.0.5"]
+    assert client_address("127.0.0.1", chain, PROXIES) == "203.0.113.1"
+    assert client_address("127.0.0.1", ["203.0.113.1, 10.9.9.9"], PROXIES) == "203.0.113.1"
+    assert client_address("127.0.0.1", ["203.0.113.1, junk"], PROXIES) == "127.0.0.1"
+
+
+def test_an_ipv6_client_counts_by_its_64_and_a_mapped_ipv4_as_ipv4() -> None:
+    assert client_address("2001:db8:1:2:aaaa::1", []) == "2001:db8:1:2::/64"
+    assert client_address("2001:db8:1:2:bbbb::9", []) == "2001:db8:1:2::/64"
+    assert client_address("::ffff:198.51.100.7", []) == "198.51.100.7"
+    assert client_address("testclient", []) == "testclient"
+
+
+# --- the fallback ---------------------------------------------------------------------------
+
+
+class BrokenRedis:
+    """A Redis that refuses every connection, or (``hang``) never answers."""
+
+    def __init__(self, hang: bool = False) -> None:
+        self.hang = hang
+        self.calls = 0
+        self.healthy = False
+
+    def register_script(self, script: str) -> Any:
+        async def run(keys: list[str], args: list[int]) -> list[int]:
+            self.calls += 1
+            if self.hang:
+                await asyncio.sleep(3600)
+            raise RedisConnectionError("refused")
+
+        return run
+
+    async def ping(self) -> bool:
+        if self.healthy:
+            return True
+        raise RedisConnectionError("refused")
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_a_hanging_redis_costs_one_request_its_timeout_and_no_more() -> None:
+    clock = Clock()
+    redis = BrokenRedis(hang=True)
+    limiter = RateLimiter(redis, "p", timeout=0.05, retry_seconds=2.0, clock=clock)  # type: ignore[arg-type]
+    policy = Policy("seat", 3, 1.0)
+    started = time.monotonic()
+    first = await limiter.check(policy, "a")
+    assert first.allowed and time.monotonic() - started < 1.0
+    started = time.monotonic()
+    for _ in range(2):
+        assert (await limiter.check(policy, "a")).allowed
+    assert not (await limiter.check(policy, "a")).allowed  # limited here, alone
+    assert time.monotonic() - started < 0.05
+    assert redis.calls == 1 and not limiter.shared
+    await limiter.close()
+
+
+async def test_after_the_breaker_a_background_probe_brings_redis_back() -> None:
+    clock = Clock()
+    redis = BrokenRedis()
+    limiter = RateLimiter(redis, "p", timeout=0.05, retry_seconds=2.0, clock=clock)  # type: ignore[arg-type]
+    policy = Policy("seat", 3, 1.0)
+    await limiter.check(policy, "a")
+    assert redis.calls == 1 and not limiter.shared
+    clock.now += 1.0
+    await limiter.check(policy, "a")
+    assert limiter.probe is None  # too early to try again
+    clock.now += 1.0
+    await limiter.check(policy, "a")  # starts a probe; this request is decided locally
+    assert limiter.probe is not None
+    await limiter.probe
+    assert not limiter.shared and redis.calls == 1  # the probe failed: still local
+    clock.now += 2.0
+    redis.healthy = True
+    await limiter.check(policy, "a")
+    assert limiter.probe is not None
+    await limiter.probe
+    assert limiter.shared
+    await limiter.check(policy, "a")
+    assert redis.calls == 2  # Redis is asked again
+    await limiter.close()
+
+
+async def test_without_redis_every_check_is_local() -> None:
+    limiter = RateLimiter(None, "p", clock=Clock())
+    policy = Policy("seat", 1, 1.0)
+    assert (await limiter.check(policy, "a")).allowed
+    assert not (await limiter.check(policy, "a")).allowed
