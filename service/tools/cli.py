@@ -56,31 +56,30 @@ def serve(args: argparse.Namespace) -> int:
         # uvloop and httptools named, not "auto": a silent fallback to asyncio's loop would
         # bring back Nagle's delay on the sockets of a multi-worker server (pyproject.toml).
         # No `server: uvicorn` header: it tells a scanner which server's flaws to try.
+        options: dict[str, Any] = {
+            "host": args.host,
+            "port": args.port,
+            "log_level": settings.log_level,
+            "loop": "uvloop",
+            "http": "httptools",
+            "server_header": False,
+        }
         if args.workers > 1:
-            uvicorn.run(
-                "service.http.asgi:app_factory",
-                factory=True,
-                host=args.host,
-                port=args.port,
-                workers=args.workers,
-                log_level=settings.log_level,
-                loop="uvloop",
-                http="httptools",
-                server_header=False,
-            )
+            from service.tools.supervisor import Supervisor, metrics_directory
+
+            # Each worker is a process of its own: their metrics meet in a directory.
+            with metrics_directory() as directory:
+                config = uvicorn.Config(
+                    "service.http.asgi:app_factory",
+                    factory=True,
+                    workers=args.workers,
+                    **options,
+                )
+                Supervisor(config, directory).run()
         else:
             from service.http.app import create_app
 
-            config = uvicorn.Config(
-                create_app(settings),
-                host=args.host,
-                port=args.port,
-                log_level=settings.log_level,
-                loop="uvloop",
-                http="httptools",
-                server_header=False,
-            )
-            uvicorn.Server(config).run()
+            uvicorn.Server(uvicorn.Config(create_app(settings), **options)).run()
     finally:
         embedded.stop()
     return 0
