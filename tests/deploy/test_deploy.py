@@ -229,6 +229,8 @@ def test_a_disruption_budget_and_an_autoscaler_cover_the_deployment() -> None:
     assert (target["kind"], target["name"]) == ("Deployment", deployment["metadata"]["name"])
     assert autoscaler["spec"]["minReplicas"] >= 2
     assert autoscaler["spec"]["maxReplicas"] >= autoscaler["spec"]["minReplicas"]
+    # A count in the Deployment would undo the autoscaler's on every apply.
+    assert "replicas" not in deployment["spec"]
     # The budget never blocks every drain: one pod may always go.
     assert budget["spec"]["minAvailable"] < autoscaler["spec"]["minReplicas"]
     for container in deployment["spec"]["template"]["spec"]["containers"]:
