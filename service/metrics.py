@@ -1,12 +1,31 @@
-"""Prometheus metrics the service keeps beside the per-request ones of the middleware."""
+"""Prometheus metrics the service keeps beside the per-request ones of the middleware.
+
+Under ``cardroom serve --workers N`` each worker is a process of its own, and a scrape
+lands on any one of them. prometheus_client's multiprocess mode makes every process
+write its samples to files in ``PROMETHEUS_MULTIPROC_DIR`` (which ``serve`` creates for
+the run, hands to its workers and removes at the end), and :func:`registry` reads them
+all back, so any worker answers for the whole server: counters summed over its
+processes, dead ones included; the leadership gauge per live process (``liveall``).
+The supervisor removes a dead worker's live gauges (``mark_process_dead``).
+
+The counters here are counted where things happen: commands where the write path
+decides them (``service.write.handler``), events and version conflicts where the store
+commits (``service.write.store``). Lag behind the store is measured when scraped
+(``service.workers.lag``), since it is a property of the database, not of a process.
+"""
 
 from __future__ import annotations
 
-from prometheus_client import Counter
+import os
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, multiprocess
+
+MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's own variable
 
 COMMANDS = Counter(
     "cardroom_commands_total",
-    "Seat commands by outcome (accepted or the refusal code)",
+    "Seat commands (players' and the computer's) by outcome: accepted, replayed"
+    " (an Idempotency-Key's first answer sent again) or the refusal code",
     ["outcome"],
 )
 EVENTS_APPENDED = Counter("cardroom_events_appended_total", "Events appended to the store")
@@ -18,3 +37,26 @@ RATE_LIMIT_LOCAL = Counter(
     "cardroom_rate_limit_local_total",
     "Rate-limit checks decided in this process because Redis was down or too slow",
 )
+LEADING = Gauge(
+    "cardroom_worker_leading",
+    "1 while this process leads the worker (relay, projector, computers, timekeeper), else 0",
+    ["worker"],
+    multiprocess_mode="liveall",
+)
+
+
+def multiprocess_dir() -> str | None:
+    """Where the processes of a multi-worker server write their samples, if they do."""
+    return os.environ.get(MULTIPROC_DIR) or None
+
+
+def registry() -> CollectorRegistry:
+    """What ``/metrics`` reports: this process's registry, or, when the server runs
+    several processes, every process's samples merged (a new registry per scrape, as
+    prometheus_client's multiprocess mode asks)."""
+    directory = multiprocess_dir()
+    if directory is None:
+        return REGISTRY
+    merged = CollectorRegistry()
+    multiprocess.MultiProcessCollector(merged, path=directory)  # type: ignore[no-untyped-call]
+    return merged

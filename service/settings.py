@@ -6,6 +6,7 @@ import math
 import os
 import secrets
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import msgspec
 
@@ -43,6 +44,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_address: str = RATE_ADDRESS
     # Proxies whose X-Forwarded-For names the client (addresses or networks).
     trusted_proxies: tuple[str, ...] = ()
+    # Whether `cardroom serve` may start embedded servers: "auto", "1" or "0" (see
+    # embedded_servers below).
+    embedded: str = "auto"
+    # A stopping server lets open requests (long-polls, event streams) run this long
+    # before it closes them; a deployment's grace period must be longer.
+    shutdown_seconds: float = 20.0
 
 
 MAX_HOURS = 876_000  # a hundred years
@@ -69,7 +76,20 @@ VARIABLES = (
     "CARDROOM_RATE_SEAT",
     "CARDROOM_RATE_ADDRESS",
     "CARDROOM_TRUSTED_PROXIES",
+    "CARDROOM_EMBEDDED",
+    "CARDROOM_SHUTDOWN_SECONDS",
 )
+EMBEDDED_CHOICES = ("auto", "1", "0")
+# What says a process runs as a replica of a deployment: the variable Kubernetes sets in
+# every pod. Docker's and Podman's marker files are not taken as evidence: developers'
+# machines and CI sandboxes are often containers themselves, and the README's first
+# command must work there. The image and the compose file say CARDROOM_EMBEDDED=0.
+CONTAINER_VARIABLE = "KUBERNETES_SERVICE_HOST"
+
+
+class SettingsError(ValueError):
+    """A setting, or a combination of them, the service cannot run with; the message
+    names the variable to set."""
 
 
 def _flag(value: str) -> bool:
@@ -82,6 +102,17 @@ def _hours(env: Mapping[str, str], name: str) -> float:
     if not (math.isfinite(hours) and 0 < hours <= MAX_HOURS):
         raise ValueError(f"{name} must be more than 0 and at most {MAX_HOURS} hours, not {hours}")
     return hours
+
+
+def _embedded(value: str) -> str:
+    word = value.strip().lower()
+    if word == "auto":
+        return "auto"
+    if word in ("1", "true", "yes", "on"):
+        return "1"
+    if word in ("0", "false", "no", "off"):
+        return "0"
+    raise SettingsError(f"CARDROOM_EMBEDDED must be auto, 1 or 0, not {value!r}")
 
 
 def from_env(environ: Mapping[str, str] | None = None) -> Settings:
@@ -113,4 +144,60 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
             for entry in env.get("CARDROOM_TRUSTED_PROXIES", "").split(",")
             if entry.strip()
         ),
+        embedded=_embedded(env.get("CARDROOM_EMBEDDED", "auto")),
+        shutdown_seconds=float(env.get("CARDROOM_SHUTDOWN_SECONDS", "20")),
+    )
+
+
+def container_evidence(environ: Mapping[str, str] | None = None) -> str | None:
+    """What shows that this process runs in a pod, or ``None``."""
+    env = os.environ if environ is None else environ
+    return CONTAINER_VARIABLE if env.get(CONTAINER_VARIABLE) else None
+
+
+class Embedding(NamedTuple):
+    """Which servers `cardroom serve` starts itself."""
+
+    postgres: bool
+    redis: bool
+
+
+def embedded_servers(settings: Settings, container: str | None) -> Embedding:
+    """Which embedded servers ``serve`` may start, or :class:`SettingsError` saying why
+    it must not start at all.
+
+    ``CARDROOM_EMBEDDED=1`` embeds whatever is not configured; ``0`` never embeds;
+    ``auto`` embeds both only on a bare machine with nothing configured (the README's
+    first command). Anywhere else an embedded server would be private to one process,
+    which in a container means a database per replica, lost with it; and with one URL
+    set the other was most likely forgotten, not meant to be private. ``container``:
+    what shows this is a container (:func:`container_evidence`)."""
+    missing = [
+        name
+        for name, url in (
+            ("CARDROOM_DATABASE_URL", settings.database_url),
+            ("CARDROOM_REDIS_URL", settings.redis_url),
+        )
+        if not url
+    ]
+    if not missing:
+        return Embedding(postgres=False, redis=False)
+    if settings.embedded == "1" or (
+        settings.embedded == "auto" and len(missing) == 2 and container is None
+    ):
+        return Embedding(postgres=not settings.database_url, redis=not settings.redis_url)
+    unset = " and ".join(missing) + (" are" if len(missing) > 1 else " is")
+    if settings.embedded == "0":
+        why = "CARDROOM_EMBEDDED=0 forbids embedded servers"
+    elif container is not None:
+        why = (
+            f"this is a container ({container}), where an embedded server would be"
+            " private to this replica and lost with it"
+        )
+    else:
+        why = "the other server is configured, so an embedded one here is most likely a mistake"
+    raise SettingsError(
+        f"{unset} not set, and {why}. Set {' and '.join(missing)} to the"
+        f" {'servers' if len(missing) > 1 else 'server'} to use"
+        " (or CARDROOM_EMBEDDED=1 for throw-away embedded ones)."
     )

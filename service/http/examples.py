@@ -281,9 +281,13 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
         ("metrics", "200"): {
             "metrics": (
                 "Prometheus text format",
-                "# HELP cardroom_commands_total Commands by outcome\n"
+                "# HELP cardroom_commands_total Seat commands by outcome\n"
                 "# TYPE cardroom_commands_total counter\n"
-                'cardroom_commands_total{outcome="ok"} 1364.0\n',
+                'cardroom_commands_total{outcome="accepted"} 1364.0\n'
+                'cardroom_commands_total{outcome="not-your-turn"} 12.0\n'
+                "# HELP cardroom_relay_lag_events Events the relay has not published yet\n"
+                "# TYPE cardroom_relay_lag_events gauge\n"
+                "cardroom_relay_lag_events 0.0\n",
             )
         },
     }

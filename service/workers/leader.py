@@ -14,6 +14,8 @@ from typing import Any
 
 import psycopg
 
+from service import metrics
+
 log = logging.getLogger("cardroom.leader")
 STANDBY = 2.0  # seconds between a standby's attempts to lead
 
@@ -40,7 +42,13 @@ async def while_leading(
     work: Callable[[psycopg.AsyncConnection[Any]], Awaitable[None]],
     name: str,
 ) -> None:
-    """Run ``work`` whenever this process leads, until ``stop`` is set."""
+    """Run ``work`` whenever this process leads, until ``stop`` is set.
+
+    ``cardroom_worker_leading{worker=name}`` is 1 while this process leads, 0 while it
+    stands by; it drops to 0 before the lock is let go, so two processes never both
+    report leading."""
+    gauge = metrics.LEADING.labels(worker=name)
+    gauge.set(0)
     while not stop.is_set():
         try:
             async with leadership(conninfo, lock) as conn:
@@ -48,12 +56,15 @@ async def while_leading(
                     await pause(stop, STANDBY)
                     continue
                 leading.set()
-                await work(conn)
+                gauge.set(1)
+                try:
+                    await work(conn)
+                finally:
+                    gauge.set(0)
+                    leading.clear()
         except (psycopg.Error, OSError) as exc:
             log.warning("%s lost Postgres (%s); retrying", name, exc)
             await pause(stop, 1.0)
-        finally:
-            leading.clear()
 
 
 async def pause(stop: asyncio.Event, seconds: float) -> None:

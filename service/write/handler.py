@@ -30,6 +30,7 @@ from domain.events import Event, TableCreated
 from domain.protocol import SYSTEM, Audience, Chance
 from domain.table import Table
 from projections.table_state import project
+from service import metrics
 from service.audit.chain import GENESIS
 from service.read.loads import BatchedLoads
 from service.read.records import ActionResult, EventRecord
@@ -37,6 +38,7 @@ from service.refusals import (
     CommandConflict,
     IdempotencyKeyReused,
     PreconditionFailed,
+    ServiceError,
     TableNotFound,
     TokenRevoked,
 )
@@ -54,6 +56,7 @@ from service.write.store import (
 _sorted_json = msgspec.json.Encoder(order="sorted")
 _encoder = msgspec.json.Encoder()
 RETRIES = 5
+ACCEPTED, REPLAYED = "accepted", "replayed"  # outcomes of a command beside refusal codes
 SEAT_ATTEMPTS = 30  # a take only fails when the table keeps moving for a second or so
 
 
@@ -268,17 +271,45 @@ class TableService:
 
         ``actor`` is the seat's player unless given (``computer:<seat>``); a player's
         token is good for one ``epoch`` of the seat (DESIGN 10: leaving or being replaced
-        revokes it)."""
+        revokes it).
+
+        Each call is counted once in ``cardroom_commands_total``: ``accepted`` when it
+        recorded the command, ``replayed`` when it sent a key's first answer again, else
+        the code it was refused with."""
+        try:
+            answer, outcome = await self._act(
+                table_id, seat, command, if_match, idempotency_key, actor, epoch
+            )
+        except RuleError as exc:
+            metrics.COMMANDS.labels(outcome=exc.code.value).inc()
+            raise
+        except ServiceError as exc:
+            metrics.COMMANDS.labels(outcome=exc.code).inc()
+            raise
+        metrics.COMMANDS.labels(outcome=outcome).inc()
+        return answer
+
+    async def _act(
+        self,
+        table_id: str,
+        seat: int,
+        command: PlayerCommand,
+        if_match: list[str] | None,
+        idempotency_key: str | None,
+        actor: str | None,
+        epoch: int | None,
+    ) -> tuple[Answer, str]:
+        """:meth:`act`, with how it ended: ``accepted`` or ``replayed``."""
         actor = actor or f"seat:{seat}"
         payload = msgspec.to_builtins(command)
         gate = _Gate(self.store, table_id, actor, idempotency_key, request_digest(payload))
         if (first := await gate.replay()) is not None:
-            return first
+            return first, REPLAYED
         for attempt in range(RETRIES):
             cached = self.snapshots.get(table_id) if attempt == 0 else None
             loaded = cached or await self.load(table_id)
             try:
-                return await self._attempt(
+                answer = await self._attempt(
                     loaded,
                     seat,
                     command,
@@ -289,17 +320,18 @@ class TableService:
                     epoch,
                     committed=cached is None,
                 )
+                return answer, ACCEPTED
             except _Behind:
                 continue  # perhaps only the cache is behind: ask Postgres
             except VersionConflict:
                 self._forget(table_id)
                 if (first := await gate.replay()) is not None:
-                    return first  # a twin request with this key won the race
+                    return first, REPLAYED  # a twin request with this key won the race
                 if if_match is not None and cached is None:
                     raise CommandConflict("another command was recorded first") from None
             except RuleError:
                 if (first := await gate.replay()) is not None:
-                    return first  # a twin won, and this one comes too late
+                    return first, REPLAYED  # a twin won, and this one comes too late
                 raise
         raise CommandConflict("the table kept changing; try again")
 

@@ -33,6 +33,7 @@ import psycopg
 from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
+from service import metrics
 from service.audit.chain import canonical_bytes, chain
 
 log = logging.getLogger("cardroom.store")
@@ -321,9 +322,12 @@ class EventStore:
                 cur = await conn.execute(sql, params, prepare=True)
                 row = await cur.fetchone()
         except psycopg.errors.UniqueViolation as exc:
+            metrics.CONFLICTS.inc()
             raise VersionConflict(commit.table_id) from exc
         if not row or row[0] != 1:
+            metrics.CONFLICTS.inc()
             raise VersionConflict(commit.table_id)
+        metrics.EVENTS_APPENDED.inc(len(commit.events))
         if self.notifier is not None:
             self.notifier.notify(commit.table_id, new_version)
         return previous

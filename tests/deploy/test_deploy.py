@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import yaml
 from dockerfile_parse import DockerfileParser
 
+from service.http import ops
 from service.http.spec import spec
-from service.settings import VARIABLES
+from service.settings import VARIABLES, from_env
+from service.write import migrate
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -57,21 +62,188 @@ def test_dockerfile_builds_from_the_project_and_runs_unprivileged() -> None:
             for source in copy.split()[:-1]:
                 assert (ROOT / source).exists(), f"COPY source {source} is missing"
     users = [i["value"] for i in instructions if i["instruction"] == "USER"]
-    assert users and users[-1] not in ("root", "0")
+    # A number: Kubernetes cannot check runAsNonRoot against a name.
+    assert users and re.fullmatch(r"[1-9][0-9]*(:[0-9]+)?", users[-1]), users
     assert any(i["instruction"] == "HEALTHCHECK" for i in instructions)
     assert '"cardroom", "serve"' in parser.cmd
     assert "8000" in [i["value"] for i in instructions if i["instruction"] == "EXPOSE"]
 
 
+def manifests() -> dict[str, list[dict[str, Any]]]:
+    """Every Kubernetes document under deploy/k8s, by file name."""
+    return {
+        path.name: [d for d in yaml.safe_load_all(path.read_text()) if d]
+        for path in sorted((DEPLOY / "k8s").glob("*.yaml"))
+    }
+
+
+def the(kind: str) -> dict[str, Any]:
+    (found,) = [d for docs in manifests().values() for d in docs if d["kind"] == kind]
+    return found
+
+
+def pod_templates() -> dict[str, dict[str, Any]]:
+    """The pod spec of every workload that runs the image (the Deployment, the Job)."""
+    return {
+        d["kind"]: d["spec"]["template"]["spec"]
+        for docs in manifests().values()
+        for d in docs
+        if d["kind"] in ("Deployment", "Job")
+    }
+
+
+def server_container() -> dict[str, Any]:
+    (container,) = the("Deployment")["spec"]["template"]["spec"]["containers"]
+    return container  # type: ignore[no-any-return]
+
+
+def package_version() -> str:
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        return str(tomllib.load(file)["project"]["version"])
+
+
+def dockerfile_uid() -> int:
+    parser = DockerfileParser(path=str(DEPLOY / "Dockerfile"))
+    users = [i["value"] for i in parser.structure if i["instruction"] == "USER"]
+    return int(users[-1].split(":")[0])
+
+
 def test_kubernetes_manifests_probe_real_endpoints_with_known_settings() -> None:
-    documents = list(yaml.safe_load_all((DEPLOY / "k8s" / "cardroom.yaml").read_text()))
-    kinds = {d["kind"]: d for d in documents}
-    assert {"Secret", "Deployment", "Service"} <= kinds.keys()
-    assert set(kinds["Secret"]["stringData"]) <= set(VARIABLES)
-    container = kinds["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    kinds = {d["kind"] for docs in manifests().values() for d in docs}
+    assert {"Secret", "Deployment", "Service", "Job"} <= kinds
+    assert set(the("Secret")["stringData"]) <= set(VARIABLES)
+    container = server_container()
+    assert {e["name"] for e in container.get("env", [])} <= set(VARIABLES)
     paths = spec()["paths"]
-    for probe in ("readinessProbe", "livenessProbe"):
-        assert container[probe]["httpGet"]["path"] in paths
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert container[probe]["httpGet"]["path"] in paths, probe
+
+
+def test_the_secret_has_a_file_of_its_own() -> None:
+    """The Deployment can be shared, reviewed and applied without carrying secrets."""
+    holding = {
+        name for name, docs in manifests().items() if any(d["kind"] == "Secret" for d in docs)
+    }
+    assert holding == {"secret.yaml"}
+    assert {d["kind"] for d in manifests()["secret.yaml"]} == {"Secret"}
+    name = the("Secret")["metadata"]["name"]
+    for kind, pod in pod_templates().items():
+        for container in pod["containers"]:
+            refs = [
+                e["secretRef"]["name"] for e in container.get("envFrom", []) if "secretRef" in e
+            ]
+            assert refs == [name], kind
+
+
+def test_images_are_named_by_version_or_digest_never_latest() -> None:
+    for kind, pod in pod_templates().items():
+        for container in pod["containers"]:
+            image = container["image"]
+            if "@sha256:" in image:
+                continue
+            repository, _, tag = image.rpartition(":")
+            assert repository and "/" not in tag, f"{kind}: {image} names no tag"
+            assert tag == package_version(), f"{kind}: {image} is not the package's version"
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    own = compose["services"]["cardroom"]["image"]
+    assert own.rpartition(":")[2] == package_version(), own
+    for name, service in compose["services"].items():
+        image = service.get("image", "")
+        assert ":" in image and not image.endswith(":latest"), f"{name}: {image}"
+
+
+def test_pods_run_unprivileged_on_a_read_only_root() -> None:
+    for kind, pod in pod_templates().items():
+        context = pod["securityContext"]
+        assert context["runAsNonRoot"] is True, kind
+        assert context["runAsUser"] == dockerfile_uid() != 0, kind
+        assert context["seccompProfile"]["type"] == "RuntimeDefault", kind
+        assert pod.get("automountServiceAccountToken") is False, kind
+        scratch = {v["name"] for v in pod["volumes"] if "emptyDir" in v}
+        for container in pod["containers"]:
+            own = container["securityContext"]
+            assert own["allowPrivilegeEscalation"] is False, kind
+            assert own["readOnlyRootFilesystem"] is True, kind
+            assert own["capabilities"]["drop"] == ["ALL"], kind
+            assert "add" not in own["capabilities"], kind
+            mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+            assert mounts.get("/tmp") in scratch, f"{kind}: /tmp is not an emptyDir"
+
+
+def test_every_container_has_resource_requests_and_limits() -> None:
+    for kind, pod in pod_templates().items():
+        for container in pod["containers"]:
+            resources = container["resources"]
+            assert {"cpu", "memory"} <= resources["requests"].keys(), kind
+            assert {"cpu", "memory"} <= resources["limits"].keys(), kind
+
+
+def test_probes_answer_within_their_timeouts_and_startup_has_its_own() -> None:
+    container = server_container()
+    assert container["readinessProbe"]["timeoutSeconds"] == 1
+    # /readyz bounds its checks below the readiness probe's timeout.
+    assert container["readinessProbe"]["timeoutSeconds"] > ops.CHECK_SECONDS
+    assert container["livenessProbe"]["timeoutSeconds"] >= 1
+    startup = container["startupProbe"]
+    # Start-up (migrations included) gets a minute or more before liveness may kill it.
+    assert startup["periodSeconds"] * startup["failureThreshold"] >= 60
+
+
+def test_the_grace_period_outlasts_the_graceful_stop() -> None:
+    pod = pod_templates()["Deployment"]
+    container = server_container()
+    env = {e["name"]: e["value"] for e in container.get("env", []) if "value" in e}
+    stop = from_env(env).shutdown_seconds
+    pause = 0
+    pre_stop = container.get("lifecycle", {}).get("preStop", {})
+    if pre_stop:
+        assert pre_stop["exec"]["command"][0] == "sleep"
+        pause = int(pre_stop["exec"]["command"][1])
+    assert pod["terminationGracePeriodSeconds"] >= pause + stop + 10
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]["cardroom"]
+    compose_stop = from_env(compose["environment"]).shutdown_seconds
+    assert int(compose["stop_grace_period"].removesuffix("s")) > compose_stop
+
+
+def test_a_job_runs_the_migrations_which_take_a_lock() -> None:
+    job = the("Job")
+    pod = job["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    assert container["command"] == ["cardroom", "migrate"]
+    assert pod["restartPolicy"] in ("Never", "OnFailure")
+    assert container["image"] == server_container()["image"]
+    # The servers migrate at start-up too: safe only because migrations take a lock.
+    assert "pg_advisory_lock" in inspect.getsource(migrate)
+    # The Job's pods are not the server's: no Service or budget counts them.
+    selector = the("Deployment")["spec"]["selector"]["matchLabels"]
+    assert not selector.items() <= job["spec"]["template"]["metadata"]["labels"].items()
+
+
+def test_a_disruption_budget_and_an_autoscaler_cover_the_deployment() -> None:
+    deployment = the("Deployment")
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    budget = the("PodDisruptionBudget")
+    assert budget["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    autoscaler = the("HorizontalPodAutoscaler")
+    target = autoscaler["spec"]["scaleTargetRef"]
+    assert (target["kind"], target["name"]) == ("Deployment", deployment["metadata"]["name"])
+    assert autoscaler["spec"]["minReplicas"] >= 2
+    assert autoscaler["spec"]["maxReplicas"] >= autoscaler["spec"]["minReplicas"]
+    # A count in the Deployment would undo the autoscaler's on every apply.
+    assert "replicas" not in deployment["spec"]
+    # The budget never blocks every drain: one pod may always go.
+    assert budget["spec"]["minAvailable"] < autoscaler["spec"]["minReplicas"]
+    for container in deployment["spec"]["template"]["spec"]["containers"]:
+        assert "cpu" in container["resources"]["requests"], "the autoscaler scales on CPU"
+
+
+def test_no_image_starts_a_private_database() -> None:
+    parser = DockerfileParser(path=str(DEPLOY / "Dockerfile"))
+    assert parser.envs.get("CARDROOM_EMBEDDED") == "0"
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]["cardroom"]
+    assert compose["environment"].get("CARDROOM_EMBEDDED") == "0"
+    env = {e["name"]: e.get("value") for e in server_container().get("env", [])}
+    assert env.get("CARDROOM_EMBEDDED", "0") == "0"
 
 
 def test_env_example_names_only_known_settings() -> None:

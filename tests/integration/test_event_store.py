@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
 import psycopg
 import pytest
+from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
 from psycopg_pool import AsyncConnectionPool
 
 from service.audit.chain import GENESIS, canonical_bytes, chain
+from service.workers import lag, relay
 from service.write.store import (
     Commit,
     EventStore,
@@ -264,3 +266,76 @@ async def test_concurrent_writers_never_make_a_tailing_consumer_skip(
     for table_id in tables:
         versions = [v for t, v in seen if t == table_id]
         assert versions == sorted(versions), "a consumer saw a table's events out of order"
+
+
+# --- what /metrics reports of the store ------------------------------------------------
+
+
+def _sample(name: str) -> float:
+    return REGISTRY.get_sample_value(name) or 0.0
+
+
+async def test_appends_and_lost_races_are_counted_where_the_store_commits(
+    store: EventStore,
+) -> None:
+    appended, conflicts = (
+        _sample("cardroom_events_appended_total"),
+        _sample("cardroom_version_conflicts_total"),
+    )
+    table_id = await open_table(store)
+    snapshot = await store.load(table_id)
+    assert snapshot is not None
+    await store.commit(commit(table_id, 1, snapshot.last_hash, events("a", "b")))
+    for stale in range(2):
+        with pytest.raises(VersionConflict):
+            await store.commit(commit(table_id, 1, snapshot.last_hash, events(f"late{stale}")))
+    assert _sample("cardroom_events_appended_total") - appended == 3
+    assert _sample("cardroom_version_conflicts_total") - conflicts == 2
+
+
+async def test_lag_counts_what_each_consumer_has_not_read_yet(
+    store: EventStore, pool: AsyncConnectionPool[Any]
+) -> None:
+    async with pool.connection() as conn:
+        await conn.execute("DELETE FROM consumer_checkpoints")
+        await conn.execute("DELETE FROM timekeeper_heartbeat")
+    await open_table(store)
+    total = len(await store.read_all((0, 0), limit=lag.COUNT_CAP))
+    measured = await lag.measure(pool, timeout=5)
+    assert measured.relay.events == total
+    assert measured.relay.seconds > 0
+    assert set(measured.projections) == {"scoresheet", "standings"}
+    assert all(p.events == total for p in measured.projections.values())
+    assert measured.heartbeat_age is None
+
+    # The relay catches up; a projection stays behind by the events after its checkpoint.
+    everything = await store.read_all((0, 0), limit=lag.COUNT_CAP)
+    last_tx, last = everything[-1]
+    await store.save_checkpoint(relay.CHECKPOINT, (last_tx, last.position))
+    before_tx, before = everything[-3]
+    await store.save_checkpoint("projection:standings", (before_tx, before.position))
+    # A clock expired three seconds ago, not fired yet; a heartbeat a second old.
+    expired = datetime.now(UTC) - timedelta(seconds=3)
+    await store.commit(commit(new_table_id(), 0, GENESIS, events("created"), deadline=expired))
+    async with pool.connection() as conn:
+        await conn.execute(
+            "INSERT INTO timekeeper_heartbeat (id, alive_at) VALUES (1, now() - interval '1 s')"
+        )
+    measured = await lag.measure(pool, timeout=5)
+    assert measured.relay.events == 1  # the overdue table's creation
+    assert measured.projections["standings"].events == 3
+    assert measured.projections["scoresheet"].events == total + 1
+    assert 3 <= measured.timekeeper_seconds < 10
+    assert measured.heartbeat_age is not None and 1 <= measured.heartbeat_age < 10
+
+    text = generate_latest(registry_of(lag.LagCollector(measured))).decode()
+    assert "cardroom_relay_lag_events 1.0" in text
+    assert 'cardroom_projector_lag_events{projection="standings"} 3.0' in text
+    async with pool.connection() as conn:  # leave no armed clock to the module's other tests
+        await conn.execute("UPDATE tables SET deadline = NULL")
+
+
+def registry_of(collector: lag.LagCollector) -> CollectorRegistry:
+    registry = CollectorRegistry()
+    registry.register(collector)
+    return registry

@@ -1,0 +1,222 @@
+"""``/metrics`` of ``cardroom serve --workers 2``: whichever worker answers a scrape
+reports the whole server: every command and event counted once, one leader per worker
+kind, and the lag behind the store. A killed worker's leadership goes with it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import time
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import NamedTuple
+
+import httpx
+import psutil
+import psycopg
+import pytest
+from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.parser import text_string_to_metric_families
+
+from service.choices import choose, pick_index
+from service.tools.bench.harness import Server, running_server
+from tests.support import services
+from tests.support.api import bearer, ok
+
+TABLES = 4
+COMMANDS_PER_TABLE = 15
+COMMANDS = TABLES * COMMANDS_PER_TABLE
+KINDS = {"relay", "projector", "computers", "timekeeper"}
+FRESH = {"Connection": "close"}  # every request on a new connection: either worker takes it
+
+
+def parse(text: str) -> dict[str, list[tuple[dict[str, str], float]]]:
+    samples: dict[str, list[tuple[dict[str, str], float]]] = defaultdict(list)
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            samples[sample.name].append((sample.labels, sample.value))
+    return samples
+
+
+def value(
+    samples: dict[str, list[tuple[dict[str, str], float]]], name: str, **labels: str
+) -> float:
+    return sum(v for found, v in samples.get(name, []) if labels.items() <= found.items())
+
+
+def leaders(samples: dict[str, list[tuple[dict[str, str], float]]]) -> dict[str, float]:
+    """Per worker kind, how many processes say they lead it."""
+    counted: dict[str, float] = defaultdict(float)
+    for labels, led in samples["cardroom_worker_leading"]:
+        counted[labels["worker"]] += led
+    return dict(counted)
+
+
+async def scrape(http: httpx.AsyncClient) -> dict[str, list[tuple[dict[str, str], float]]]:
+    response = await http.get("/metrics", headers=FRESH)
+    assert response.status_code == 200, response.text
+    return parse(response.text)
+
+
+async def play(http: httpx.AsyncClient, index: int) -> int:
+    """Seat a table and send COMMANDS_PER_TABLE commands, each on a new connection."""
+    rng = random.Random(index)
+    game, seats = ("pitch", 3) if index % 2 else ("forty-five", 4)
+    table = ok(await http.post("/tables", json={"game": game, "seats": seats}, headers=FRESH), 201)
+    path = f"/tables/{table['id']}"
+    tokens = [
+        ok(await http.post(f"{path}/seats/{s}", json={"name": f"p{s}"}, headers=FRESH), 201)[
+            "token"
+        ]
+        for s in range(seats)
+    ]
+    for _ in range(COMMANDS_PER_TABLE):
+        seat = ok(await http.get(path, headers=FRESH))["to_act"][0]
+        mine = ok(await http.get(path, headers={**FRESH, **bearer(tokens[seat])}))
+        actions = mine["legal_actions"]
+        command = choose(actions[pick_index(actions, rng)], rng)
+        ok(
+            await http.post(
+                f"{path}/actions", json=command, headers={**FRESH, **bearer(tokens[seat])}
+            )
+        )
+    return seats
+
+
+class Run(NamedTuple):
+    server: Server
+    database_url: str
+    stop: Callable[[], None]
+
+
+@pytest.fixture(scope="module")
+def run() -> Iterator[Run]:
+    """One ``cardroom serve --workers 2`` for the module; the last test stops it."""
+    database_url = services.fresh_database("metrics_")
+    with ExitStack() as stack:
+        server = stack.enter_context(running_server(database_url, services.redis_url(), workers=2))
+        yield Run(server, database_url, stack.close)
+
+
+@pytest.fixture
+async def http(run: Run) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=run.server.base, timeout=30) as client:
+        yield client
+
+
+def worker_pids(samples: dict[str, list[tuple[dict[str, str], float]]]) -> set[int]:
+    return {int(labels["pid"]) for labels, _ in samples["cardroom_worker_leading"]}
+
+
+def counted_by(directory: str, pid: int, name: str, **labels: str) -> float:
+    """What one worker counted, from its own file."""
+    merged = MultiProcessCollector.merge([str(Path(directory) / f"counter_{pid}.db")])  # type: ignore[no-untyped-call]
+    return sum(
+        float(s.value)
+        for family in merged
+        for s in family.samples
+        if s.name == name and s.labels == labels
+    )
+
+
+async def settled(
+    http: httpx.AsyncClient, gone: int | None = None
+) -> dict[str, list[tuple[dict[str, str], float]]]:
+    """A scrape once two workers run (not ``gone``) and each kind has its leader."""
+    deadline = time.monotonic() + 20
+    while True:
+        samples = await scrape(http)
+        pids = worker_pids(samples)
+        if len(pids) == 2 and gone not in pids and leaders(samples) == dict.fromkeys(KINDS, 1.0):
+            return samples
+        assert time.monotonic() < deadline, samples["cardroom_worker_leading"]
+        await asyncio.sleep(0.2)
+
+
+async def test_every_scrape_counts_every_worker_once(http: httpx.AsyncClient, run: Run) -> None:
+    pids = worker_pids(await settled(http))
+    directory = psutil.Process(next(iter(pids))).environ()["PROMETHEUS_MULTIPROC_DIR"]
+
+    await asyncio.gather(*(play(http, i) for i in range(TABLES)))
+    # A refused command and a replayed one are counted apart from the accepted ones.
+    table = ok(await http.post("/tables", json={"game": "pitch", "seats": 2}), 201)
+    path = f"/tables/{table['id']}"
+    tokens = [
+        ok(await http.post(f"{path}/seats/{s}", json={"name": "p"}), 201)["token"] for s in (0, 1)
+    ]
+    waiting = 1 - ok(await http.get(path))["to_act"][0]
+    refused = await http.post(
+        f"{path}/actions", json={"type": "pass"}, headers=bearer(tokens[waiting])
+    )
+    assert refused.status_code == 409 and refused.json()["code"] == "not-your-turn"
+    acting = 1 - waiting
+    keyed = {**bearer(tokens[acting]), "Idempotency-Key": "once"}
+    for _ in range(2):
+        ok(await http.post(f"{path}/actions", json={"type": "pass"}, headers=keyed))
+
+    # Both workers took commands: the scrapes below cannot all be one worker's own count.
+    commands = "cardroom_commands_total"
+    assert all(counted_by(directory, p, commands, outcome="accepted") for p in pids), (
+        "one worker took every command"
+    )
+    # A worker whose cached snapshot is behind the other's commit loses the race and
+    # decides again: conflicts happen without any client racing, and are counted.
+    conflicts = sum(counted_by(directory, p, "cardroom_version_conflicts_total") for p in pids)
+    with psycopg.connect(run.database_url) as conn:
+        row = conn.execute("SELECT count(*) FROM events").fetchone()
+    assert row is not None
+    for _ in range(8):
+        samples = await scrape(http)
+        assert value(samples, "cardroom_commands_total", outcome="accepted") == COMMANDS + 1
+        assert value(samples, "cardroom_commands_total", outcome="not-your-turn") == 1
+        assert value(samples, "cardroom_commands_total", outcome="replayed") == 1
+        assert value(samples, "cardroom_events_appended_total") == row[0]
+        assert value(samples, "cardroom_version_conflicts_total") == conflicts
+        assert leaders(samples) == dict.fromkeys(KINDS, 1.0)
+
+    # The relay and projector catch up, and the lag says so.
+    deadline = time.monotonic() + 10
+    while True:
+        samples = await scrape(http)
+        behind = value(samples, "cardroom_relay_lag_events") + value(
+            samples, "cardroom_projector_lag_events"
+        )
+        if behind == 0 or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.2)
+    assert behind == 0
+    assert value(samples, "cardroom_relay_lag_seconds") == 0
+    assert {labels["projection"] for labels, _ in samples["cardroom_projector_lag_events"]} == {
+        "scoresheet",
+        "standings",
+    }
+    assert value(samples, "cardroom_timekeeper_heartbeat_age_seconds") < 3
+
+
+async def test_a_killed_worker_takes_its_leadership_with_it(http: httpx.AsyncClient) -> None:
+    before = await scrape(http)
+    counted = value(before, "cardroom_commands_total", outcome="accepted")
+    (victim,) = (
+        int(labels["pid"])
+        for labels, led in before["cardroom_worker_leading"]
+        if led and labels["worker"] == "relay"
+    )
+    os.kill(victim, signal.SIGKILL)
+    # uvicorn replaces the worker, the supervisor buries its gauges, a standby leads.
+    samples = await settled(http, gone=victim)
+    # What the dead worker counted is still counted.
+    assert value(samples, "cardroom_commands_total", outcome="accepted") == counted
+
+
+async def test_a_stopped_server_removes_its_metrics_directory(
+    http: httpx.AsyncClient, run: Run
+) -> None:
+    pids = worker_pids(await scrape(http))
+    directory = Path(psutil.Process(next(iter(pids))).environ()["PROMETHEUS_MULTIPROC_DIR"])
+    assert any(directory.glob("counter_*.db"))
+    run.stop()
+    assert not directory.exists(), "the next run would report this run's counts"

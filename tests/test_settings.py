@@ -1,0 +1,116 @@
+"""When ``cardroom serve`` may start embedded servers (CARDROOM_EMBEDDED), and how it
+refuses to start when it may not."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from service.settings import (
+    Embedding,
+    SettingsError,
+    container_evidence,
+    embedded_servers,
+    from_env,
+)
+
+DB = "postgresql://db/cardroom"
+REDIS = "redis://redis:6379/0"
+BOTH = Embedding(postgres=True, redis=True)
+NEITHER = Embedding(postgres=False, redis=False)
+
+
+def decide(container: str | None = None, **env: str) -> Embedding:
+    return embedded_servers(from_env(env), container)
+
+
+def test_the_default_embeds_on_a_bare_machine_with_nothing_configured() -> None:
+    """The README's first command: `pip install -e . && cardroom serve`."""
+    assert from_env({}).embedded == "auto"
+    assert decide() == BOTH
+
+
+def test_configured_servers_are_used_whatever_the_switch() -> None:
+    for switch in ("auto", "1", "0"):
+        for container in (None, "KUBERNETES_SERVICE_HOST"):
+            urls = {"CARDROOM_DATABASE_URL": DB, "CARDROOM_REDIS_URL": REDIS}
+            assert decide(container, CARDROOM_EMBEDDED=switch, **urls) == NEITHER
+
+
+@pytest.mark.parametrize("container", ["KUBERNETES_SERVICE_HOST"])
+def test_auto_refuses_in_a_container(container: str) -> None:
+    with pytest.raises(SettingsError) as refused:
+        decide(container)
+    message = str(refused.value)
+    assert "CARDROOM_DATABASE_URL" in message and "CARDROOM_REDIS_URL" in message
+    assert container in message
+
+
+def test_auto_refuses_half_a_configuration() -> None:
+    """One URL set: the other was forgotten, not meant to be a private server."""
+    with pytest.raises(SettingsError, match="CARDROOM_REDIS_URL is not set"):
+        decide(CARDROOM_DATABASE_URL=DB)
+    with pytest.raises(SettingsError, match="CARDROOM_DATABASE_URL is not set"):
+        decide(CARDROOM_REDIS_URL=REDIS)
+
+
+def test_one_embeds_whatever_is_missing_even_in_a_container() -> None:
+    assert decide("KUBERNETES_SERVICE_HOST", CARDROOM_EMBEDDED="1") == BOTH
+    assert decide(CARDROOM_EMBEDDED="true", CARDROOM_DATABASE_URL=DB) == Embedding(
+        postgres=False, redis=True
+    )
+
+
+def test_zero_never_embeds() -> None:
+    with pytest.raises(SettingsError, match="CARDROOM_EMBEDDED=0") as refused:
+        decide(CARDROOM_EMBEDDED="0")
+    assert "CARDROOM_DATABASE_URL" in str(refused.value)
+    with pytest.raises(SettingsError, match="CARDROOM_REDIS_URL is not set"):
+        decide(CARDROOM_EMBEDDED="off", CARDROOM_DATABASE_URL=DB)
+
+
+def test_an_unknown_switch_is_refused_by_name() -> None:
+    with pytest.raises(SettingsError, match="CARDROOM_EMBEDDED"):
+        from_env({"CARDROOM_EMBEDDED": "sometimes"})
+
+
+def test_container_evidence_is_a_pod_not_a_marker_file() -> None:
+    """A developer's container (a devcontainer, a CI sandbox with /.dockerenv) still runs
+    the README's first command; a Kubernetes pod does not embed by itself."""
+    assert container_evidence({}) is None
+    pod = {"KUBERNETES_SERVICE_HOST": "10.0.0.1"}
+    assert container_evidence(pod) == "KUBERNETES_SERVICE_HOST"
+
+
+def _serve(**env: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("CARDROOM_")}
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "service.tools.cli", "serve", "--port", "1"],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    return result, time.monotonic() - started
+
+
+def test_serve_without_a_database_fails_at_once_naming_the_variable() -> None:
+    """What the image does (CARDROOM_EMBEDDED=0) when no database is configured."""
+    result, seconds = _serve(CARDROOM_EMBEDDED="0")
+    assert result.returncode != 0
+    assert seconds < 10
+    assert "CARDROOM_DATABASE_URL" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not result.stdout  # nothing started, so no banner
+
+
+def test_serve_in_a_pod_without_a_database_fails_at_once() -> None:
+    result, seconds = _serve(KUBERNETES_SERVICE_HOST="10.0.0.1", CARDROOM_REDIS_URL=REDIS)
+    assert result.returncode != 0 and seconds < 10
+    assert "CARDROOM_DATABASE_URL is not set" in result.stderr
