@@ -49,7 +49,7 @@ async def provide_caller(
 
 # What the lifespan put in the app's state, given to handlers by name (each handler
 # declares the type it expects).
-SHARED = ("service", "pool", "redis", "watcher", "settings", "read_side")
+SHARED = ("service", "pool", "redis", "hub", "watcher", "settings", "read_side")
 
 
 def _shared(name: str) -> Provide:

@@ -21,7 +21,9 @@ from service.ratelimit import RateLimiter
 from service.read.models import ReadSide
 from service.read.watch import TableWatcher
 from service.settings import Settings
+from service.workers.clients import named_client
 from service.workers.computers import ComputerPlayers
+from service.workers.fanout import BLOCK, Hub
 from service.workers.projector import Projector
 from service.workers.relay import Relay
 from service.workers.retention import Retention
@@ -30,6 +32,7 @@ from service.write.handler import TableService
 from service.write.migrate import migrate
 from service.write.store import EventStore, Notifier
 
+PROBE_SECONDS = 0.5  # a request's Redis command (the readiness probe) fails by then
 CONNECT_OPTIONS = {
     "connect_timeout": 2,
     "keepalives": 1,
@@ -57,12 +60,19 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             kwargs={"autocommit": True, **CONNECT_OPTIONS},
         )
         await pool.open()
-        redis = Redis.from_url(settings.redis_url or "redis://127.0.0.1:6379/0")
+        redis_url = settings.redis_url or "redis://127.0.0.1:6379/0"
+        prefix = settings.redis_prefix
+        # Three Redis clients, none sharing a connection with another (service.workers.
+        # clients): requests (the readiness probe: short timeouts, a few connections),
+        # the fan-out hub's one blocking reader, and the relay's publisher below.
+        redis = named_client(redis_url, prefix, "api", timeout=PROBE_SECONDS, connections=4)
+        hub = Hub(named_client(redis_url, prefix, "fanout", timeout=BLOCK + 1.5), prefix)
         notifier = Notifier(pool)
         notifier.start()
         store = EventStore(pool, notifier)
         watcher = TableWatcher(database_url)
         await watcher.start()
+        await hub.start()
         service = TableService(store)
         auth = Authenticator(store, settings.operator_token)
         limiter, throttle = None, None
@@ -74,6 +84,7 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             read_side=ReadSide(pool),
             pool=pool,
             redis=redis,
+            hub=hub,
             store=store,
             watcher=watcher,
             settings=settings,
@@ -83,8 +94,11 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
         )
         stop = asyncio.Event()
         background = []
+        closing: list[Redis] = []
         if settings.relay:
-            relay = Relay(store, redis, settings.redis_prefix, database_url, watcher)
+            publisher = named_client(redis_url, prefix, "relay", timeout=5.0, retries=1)
+            closing.append(publisher)
+            relay = Relay(store, publisher, prefix, database_url, watcher)
             background.append(asyncio.create_task(relay.run(stop), name="cardroom-relay"))
         if settings.projector:
             projector = Projector(pool)
@@ -111,7 +125,10 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             stop.set()
             await asyncio.gather(*background)
             await notifier.stop()
+            await hub.stop()
             await watcher.stop()
+            for client in closing:
+                await client.aclose()
             await redis.aclose()
             if limiter is not None:
                 await limiter.close()

@@ -1,19 +1,21 @@
 """``GET /tables/{id}/stream``: Server-Sent Events with resume (DESIGN 7).
 
 The stream first catches up from Postgres (after ``Last-Event-ID``), then follows the
-table's Redis stream, where the relay publishes the public form of each event. A
-spectator's events come from Redis as published; a seat's or the operator's stream uses
-Redis only as a doorbell and reads its events from Postgres, so private cards never pass
-through Redis. A gap in what Redis returns (a trimmed or restarted stream) is filled
-from Postgres, and with Redis down the stream falls back to Postgres notifications.
-Each message's ``id`` is the event's version; ``: keep-alive`` comments flow when idle.
+process's fan-out hub (service.workers.fanout): one Redis reader of the relay's global
+stream for every stream of the process. A spectator's events come from Redis as
+published, each encoded once for all the process's spectators; a seat's or the
+operator's stream uses Redis only as a doorbell and reads its events from Postgres, so
+private cards never pass through Redis. A gap in what Redis delivers (a trimmed or
+restarted stream, a stream that fell behind the hub) is filled from Postgres, and with
+Redis down the stream falls back to Postgres notifications. Each message's ``id`` is the
+event's version; ``: keep-alive`` comments flow when idle.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated
 from uuid import UUID
 
 import msgspec
@@ -21,9 +23,7 @@ from litestar import get
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
+from litestar.response import Stream
 
 from domain.protocol import Audience
 from service.http.auth import Caller
@@ -31,12 +31,19 @@ from service.http.docs import errors
 from service.http.schemas import StreamMessage
 from service.read.records import EventRecord
 from service.read.watch import TableWatcher
-from service.settings import Settings
-from service.workers.streams import entry_id, table_stream, version_of
+from service.workers.fanout import Hub, Published, Subscription
 from service.write.handler import TableService
 
 KEEP_ALIVE = 15.0
+KEEP_ALIVE_COMMENT = b": keep-alive\r\n\r\n"
+# What Litestar's ServerSentEvent sets; no proxy may buffer or cache the stream.
+STREAM_HEADERS = {
+    "Cache-Control": "no-cache",
+    "Connection": "keep-alive",
+    "X-Accel-Buffering": "no",
+}
 _encode = msgspec.json.Encoder().encode
+_decode_record = msgspec.json.Decoder(EventRecord).decode
 
 LastEventId = Annotated[
     str | None,
@@ -69,7 +76,8 @@ OpenFor = Annotated[
 
 
 class Follower:
-    """One client's stream: catch up from Postgres, then follow Redis or notifications."""
+    """One client's stream: catch up from Postgres, then follow the process's fan-out hub
+    (or, while it has no Redis, the commit notifications)."""
 
     def __init__(
         self,
@@ -77,27 +85,33 @@ class Follower:
         audience: Audience,
         after: int,
         service: TableService,
-        redis: Redis,
+        hub: Hub,
         watcher: TableWatcher,
-        prefix: str,
     ) -> None:
         self.table_id = table_id
         self.audience = audience
         self.last = after
         self.service = service
-        self.redis = redis
+        self.hub = hub
         self.watcher = watcher
-        self.key = table_stream(prefix, table_id)
         self.finished = False
+        self.subscription: Subscription | None = None
 
-    def _message(self, record: EventRecord) -> ServerSentEventMessage:
+    def open(self) -> None:
+        """Subscribe before the first catch-up: nothing published after it is missed."""
+        self.subscription = self.hub.subscribe(self.table_id)
+
+    def close(self) -> None:
+        if self.subscription is not None:
+            self.hub.unsubscribe(self.subscription)
+            self.subscription = None
+
+    def _message(self, record: EventRecord) -> bytes:
         self.last = record.version
         tag = type(record.event).__struct_config__.tag
-        return ServerSentEventMessage(
-            data=_encode(record).decode(), event=str(tag), id=record.version
-        )
+        return sse_message(record.version, str(tag), _encode(record))
 
-    async def catch_up(self) -> list[ServerSentEventMessage]:
+    async def catch_up(self) -> list[bytes]:
         messages = []
         while True:
             table, page = await self.service.events(self.table_id, self.audience, self.last, 500)
@@ -111,40 +125,56 @@ class Follower:
                 )
                 return messages
 
-    async def follow(self, quiet: float) -> list[ServerSentEventMessage]:
+    async def follow(self, quiet: float) -> list[bytes]:
         """The next messages, or none after ``quiet`` seconds without any."""
-        try:
-            found: Any = await self.redis.xread(
-                {self.key: entry_id(self.last)}, count=100, block=max(1, int(quiet * 1000))
-            )
-        except RedisError:
+        assert self.subscription is not None, "open() first"
+        if not self.hub.live:
             # Redis is a doorbell only: without it, Postgres notifications ring instead.
             if await self.watcher.wait_for_table(self.table_id, self.last, quiet):
                 return await self.catch_up()
             return []
-        entries: list[tuple[bytes, dict[bytes, bytes]]] = _entries(found)
-        if not entries:
-            # Quiet: a cheap look at Postgres notices a finished table (and any gap).
+        published, lost = await self.subscription.take(quiet)
+        if lost or not published:
+            # Entries may be missing (the hub lost Redis, or this stream fell behind), or
+            # it is quiet: a cheap look at Postgres notices a finished table and any gap.
             return await self.catch_up()
+        fresh = [item for item in published if item.version > self.last]  # repeats dropped
+        if not fresh:
+            return []
         if self.audience != "spectator":
+            # A seat's or the operator's events come from Postgres, private cards and all.
             return await self.catch_up()
-        messages: list[ServerSentEventMessage] = []
-        for entry, fields in entries:
-            if version_of(entry) != self.last + 1 or fields[b"type"] == b"game_won":
-                # A gap (trimmed or restarted stream), or the end: Postgres has it all.
+        messages: list[bytes] = []
+        for item in fresh:
+            message = rendered(item)
+            if item.version != self.last + 1 or item.final or message is None:
+                # A gap (trimmed or restarted stream), the end, or an entry that does not
+                # read as a record: Postgres has it all.
                 return [*messages, *await self.catch_up()]
-            record = msgspec.json.decode(fields[b"data"], type=EventRecord)
-            messages.append(self._message(record))
+            messages.append(message)
+            self.last = item.version
         return messages
 
 
-def _entries(found: Any) -> Any:
-    """The entries of XREAD's answer for one stream (RESP2 list or RESP3 map)."""
-    if not found:
-        return []
-    if isinstance(found, dict):
-        return next(iter(found.values()))[0]
-    return found[0][1]
+def sse_message(version: int, event: str, data: bytes) -> bytes:
+    """One message on the wire; ``data`` is compact JSON, so one line."""
+    return b"id: %d\r\nevent: %s\r\ndata: %s\r\n\r\n" % (version, event.encode(), data)
+
+
+def rendered(item: Published) -> bytes | None:
+    """The spectator's message for a published entry, made once for all streams of the
+    process (None if the entry does not read as the event record of its version)."""
+    if item.rendered is None:
+        try:
+            record = _decode_record(item.data)
+        except msgspec.DecodeError:
+            record = None
+        if record is None or record.version != item.version:
+            item.rendered = b""
+        else:
+            tag = type(record.event).__struct_config__.tag
+            item.rendered = sse_message(record.version, str(tag), _encode(record))
+    return item.rendered or None
 
 
 @get(
@@ -176,29 +206,36 @@ async def stream_table(
     table_id: FromPath[UUID],
     caller: NamedDependency[Caller],
     service: NamedDependency[TableService],
-    redis: NamedDependency[Redis],
+    hub: NamedDependency[Hub],
     watcher: NamedDependency[TableWatcher],
-    settings: NamedDependency[Settings],
     last_event_id: LastEventId = None,
     after: After = None,
     timeout: OpenFor = 900,
-) -> ServerSentEvent:
+) -> Stream:
     table_key = str(table_id)
     audience = caller.audience_at(table_key)
     loaded = await service.load(table_key)  # 404 before the stream starts
     caller.require_current(loaded.table)
     start = int(last_event_id) if last_event_id is not None else (after or 0)
-    follower = Follower(table_key, audience, start, service, redis, watcher, settings.redis_prefix)
-    return ServerSentEvent(_messages(follower, timeout), headers={"Cache-Control": "no-cache"})
+    follower = Follower(table_key, audience, start, service, hub, watcher)
+    # The messages are written here (sse_message) rather than by Litestar's
+    # ServerSentEvent, so that a published event is encoded once for all its streams.
+    return Stream(
+        _messages(follower, timeout),
+        media_type="text/event-stream",
+        headers=STREAM_HEADERS,
+    )
 
 
-async def _messages(follower: Follower, timeout: float) -> AsyncIterator[Any]:
+async def _messages(follower: Follower, timeout: float) -> AsyncIterator[bytes]:
     deadline = time.monotonic() + timeout
-    for message in await follower.catch_up():
-        yield message
-    while not follower.finished and (remaining := deadline - time.monotonic()) > 0:
-        messages = await follower.follow(min(KEEP_ALIVE, remaining))
-        if not messages:
-            yield ServerSentEventMessage(data=None, comment="keep-alive")
-        for message in messages:
-            yield message
+    follower.open()
+    try:
+        messages = await follower.catch_up()
+        if messages:
+            yield b"".join(messages)
+        while not follower.finished and (remaining := deadline - time.monotonic()) > 0:
+            messages = await follower.follow(min(KEEP_ALIVE, remaining))
+            yield b"".join(messages) if messages else KEEP_ALIVE_COMMENT
+    finally:
+        follower.close()

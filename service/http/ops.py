@@ -46,7 +46,9 @@ async def readyz(
     pool: NamedDependency[AsyncConnectionPool[Any]], redis: NamedDependency[Redis]
 ) -> Response[Health]:
     # Both checks run at once, each within its own bound, so that a frozen dependency
-    # cannot hold the answer past a probe's one-second timeout.
+    # cannot hold the answer past a probe's one-second timeout. Redis is asked on the
+    # requests' own client (short timeouts), never through the fan-out hub's reader or
+    # the relay's connection, so neither a busy hub nor many streams can fail it.
     postgres, redis_check = await asyncio.gather(_check(_select_one(pool)), _check(redis.ping()))
     checks = {"postgres": postgres, "redis": redis_check}
     # Redis is a doorbell: commands succeed without it, so only Postgres decides readiness.

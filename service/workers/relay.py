@@ -25,6 +25,7 @@ from domain.registry import GAMES
 from service.read.records import EventRecord
 from service.read.watch import TableWatcher
 from service.settings import Settings
+from service.workers.clients import named_client
 from service.workers.leader import pause, while_leading
 from service.workers.streams import (
     GLOBAL_STREAM_LENGTH,
@@ -159,7 +160,9 @@ async def run_standalone(settings: Settings) -> None:
     async with AsyncConnectionPool(
         settings.database_url, min_size=1, max_size=3, kwargs={"autocommit": True}
     ) as pool:
-        redis = Redis.from_url(settings.redis_url)
+        redis = named_client(
+            settings.redis_url, settings.redis_prefix, "relay", timeout=5.0, retries=1
+        )
         watcher = TableWatcher(settings.database_url)
         await watcher.start()
         relay = Relay(

@@ -1,21 +1,29 @@
-"""Server-Sent Events over a real socket: resume, private cards, keep-alive, Redis down."""
+"""Server-Sent Events over a real socket: resume, private cards, keep-alive, Redis down,
+and what the fan-out hub delivers: repeats, gaps, forgeries and streams that fall behind."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import msgspec
 import pytest
+from litestar import Litestar
+from prometheus_client import REGISTRY
+from redis.asyncio import Redis
 
 from service.http import live
 from service.http.app import create_app
 from service.settings import Settings
+from service.workers.fanout import Hub
+from service.workers.streams import global_stream
 from tests.conftest import make_settings
 from tests.support import services
-from tests.support.api import bearer, new_table, ok, seat_all
+from tests.support.api import all_events, bearer, new_table, ok, seat_all
 from tests.support.live import serving
 from tests.support.playout import choose, pick_index
 from tests.support.redis_server import RedisServer
@@ -29,8 +37,13 @@ def stream_settings(redis_server: RedisServer) -> Settings:
 
 
 @pytest.fixture(scope="module")
-async def base_url(stream_settings: Settings) -> AsyncIterator[str]:
-    async with serving(create_app(stream_settings)) as url:
+def stream_app(stream_settings: Settings) -> Litestar:
+    return create_app(stream_settings)
+
+
+@pytest.fixture(scope="module")
+async def base_url(stream_app: Litestar) -> AsyncIterator[str]:
+    async with serving(stream_app) as url:
         yield url
 
 
@@ -64,6 +77,36 @@ async def collect(
             if message.get("id") == str(until_version):
                 return found
     raise AssertionError("the stream ended early")
+
+
+async def follow_until(
+    http: httpx.AsyncClient, url: str, after: int, final: asyncio.Task[int]
+) -> list[Message]:
+    """The stream's messages after version ``after`` up to the version ``final`` returns."""
+    found: list[Message] = []
+    newest = after
+
+    async def read() -> None:
+        nonlocal newest
+        async with http.stream("GET", url, headers={"Last-Event-ID": str(after)}) as response:
+            assert response.status_code == 200
+            async for message in messages(response):
+                found.append(message)
+                newest = int(message.get("id", newest))
+
+    reader = asyncio.create_task(read())
+    try:
+        version = await final
+        while newest < version:
+            if reader.done():
+                reader.result()
+                raise AssertionError("the stream ended early")
+            await asyncio.sleep(0.02)
+    finally:
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+    return found
 
 
 async def test_stream_catches_up_then_follows_live_and_resumes(http: httpx.AsyncClient) -> None:
@@ -152,3 +195,152 @@ async def test_stream_of_an_unknown_table_is_not_found(http: httpx.AsyncClient) 
     response = await http.get("/tables/00000000-0000-0000-0000-000000000000/stream")
     assert response.status_code == 404
     assert response.json()["code"] == "table-not-found"
+
+
+async def test_a_stream_follows_the_hub_and_leaves_it_when_closed(
+    http: httpx.AsyncClient, stream_app: Litestar
+) -> None:
+    hub: Hub = stream_app.state.hub
+    await asyncio.wait_for(hub.connected.wait(), timeout=10)  # after a test stopped Redis
+    rng = random.Random(3)
+    table = await new_table(http)
+    tokens = await seat_all(http, table["id"], 4)
+    start = ok(await http.get(f"/tables/{table['id']}"))["version"]
+    before, received = hub.subscriptions, hub.received
+
+    async def act_later() -> None:
+        await asyncio.sleep(0.3)
+        assert hub.subscriptions == before + 1
+        for _ in range(3):
+            await step(http, table["id"], tokens, rng)
+
+    actor = asyncio.create_task(act_later())
+    url = f"/tables/{table['id']}/stream"
+    found = await asyncio.wait_for(
+        collect(http, url, start + 3, {"Last-Event-ID": str(start)}), timeout=20
+    )
+    await actor
+    assert [int(m["id"]) for m in found if "id" in m] == [start + 1, start + 2, start + 3]
+    assert hub.received >= received + 3  # the entries came through the hub
+    for _ in range(100):
+        if hub.subscriptions == before:
+            break
+        await asyncio.sleep(0.05)
+    assert hub.subscriptions == before  # the closed stream unsubscribed
+
+
+async def test_repeated_forged_and_missing_entries_never_reach_a_stream(
+    http: httpx.AsyncClient, stream_settings: Settings, redis_server: RedisServer
+) -> None:
+    """A repeat is dropped, a version past the next one is a gap filled from Postgres, an
+    entry that is no event record is ignored: the stream is the table's events, once."""
+    rng = random.Random(17)
+    table = await new_table(http)
+    tokens = await seat_all(http, table["id"], 4)
+    start = ok(await http.get(f"/tables/{table['id']}"))["version"]
+    key = global_stream(stream_settings.redis_prefix)
+    redis = Redis.from_url(redis_server.url)
+
+    async def forge(version: int, data: bytes) -> None:
+        fields: dict[Any, Any] = {"table": table["id"], "version": version, "position": 0}
+        await redis.xadd(key, {**fields, "type": "card_played", "data": data})
+
+    async def meddle() -> int:
+        await asyncio.sleep(0.3)
+        await step(http, table["id"], tokens, rng)
+        await asyncio.sleep(0.2)
+        # The entry just published, again (a relay that restarted republishes a batch).
+        newest: Any = await redis.xrevrange(key, count=1)
+        ((_, repeat),) = newest
+        await redis.xadd(key, repeat)
+        version = ok(await http.get(f"/tables/{table['id']}"))["version"]
+        await forge(version + 1, b'{"not": "a record"}')
+        await forge(version + 1, b"\xff")
+        await asyncio.sleep(0.2)
+        await step(http, table["id"], tokens, rng)
+        await forge(version + 40, b"{}")  # a gap: Postgres has nothing past the table
+        await asyncio.sleep(0.2)
+        await step(http, table["id"], tokens, rng)
+        return int(ok(await http.get(f"/tables/{table['id']}"))["version"])
+
+    try:
+        actor = asyncio.create_task(meddle())
+        url = f"/tables/{table['id']}/stream"
+        streamed = await asyncio.wait_for(follow_until(http, url, start, actor), timeout=20)
+    finally:
+        await redis.aclose()
+    expected = [e for e in await all_events(http, table["id"]) if e["version"] > start]
+    assert [int(m["id"]) for m in streamed if "id" in m] == [e["version"] for e in expected]
+    assert [m["data"] for m in streamed if "id" in m] == expected
+
+
+async def test_a_stream_that_falls_behind_the_hub_catches_up_from_postgres(
+    http: httpx.AsyncClient,
+    stream_app: Litestar,
+    stream_settings: Settings,
+    redis_server: RedisServer,
+) -> None:
+    hub: Hub = stream_app.state.hub
+    await asyncio.wait_for(hub.connected.wait(), timeout=10)
+    overflows = REGISTRY.get_sample_value("cardroom_live_overflows_total") or 0.0
+    rng = random.Random(23)
+    table = await new_table(http)
+    tokens = await seat_all(http, table["id"], 4)
+    start = ok(await http.get(f"/tables/{table['id']}"))["version"]
+    key = global_stream(stream_settings.redis_prefix)
+    redis = Redis.from_url(redis_server.url)
+    limit, hub.limit = hub.limit, 1  # a stream holds one entry, then is marked lost
+    try:
+
+        async def act_later() -> int:
+            await asyncio.sleep(0.3)
+            for _ in range(6):
+                await step(http, table["id"], tokens, rng)
+                await asyncio.sleep(0.1)
+                # A burst that the hub reads in one go, faster than any stream takes it.
+                newest: Any = await redis.xrevrange(key, count=1)
+                ((_, repeat),) = newest
+                pipe = redis.pipeline(transaction=False)
+                for _ in range(4):
+                    pipe.xadd(key, repeat)
+                await pipe.execute()
+            return int(ok(await http.get(f"/tables/{table['id']}"))["version"])
+
+        actor = asyncio.create_task(act_later())
+        url = f"/tables/{table['id']}/stream"
+        found = await asyncio.wait_for(follow_until(http, url, start, actor), timeout=20)
+    finally:
+        hub.limit = limit
+        await redis.aclose()
+    events = [e for e in await all_events(http, table["id"]) if e["version"] > start]
+    assert [int(m["id"]) for m in found if "id" in m] == [e["version"] for e in events]
+    assert (REGISTRY.get_sample_value("cardroom_live_overflows_total") or 0.0) > overflows
+
+
+async def test_a_stream_survives_redis_restarting_empty(
+    http: httpx.AsyncClient, stream_app: Litestar, redis_server: RedisServer
+) -> None:
+    hub: Hub = stream_app.state.hub
+    rng = random.Random(29)
+    table = await new_table(http)
+    tokens = await seat_all(http, table["id"], 4)
+    start = ok(await http.get(f"/tables/{table['id']}"))["version"]
+
+    async def act_across_a_restart() -> int:
+        await asyncio.sleep(0.3)
+        await step(http, table["id"], tokens, rng)
+        redis_server.stop()
+        try:
+            await step(http, table["id"], tokens, rng)
+        finally:
+            redis_server.start()
+        await asyncio.wait_for(hub.connected.wait(), timeout=10)
+        for _ in range(2):
+            await step(http, table["id"], tokens, rng)
+        return int(ok(await http.get(f"/tables/{table['id']}"))["version"])
+
+    actor = asyncio.create_task(act_across_a_restart())
+    url = f"/tables/{table['id']}/stream"
+    found = await asyncio.wait_for(follow_until(http, url, start, actor), timeout=30)
+    events = [e for e in await all_events(http, table["id"]) if e["version"] > start]
+    assert [int(m["id"]) for m in found if "id" in m] == [e["version"] for e in events]

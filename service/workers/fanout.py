@@ -1,0 +1,221 @@
+"""Live fan-out: one Redis reader per process feeds every SSE stream of that process.
+
+The hub reads the global stream ``{prefix}:events`` with a blocking ``XREAD`` on a
+connection of its own (service.workers.clients) and hands each entry to the
+subscriptions of its table in this process. Handing over never waits: each subscription
+keeps what it has not taken yet in a bounded list, and one that falls ``QUEUE`` entries
+behind (a client not reading) drops them and is marked ``lost``, so it catches up from
+Postgres instead; the hub goes on at once. However many streams are open, the process
+holds one reading connection, and the relay and the request client keep theirs.
+
+What the hub delivers is a doorbell with the public record attached; Postgres stays the
+truth. A subscription is made *before* its stream's first catch-up, and the hub reads
+on from the position it had when it (re)connected, so an event committed after a
+catch-up reaches the subscription. The global stream may repeat entries (a relay that
+restarts republishes a batch) and may lose them (trimmed, or a Redis restarted empty):
+subscribers drop versions they have, and a version past the next one is a gap they fill
+from Postgres. When the hub loses Redis, and again when it is back, every subscription
+is marked ``lost``: each catches up from Postgres, and while ``live`` is false streams
+wait on the commit notifications (service.read.watch) instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from contextlib import suppress
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from service.metrics import LIVE_HUB_CONNECTED, LIVE_OVERFLOWS, LIVE_STREAMS
+from service.workers.streams import global_stream
+
+log = logging.getLogger("cardroom.fanout")
+BLOCK = 1.0  # seconds an idle XREAD waits on Redis before asking again
+BATCH = 1_000  # entries per XREAD
+QUEUE = 256  # entries a subscription may fall behind before it is marked lost
+# The last event of a table: the stream reads the table's end from Postgres.
+FINAL = frozenset({"game_won", "table_aborted"})
+
+
+class Published:
+    """One entry of the global stream, shared by every subscription of its table.
+
+    ``data`` is the JSON event record as published (its public form); ``rendered`` is
+    where the HTTP layer keeps the message it made of it, made once for all its streams.
+    """
+
+    __slots__ = ("data", "final", "rendered", "type", "version")
+
+    def __init__(self, version: int, type_: str, data: bytes) -> None:
+        self.version = version
+        self.type = type_
+        self.data = data
+        self.final = type_ in FINAL
+        self.rendered: bytes | None = None
+
+
+class Subscription:
+    """What the hub has delivered for one table to one stream, not yet taken."""
+
+    __slots__ = ("_wake", "limit", "lost", "pending", "table_id")
+
+    def __init__(self, table_id: str, limit: int = QUEUE) -> None:
+        self.table_id = table_id
+        self.limit = limit
+        self.pending: list[Published] = []
+        self.lost = False
+        self._wake = asyncio.Event()
+
+    def deliver(self, item: Published) -> None:
+        if self.lost:
+            return  # its next catch-up from Postgres covers this entry
+        if len(self.pending) >= self.limit:
+            self.pending.clear()
+            self.lost = True
+            LIVE_OVERFLOWS.inc()
+        else:
+            self.pending.append(item)
+        self._wake.set()
+
+    def resync(self) -> None:
+        """Something may be missing: the next ``take`` says so, and drops what is pending."""
+        self.pending.clear()
+        self.lost = True
+        self._wake.set()
+
+    async def take(self, timeout: float) -> tuple[list[Published], bool]:
+        """What arrived, waiting up to ``timeout`` seconds for anything; and whether
+        entries were lost since the last take (then catch up from Postgres)."""
+        if not self.pending and not self.lost:
+            self._wake.clear()
+            with suppress(TimeoutError):
+                async with asyncio.timeout(timeout):
+                    await self._wake.wait()
+        items, self.pending = self.pending, []
+        lost, self.lost = self.lost, False
+        return items, lost
+
+
+class Hub:
+    """The process's one reader of the global stream and its in-process subscriptions."""
+
+    def __init__(self, redis: Redis, prefix: str, limit: int = QUEUE) -> None:
+        self.redis = redis
+        self.key = global_stream(prefix)
+        self.limit = limit
+        self.live = False  # reading Redis from a known position
+        self.connected = asyncio.Event()
+        self.received = 0  # entries read from Redis
+        self._tables: dict[str, set[Subscription]] = {}
+        self._count = 0
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def subscriptions(self) -> int:
+        return self._count
+
+    def subscribe(self, table_id: str) -> Subscription:
+        subscription = Subscription(table_id, self.limit)
+        self._tables.setdefault(table_id, set()).add(subscription)
+        self._count += 1
+        LIVE_STREAMS.inc()
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        subscriptions = self._tables.get(subscription.table_id)
+        if subscriptions is None or subscription not in subscriptions:
+            return
+        subscriptions.discard(subscription)
+        if not subscriptions:
+            del self._tables[subscription.table_id]
+        self._count -= 1
+        LIVE_STREAMS.dec()
+
+    async def start(self, wait: float = 1.0) -> None:
+        """Start reading; wait up to ``wait`` seconds for the first connection."""
+        self._task = asyncio.create_task(self._run(), name="cardroom-fanout")
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self.connected.wait(), timeout=wait)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._task
+        self._went_down()
+        await self.redis.aclose()
+
+    async def _run(self) -> None:
+        failures = 0
+        while True:
+            was_live = False
+            try:
+                await self._read()
+            except (RedisError, OSError) as exc:
+                was_live = self.live
+                if was_live:
+                    log.warning("fan-out lost Redis (%s); streams follow Postgres meanwhile", exc)
+            except Exception:  # a bug must not end live streams for good: log, start over
+                was_live = self.live
+                log.exception("fan-out failed; reconnecting")
+            finally:
+                self._went_down()
+            # At once after a loss (a restarted Redis), then backing off to two seconds.
+            failures = 1 if was_live else failures + 1
+            await asyncio.sleep(min(2.0, 0.05 * 2 ** min(failures, 6)))
+
+    async def _read(self) -> None:
+        # Where the stream ends now: everything after it is read, and everything up to
+        # it was committed before the catch-ups that the resync below asks for.
+        newest: Any = await self.redis.xrevrange(self.key, count=1)
+        position: Any = newest[0][0] if newest else b"0-0"
+        self.live = True
+        LIVE_HUB_CONNECTED.set(1)
+        self.connected.set()
+        self._resync_all()
+        block = int(BLOCK * 1000)
+        while True:
+            found: Any = await self.redis.xread({self.key: position}, count=BATCH, block=block)
+            for entry, fields in entries(found):
+                position = entry
+                self._dispatch(fields)
+
+    def _went_down(self) -> None:
+        if self.live:
+            self.live = False
+            LIVE_HUB_CONNECTED.set(0)
+            self.connected.clear()
+            self._resync_all()
+
+    def _resync_all(self) -> None:
+        for subscriptions in self._tables.values():
+            for subscription in subscriptions:
+                subscription.resync()
+
+    def _dispatch(self, fields: dict[bytes, bytes]) -> None:
+        self.received += 1
+        table = fields.get(b"table")
+        subscriptions = self._tables.get(table.decode()) if table is not None else None
+        if not subscriptions:
+            return
+        try:
+            item = Published(int(fields[b"version"]), fields[b"type"].decode(), fields[b"data"])
+        except (KeyError, ValueError):
+            log.error("unreadable entry in %s for table %s", self.key, table)
+            for subscription in subscriptions:
+                subscription.resync()
+            return
+        for subscription in subscriptions:
+            subscription.deliver(item)
+
+
+def entries(found: Any) -> Any:
+    """The entries of XREAD's answer for one stream (RESP2 list or RESP3 map)."""
+    if not found:
+        return []
+    if isinstance(found, dict):
+        return next(iter(found.values()))[0]
+    return found[0][1]
