@@ -60,6 +60,8 @@ def registry() -> CollectorRegistry:
     merged = CollectorRegistry()
     multiprocess.MultiProcessCollector(merged, path=directory)  # type: ignore[no-untyped-call]
     return merged
+
+
 LIVE_STREAMS = Gauge("cardroom_live_streams", "SSE streams open in this process")
 LIVE_HUB_CONNECTED = Gauge(
     "cardroom_live_hub_connected", "1 while this process's fan-out hub is reading Redis"
