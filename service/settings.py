@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import secrets
+from typing import Literal
 
 import msgspec
+
+LogFormat = Literal["json", "text"]
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -17,6 +20,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     pool_min: int = 2
     pool_max: int = 10
     log_level: str = "info"
+    log_format: LogFormat = "json"
     relay: bool = True
     projector: bool = True
     timekeeper: bool = True
@@ -35,6 +39,7 @@ VARIABLES = (
     "CARDROOM_POOL_MIN",
     "CARDROOM_POOL_MAX",
     "CARDROOM_LOG_LEVEL",
+    "CARDROOM_LOG_FORMAT",
     "CARDROOM_RELAY",
     "CARDROOM_PROJECTOR",
     "CARDROOM_TIMEKEEPER",
@@ -44,6 +49,15 @@ VARIABLES = (
 
 def _flag(value: str) -> bool:
     return value.strip().lower() not in ("0", "false", "no", "off")
+
+
+def _log_format(value: str) -> LogFormat:
+    value = value.strip().lower()
+    if value == "json":
+        return "json"
+    if value == "text":
+        return "text"
+    raise ValueError(f"CARDROOM_LOG_FORMAT must be json or text, not {value!r}")
 
 
 def from_env(environ: dict[str, str] | None = None) -> Settings:
@@ -59,6 +73,7 @@ def from_env(environ: dict[str, str] | None = None) -> Settings:
         pool_min=int(env.get("CARDROOM_POOL_MIN", "2")),
         pool_max=int(env.get("CARDROOM_POOL_MAX", "10")),
         log_level=env.get("CARDROOM_LOG_LEVEL", "info"),
+        log_format=_log_format(env.get("CARDROOM_LOG_FORMAT") or "json"),
         relay=_flag(env.get("CARDROOM_RELAY", "1")),
         projector=_flag(env.get("CARDROOM_PROJECTOR", "1")),
         timekeeper=_flag(env.get("CARDROOM_TIMEKEEPER", "1")),

@@ -1,7 +1,7 @@
 """The Litestar application: its routes, dependencies, hooks and error handlers wired
 together. What each part does lives in its own module: ``lifespan`` (resources and
-workers), ``errors`` (problem rendering), ``hooks`` (strict bodies, OPTIONS) and
-``document`` (the OpenAPI document)."""
+workers), ``errors`` (problem rendering), ``hooks`` (strict bodies, OPTIONS),
+``access`` (request ids, the request log) and ``document`` (the OpenAPI document)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from litestar.di import Provide
 from litestar.params import HeaderParameter
 from litestar.plugins.prometheus import PrometheusConfig
 
+from service.http.access import RequestEdge
 from service.http.audit import AuditController
 from service.http.auth import Authenticator, Caller
 from service.http.deadline import deadline_middleware
@@ -30,6 +31,7 @@ from service.http.problems import EXCEPTION_HANDLERS
 from service.http.reference import assets_router
 from service.http.tables import TableController
 from service.http.tournaments import TournamentController
+from service.logs import current_request, stamp_request_ids
 from service.settings import Settings
 
 
@@ -40,7 +42,10 @@ async def provide_caller(
     ] = None,
 ) -> Caller:
     auth: Authenticator = request.app.state.auth
-    return await auth.identify(authorization)
+    caller = await auth.identify(authorization)
+    if caller.seat is not None and (note := current_request()) is not None:
+        note.seat, note.seat_table = caller.seat, caller.table  # for the request's log line
+    return caller
 
 
 # What the lifespan put in the app's state, given to handlers by name (each handler
@@ -83,7 +88,12 @@ def create_app(settings: Settings) -> Litestar:
         openapi_config=openapi_config(),
         plugins=[TaggedUnionSchemaPlugin(), StrictStructSchemaPlugin()],
         debug=False,
+        # Logging is the process's (service.logs), not Litestar's: its default
+        # configuration would take over the root logger.
+        logging_config=None,
     )
     app.state.allowed_methods = allowed_methods(app)
+    stamp_request_ids()
+    app.asgi_handler = RequestEdge(app.asgi_handler)
     finish(app.openapi_schema)
     return app

