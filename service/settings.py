@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from typing import Literal
 
@@ -21,6 +22,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     pool_max: int = 10
     log_level: str = "info"
     log_format: LogFormat = "json"
+    # Origins whose pages may call the API from a browser: ("*",) for any; () for none.
+    cors_origins: tuple[str, ...] = ()
     relay: bool = True
     projector: bool = True
     timekeeper: bool = True
@@ -44,7 +47,11 @@ VARIABLES = (
     "CARDROOM_PROJECTOR",
     "CARDROOM_TIMEKEEPER",
     "CARDROOM_REQUEST_SECONDS",
+    "CARDROOM_CORS_ORIGINS",
 )
+
+# scheme://host[:port], as a browser sends it in Origin: no path, no trailing slash.
+_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/?#@\s]+")
 
 
 def _flag(value: str) -> bool:
@@ -58,6 +65,22 @@ def _log_format(value: str) -> LogFormat:
     if value == "text":
         return "text"
     raise ValueError(f"CARDROOM_LOG_FORMAT must be json or text, not {value!r}")
+
+
+def _origins(value: str) -> tuple[str, ...]:
+    """Comma-separated origins, or ``*`` alone; nothing (the default) turns CORS off."""
+    origins = tuple(dict.fromkeys(o.strip().lower() for o in value.split(",") if o.strip()))
+    if "*" in origins:
+        if len(origins) > 1:
+            raise ValueError("CARDROOM_CORS_ORIGINS: '*' stands alone, with no other origin")
+        return origins
+    for origin in origins:
+        if not _ORIGIN.fullmatch(origin):
+            raise ValueError(
+                f"CARDROOM_CORS_ORIGINS: {origin!r} is not an origin such as"
+                " https://app.example.com (a scheme and a host, an optional port, no path)"
+            )
+    return origins
 
 
 def from_env(environ: dict[str, str] | None = None) -> Settings:
@@ -74,6 +97,7 @@ def from_env(environ: dict[str, str] | None = None) -> Settings:
         pool_max=int(env.get("CARDROOM_POOL_MAX", "10")),
         log_level=env.get("CARDROOM_LOG_LEVEL", "info"),
         log_format=_log_format(env.get("CARDROOM_LOG_FORMAT") or "json"),
+        cors_origins=_origins(env.get("CARDROOM_CORS_ORIGINS", "")),
         relay=_flag(env.get("CARDROOM_RELAY", "1")),
         projector=_flag(env.get("CARDROOM_PROJECTOR", "1")),
         timekeeper=_flag(env.get("CARDROOM_TIMEKEEPER", "1")),

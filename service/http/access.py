@@ -1,4 +1,4 @@
-"""The edge of every HTTP request: its id, and one log line when it is answered.
+"""The edge of every HTTP request: its id, CORS, and one log line when it is answered.
 
 The id is the client's ``X-Request-ID`` when that is 1–128 characters of
 ``[A-Za-z0-9._-]``, else a new one; every answer echoes it (problems, 304s, Litestar's
@@ -24,6 +24,7 @@ from typing import Any
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, HTTPScope, Message, Receive, Scope, Send
 
+from service.http.cors import Cors
 from service.logs import REQUEST, RequestNote
 
 log = logging.getLogger("cardroom.access")
@@ -37,8 +38,9 @@ def new_request_id() -> bytes:
 
 
 class RequestEdge:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, cors: Cors | None) -> None:
         self.app = app
+        self.cors = cors
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
@@ -46,11 +48,29 @@ class RequestEdge:
             return
         started = time.perf_counter()
         sent: bytes | None = None
+        origin: bytes | None = None
+        preflight = False
         for name, value in scope["headers"]:
             if name == b"x-request-id":
                 sent = value
+            elif name == b"origin":
+                origin = value
+            elif name == b"access-control-request-method":
+                preflight = True
         request_id = sent if sent is not None and REQUEST_ID.fullmatch(sent) else new_request_id()
         added = [(b"x-request-id", request_id)]
+        cors = self.cors
+        if cors is not None:
+            if preflight and origin is not None and scope["method"] == "OPTIONS":
+                answer = cors.preflight_headers(origin)
+                if answer is not None:
+                    await send(
+                        {"type": "http.response.start", "status": 204, "headers": answer + added}
+                    )
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    self._log(scope, 204, started, RequestNote(request_id.decode()))
+                    return
+            added += cors.response_headers(origin)
         note = RequestNote(request_id.decode())
         token = REQUEST.set(note)
         status = 500

@@ -1,7 +1,7 @@
 """The Litestar application: its routes, dependencies, hooks and error handlers wired
 together. What each part does lives in its own module: ``lifespan`` (resources and
 workers), ``errors`` (problem rendering), ``hooks`` (strict bodies, OPTIONS),
-``access`` (request ids, the request log) and ``document`` (the OpenAPI document)."""
+``access`` (request ids, CORS, the request log) and ``document`` (the OpenAPI document)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from litestar.plugins.prometheus import PrometheusConfig
 from service.http.access import RequestEdge
 from service.http.audit import AuditController
 from service.http.auth import Authenticator, Caller
+from service.http.cors import Cors
 from service.http.deadline import deadline_middleware
 from service.http.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
 from service.http.document import finish, openapi_config
@@ -94,6 +95,8 @@ def create_app(settings: Settings) -> Litestar:
     )
     app.state.allowed_methods = allowed_methods(app)
     stamp_request_ids()
-    app.asgi_handler = RequestEdge(app.asgi_handler)
+    app.asgi_handler = RequestEdge(
+        app.asgi_handler, Cors(settings.cors_origins) if settings.cors_origins else None
+    )
     finish(app.openapi_schema)
     return app
