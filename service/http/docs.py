@@ -24,7 +24,11 @@ _DESCRIPTIONS = {
     413: "The body is over 1 MiB.",
     415: "The body is not sent as `application/json`.",
     422: "The Idempotency-Key was used before with a different body.",
-    503: "A dependency is unavailable.",
+    503: (
+        "The database did not answer in time (`database-unavailable`): retry after"
+        " `Retry-After` seconds (a command with the same `Idempotency-Key`, so that it is"
+        " recorded at most once)."
+    ),
 }
 
 

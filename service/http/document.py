@@ -9,6 +9,7 @@ from litestar.openapi.spec import (
     Components,
     License,
     OpenAPI,
+    OpenAPIHeader,
     OpenAPIMediaType,
     OpenAPIResponse,
     OpenAPIType,
@@ -23,13 +24,19 @@ from service.http.examples import attach as attach_examples
 from service.http.problems import PROBLEM_JSON
 from service.http.reference import PLAYING, docs_router, problem_table, render_plugins
 
-API_VERSION = "1.3.0"  # the README's changelog says what each version changed
+API_VERSION = "1.4.0"  # the README's changelog says what each version changed
 
 DESCRIPTION = f"""\
 Cardroom hosts auction card games over a REST API, event-sourced: every bid, exchange
 and play is an append-only event. Rules engine {RULES_ENGINE_VERSION}.
 
 {PLAYING}
+## Request ids
+
+Every answer carries `X-Request-ID`: the one the request sent, when it is 1 to 128
+characters of `A-Z`, `a-z`, `0-9`, `.`, `_` and `-`, else one the service made up. The
+service's log lines about the request carry it too: quote it when reporting a problem.
+
 ## Problem types
 
 Errors are RFC 9457 `application/problem+json` documents whose `code` names the cause;
@@ -50,6 +57,21 @@ def _problemize(openapi: Any) -> None:
                     continue
                 if response.content and "application/json" in response.content:
                     response.content = {PROBLEM_JSON: OpenAPIMediaType(schema=ref)}
+
+
+def _retry_after(openapi: Any) -> None:
+    """A 503 problem says when to try again; Litestar's response specs carry no headers."""
+    header = OpenAPIHeader(
+        schema=Schema(type=OpenAPIType.INTEGER, minimum=0),
+        description="Seconds to wait before trying again.",
+        required=True,
+    )
+    for item in openapi.paths.values():
+        for method in ("get", "put", "post", "delete", "patch"):
+            operation = getattr(item, method, None)
+            response = (operation.responses or {}).get("503") if operation else None
+            if isinstance(response, OpenAPIResponse) and PROBLEM_JSON in (response.content or {}):
+                response.headers = {"Retry-After": header}
 
 
 def _tidy_parameters(openapi: Any) -> None:
@@ -95,7 +117,9 @@ def openapi_config() -> OpenAPIConfig:
 
 
 def finish(openapi: OpenAPI) -> None:
-    """Problem documents for every 4xx, parameters without ``null``, and the examples."""
+    """Problem documents for every 4xx, ``Retry-After`` on every 503 problem, parameters
+    without ``null``, and the examples."""
     _problemize(openapi)
+    _retry_after(openapi)
     _tidy_parameters(openapi)
     attach_examples(openapi)

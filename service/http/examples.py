@@ -392,6 +392,7 @@ DEFAULT_PROBLEMS = {
     413: ["payload-too-large"],
     415: ["unsupported-media-type"],
     422: ["idempotency-key-reused"],
+    503: ["database-unavailable"],
 }
 
 

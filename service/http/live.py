@@ -167,7 +167,7 @@ def _entries(found: Any) -> Any:
             ),
             generate_examples=False,
         ),
-        **errors(400, 401, 403, 404),
+        **errors(400, 401, 403, 404, 503),
     },
     security=[{}, {"bearer": []}],
 )
