@@ -125,8 +125,17 @@ class TextFormatter(logging.Formatter):
         text = super().formatMessage(record)
         fields = _fields(record)
         if fields:
-            text += " " + " ".join(f"{key}={value}" for key, value in fields.items())
+            text += " " + " ".join(f"{key}={_plain(value)}" for key, value in fields.items())
         return text
+
+
+def _plain(value: Any) -> str:
+    """A field's value as it is, or JSON-quoted when it could break the line or the
+    ``key=value`` pairs (a path may hold a decoded newline)."""
+    text = str(value)
+    if text and text.isprintable() and " " not in text and '"' not in text:
+        return text
+    return msgspec.json.encode(text).decode()
 
 
 FORMATTERS: dict[LogFormat, type[logging.Formatter]] = {

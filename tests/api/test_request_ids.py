@@ -145,3 +145,11 @@ async def test_an_unexpected_error_logs_one_line_with_the_id_and_one_traceback(
     assert line["traceback"].count("Traceback (most recent call last)") == 1
     assert "the list is on fire" in line["traceback"]
     assert [r.fields["status"] for r in access_lines(caplog, "boom-1")] == [500]  # type: ignore[attr-defined]
+
+
+def test_text_lines_quote_a_field_that_would_break_the_line() -> None:
+    record = logging.LogRecord("cardroom.access", logging.INFO, "", 0, "request", (), None)
+    record.fields = {"path": "/tables/x\nFAKE line", "status": 404, "method": "GET"}
+    text = TextFormatter().format(record)
+    assert "\n" not in text
+    assert text.endswith('request path="/tables/x\\nFAKE line" status=404 method=GET')
