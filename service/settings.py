@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import secrets
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import msgspec
 
@@ -14,6 +15,8 @@ import msgspec
 RATE_CREATE = "30/60"
 RATE_SEAT = "40/2"
 RATE_ADDRESS = "60/2"
+
+LogFormat = Literal["json", "text"]
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -25,6 +28,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     pool_min: int = 2
     pool_max: int = 10
     log_level: str = "info"
+    log_format: LogFormat = "json"
+    # Origins whose pages may call the API from a browser: ("*",) for any; () for none.
+    cors_origins: tuple[str, ...] = ()
     relay: bool = True
     projector: bool = True
     timekeeper: bool = True
@@ -64,6 +70,7 @@ VARIABLES = (
     "CARDROOM_POOL_MIN",
     "CARDROOM_POOL_MAX",
     "CARDROOM_LOG_LEVEL",
+    "CARDROOM_LOG_FORMAT",
     "CARDROOM_RELAY",
     "CARDROOM_PROJECTOR",
     "CARDROOM_TIMEKEEPER",
@@ -78,6 +85,7 @@ VARIABLES = (
     "CARDROOM_TRUSTED_PROXIES",
     "CARDROOM_EMBEDDED",
     "CARDROOM_SHUTDOWN_SECONDS",
+    "CARDROOM_CORS_ORIGINS",
 )
 EMBEDDED_CHOICES = ("auto", "1", "0")
 # What says a process runs as a replica of a deployment: the variable Kubernetes sets in
@@ -90,6 +98,10 @@ CONTAINER_VARIABLE = "KUBERNETES_SERVICE_HOST"
 class SettingsError(ValueError):
     """A setting, or a combination of them, the service cannot run with; the message
     names the variable to set."""
+
+
+# scheme://host[:port], as a browser sends it in Origin: no path, no trailing slash.
+_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/?#@\s]+")
 
 
 def _flag(value: str) -> bool:
@@ -115,6 +127,31 @@ def _embedded(value: str) -> str:
     raise SettingsError(f"CARDROOM_EMBEDDED must be auto, 1 or 0, not {value!r}")
 
 
+def _log_format(value: str) -> LogFormat:
+    value = value.strip().lower()
+    if value == "json":
+        return "json"
+    if value == "text":
+        return "text"
+    raise ValueError(f"CARDROOM_LOG_FORMAT must be json or text, not {value!r}")
+
+
+def _origins(value: str) -> tuple[str, ...]:
+    """Comma-separated origins, or ``*`` alone; nothing (the default) turns CORS off."""
+    origins = tuple(dict.fromkeys(o.strip().lower() for o in value.split(",") if o.strip()))
+    if "*" in origins:
+        if len(origins) > 1:
+            raise ValueError("CARDROOM_CORS_ORIGINS: '*' stands alone, with no other origin")
+        return origins
+    for origin in origins:
+        if not _ORIGIN.fullmatch(origin):
+            raise ValueError(
+                f"CARDROOM_CORS_ORIGINS: {origin!r} is not an origin such as"
+                " https://app.example.com (a scheme and a host, an optional port, no path)"
+            )
+    return origins
+
+
 def from_env(environ: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if environ is None else environ
     return Settings(
@@ -128,6 +165,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         pool_min=int(env.get("CARDROOM_POOL_MIN", "2")),
         pool_max=int(env.get("CARDROOM_POOL_MAX", "10")),
         log_level=env.get("CARDROOM_LOG_LEVEL", "info"),
+        log_format=_log_format(env.get("CARDROOM_LOG_FORMAT") or "json"),
+        cors_origins=_origins(env.get("CARDROOM_CORS_ORIGINS", "")),
         relay=_flag(env.get("CARDROOM_RELAY", "1")),
         projector=_flag(env.get("CARDROOM_PROJECTOR", "1")),
         timekeeper=_flag(env.get("CARDROOM_TIMEKEEPER", "1")),

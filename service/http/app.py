@@ -1,7 +1,7 @@
 """The Litestar application: its routes, dependencies, hooks and error handlers wired
 together. What each part does lives in its own module: ``lifespan`` (resources and
-workers), ``errors`` (problem rendering), ``hooks`` (strict bodies, OPTIONS) and
-``document`` (the OpenAPI document)."""
+workers), ``errors`` (problem rendering), ``hooks`` (strict bodies, OPTIONS),
+``access`` (request ids, CORS, the request log) and ``document`` (the OpenAPI document)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from litestar.di import Provide
 from litestar.params import HeaderParameter
 from litestar.plugins.prometheus import PrometheusConfig
 
+from service.http.access import RequestEdge
 from service.http.audit import AuditController
 from service.http.auth import Authenticator, Caller
+from service.http.cors import Cors
 from service.http.deadline import deadline_middleware
 from service.http.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
 from service.http.document import finish, openapi_config
@@ -31,6 +33,7 @@ from service.http.reference import assets_router
 from service.http.tables import TableController
 from service.http.throttle import CALLER, rate_limit_fields
 from service.http.tournaments import TournamentController
+from service.logs import current_request, stamp_request_ids
 from service.settings import Settings
 
 
@@ -44,7 +47,10 @@ async def provide_caller(
     if known is not None:
         return known
     auth: Authenticator = request.app.state.auth
-    return await auth.identify(authorization)
+    caller = await auth.identify(authorization)
+    if caller.seat is not None and (note := current_request()) is not None:
+        note.seat, note.seat_table = caller.seat, caller.table  # for the request's log line
+    return caller
 
 
 # What the lifespan put in the app's state, given to handlers by name (each handler
@@ -87,7 +93,14 @@ def create_app(settings: Settings) -> Litestar:
         openapi_config=openapi_config(),
         plugins=[TaggedUnionSchemaPlugin(), StrictStructSchemaPlugin()],
         debug=False,
+        # Logging is the process's (service.logs), not Litestar's: its default
+        # configuration would take over the root logger.
+        logging_config=None,
     )
     app.state.allowed_methods = allowed_methods(app)
+    stamp_request_ids()
+    app.asgi_handler = RequestEdge(
+        app.asgi_handler, Cors(settings.cors_origins) if settings.cors_origins else None
+    )
     finish(app.openapi_schema)
     return app

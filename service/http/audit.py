@@ -72,7 +72,7 @@ class AuditController(Controller):
                 description="One JSON object per line, tagged by `type`: the schema of a line.",
                 generate_examples=False,
             ),
-            **errors(400, 401, 403, 404),
+            **errors(400, 401, 403, 404, 503),
         },
         security=[{"bearer": []}],
     )
@@ -103,7 +103,7 @@ class AuditController(Controller):
             " the event at that version: step `version` from 1 to `latest` to watch the"
             " game unfold, every hand shown."
         ),
-        responses=errors(400, 401, 403, 404),
+        responses=errors(400, 401, 403, 404, 503),
         security=[{"bearer": []}],
     )
     async def replay_table(
@@ -144,7 +144,7 @@ class AuditController(Controller):
             " from the events when asked, so it is exact as soon as a deal is scored."
             " Operator only: a table still to play a deal must not learn how it went."
         ),
-        responses=errors(400, 401, 403, 404),
+        responses=errors(400, 401, 403, 404, 503),
         security=[{"bearer": []}],
     )
     async def tournament_deals(

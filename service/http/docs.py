@@ -26,7 +26,11 @@ _DESCRIPTIONS = {
     422: "The Idempotency-Key was used before with a different body.",
     429: "Rate limited: wait `Retry-After` seconds (the `RateLimit-*` fields say how much is"
     " left).",
-    503: "A dependency is unavailable.",
+    503: (
+        "The database did not answer in time (`database-unavailable`): retry after"
+        " `Retry-After` seconds (a command with the same `Idempotency-Key`, so that it is"
+        " recorded at most once)."
+    ),
 }
 
 

@@ -35,6 +35,12 @@ the repository: `docs/rules/` (start at `docs/rules/index.md`). How the service 
 is `docs/design.md`.
 
 {PLAYING}
+## Request ids
+
+Every answer carries `X-Request-ID`: the one the request sent, when it is 1 to 128
+characters of `A-Z`, `a-z`, `0-9`, `.`, `_` and `-`, else one the service made up. The
+service's log lines about the request carry it too: quote it when reporting a problem.
+
 ## Problem types
 
 Errors are RFC 9457 `application/problem+json` documents whose `code` names the cause;
@@ -94,6 +100,21 @@ def _rate_limit_headers(openapi: Any) -> None:
                 }
 
 
+def _retry_after(openapi: Any) -> None:
+    """A 503 problem says when to try again; Litestar's response specs carry no headers."""
+    header = OpenAPIHeader(
+        schema=Schema(type=OpenAPIType.INTEGER, minimum=0),
+        description="Seconds to wait before trying again.",
+        required=True,
+    )
+    for item in openapi.paths.values():
+        for method in ("get", "put", "post", "delete", "patch"):
+            operation = getattr(item, method, None)
+            response = (operation.responses or {}).get("503") if operation else None
+            if isinstance(response, OpenAPIResponse) and PROBLEM_JSON in (response.content or {}):
+                response.headers = {"Retry-After": header}
+
+
 def _tidy_parameters(openapi: Any) -> None:
     """An optional query or header parameter is absent, never JSON ``null``: drop the
     ``null`` branch Litestar gives ``X | None`` parameters, or clients send "null"."""
@@ -137,9 +158,10 @@ def openapi_config() -> OpenAPIConfig:
 
 
 def finish(openapi: OpenAPI) -> None:
-    """Problem documents for every 4xx, the 429s' headers, parameters without ``null``,
-    and the examples."""
+    """Problem documents for every 4xx, the 429s' headers, ``Retry-After`` on every 503
+    problem, parameters without ``null``, and the examples."""
     _problemize(openapi)
     _rate_limit_headers(openapi)
+    _retry_after(openapi)
     _tidy_parameters(openapi)
     attach_examples(openapi)

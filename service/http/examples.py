@@ -400,6 +400,7 @@ DEFAULT_PROBLEMS = {
     415: ["unsupported-media-type"],
     422: ["idempotency-key-reused"],
     429: ["rate-limited"],
+    503: ["database-unavailable"],
 }
 
 

@@ -42,7 +42,7 @@ class InterventionController(Controller):
             " Works on a seat whose player is present, absent or gone."
         ),
         status_code=200,
-        responses=errors(400, 401, 403, 404, 409, 413, 415),
+        responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
         security=[{"bearer": []}],
     )
     async def replace_seat(
@@ -69,7 +69,7 @@ class InterventionController(Controller):
             " in no standings. Aborting it again is a 409 `table-aborted`."
         ),
         status_code=200,
-        responses=errors(400, 401, 403, 404, 409, 413, 415),
+        responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
         security=[{"bearer": []}],
     )
     async def abort_table(
@@ -91,7 +91,7 @@ class InterventionController(Controller):
             " runs; a turn in progress keeps the time it had left."
         ),
         status_code=200,
-        responses=errors(400, 401, 403, 404, 409),
+        responses=errors(400, 401, 403, 404, 409, 503),
         security=[{"bearer": []}],
     )
     async def pause_table(
@@ -108,7 +108,7 @@ class InterventionController(Controller):
         operation_id="resumeTable",
         summary="Restart a paused table's clocks (operator only)",
         status_code=200,
-        responses=errors(400, 401, 403, 404, 409),
+        responses=errors(400, 401, 403, 404, 409, 503),
         security=[{"bearer": []}],
     )
     async def resume_table(

@@ -198,7 +198,7 @@ def rendered(item: Published) -> bytes | None:
             ),
             generate_examples=False,
         ),
-        **errors(400, 401, 403, 404),
+        **errors(400, 401, 403, 404, 503),
     },
     security=[{}, {"bearer": []}],
 )

