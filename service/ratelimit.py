@@ -178,7 +178,8 @@ class RateLimiter:
     async def check(self, policy: Policy, who: str) -> Decision:
         if self.script is not None and self._redis_usable():
             try:
-                return await asyncio.wait_for(self._remote(policy, who), self.timeout)
+                async with asyncio.timeout(self.timeout):  # no task of its own, as wait_for
+                    return await self._remote(policy, who)
             except (TimeoutError, RedisError, OSError) as exc:
                 self._trip(exc)
         metrics.RATE_LIMIT_LOCAL.inc()
