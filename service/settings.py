@@ -56,6 +56,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # A stopping server lets open requests (long-polls, event streams) run this long
     # before it closes them; a deployment's grace period must be longer.
     shutdown_seconds: float = 20.0
+    # A connection whose request line and headers have not all arrived by then is closed
+    # (service.http.protocol): from the connection's start, or from a request's first byte.
+    header_timeout_seconds: float = 10.0
 
 
 MAX_HOURS = 876_000  # a hundred years
@@ -86,6 +89,7 @@ VARIABLES = (
     "CARDROOM_EMBEDDED",
     "CARDROOM_SHUTDOWN_SECONDS",
     "CARDROOM_CORS_ORIGINS",
+    "CARDROOM_HEADER_TIMEOUT_SECONDS",
 )
 EMBEDDED_CHOICES = ("auto", "1", "0")
 # What says a process runs as a replica of a deployment: the variable Kubernetes sets in
@@ -114,6 +118,14 @@ def _hours(env: Mapping[str, str], name: str) -> float:
     if not (math.isfinite(hours) and 0 < hours <= MAX_HOURS):
         raise ValueError(f"{name} must be more than 0 and at most {MAX_HOURS} hours, not {hours}")
     return hours
+
+
+def _header_timeout(value: str) -> float:
+    seconds = float(value)
+    # Zero or less would close every connection before it could send a request.
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"CARDROOM_HEADER_TIMEOUT_SECONDS must be more than 0, not {value!r}")
+    return seconds
 
 
 def _embedded(value: str) -> str:
@@ -185,6 +197,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         ),
         embedded=_embedded(env.get("CARDROOM_EMBEDDED", "auto")),
         shutdown_seconds=float(env.get("CARDROOM_SHUTDOWN_SECONDS", "20")),
+        header_timeout_seconds=_header_timeout(env.get("CARDROOM_HEADER_TIMEOUT_SECONDS", "10")),
     )
 
 

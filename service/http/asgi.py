@@ -1,6 +1,11 @@
-"""ASGI entry point for process managers:
-``uvicorn service.http.asgi:app_factory --factory --no-server-header --no-access-log``
-(as `cardroom serve`). The process logs as the settings say (:mod:`service.logs`)."""
+"""ASGI entry point, for the worker processes of ``cardroom serve --workers N`` and for
+process managers:
+``uvicorn service.http.asgi:app_factory --factory --no-server-header --no-access-log``.
+The process logs as the settings say (:mod:`service.logs`).
+
+uvicorn's command line cannot name the HTTP protocol of :mod:`service.http.protocol`, so
+served that way the request head has no limits (DESIGN 12): prefer ``cardroom serve``.
+"""
 
 from __future__ import annotations
 

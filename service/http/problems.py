@@ -108,6 +108,11 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         " this address); retry after `Retry-After` seconds. The `RateLimit-*` fields say"
         " what is left.",
     ),
+    "headers-too-large": ProblemType(
+        431,
+        "Request header fields too large",
+        "The request line and headers are over 16 KiB together; the connection is closed.",
+    ),
     "internal-error": ProblemType(500, "Internal error", "Something failed on our side."),
     "database-unavailable": ProblemType(
         503,

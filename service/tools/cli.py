@@ -18,6 +18,9 @@ from service.settings import SettingsError, container_evidence, embedded_servers
 
 log = logging.getLogger("cardroom")
 
+# By import path: worker processes import it afresh.
+HTTP_PROTOCOL = "service.http.protocol:HeadLimitedProtocol"
+
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
     # uvicorn re-raises the signal after its graceful shutdown; turning it into SystemExit
@@ -67,8 +70,9 @@ def serve(args: argparse.Namespace) -> int:
         )
         if generated_token:
             print(f"operator token: {settings.operator_token}", flush=True)
-        # uvloop and httptools named, not "auto": a silent fallback to asyncio's loop would
-        # bring back Nagle's delay on the sockets of a multi-worker server (pyproject.toml).
+        # uvloop named, not "auto": a silent fallback to asyncio's loop would bring back
+        # Nagle's delay on the sockets of a multi-worker server (pyproject.toml). The HTTP
+        # protocol is uvicorn's httptools one with limits on the request head (DESIGN 12).
         # No `server: uvicorn` header: it tells a scanner which server's flaws to try.
         # A stop waits for open requests at most `shutdown_seconds`, then closes them.
         options: dict[str, Any] = {
@@ -76,7 +80,7 @@ def serve(args: argparse.Namespace) -> int:
             "port": args.port,
             "log_level": settings.log_level,
             "loop": "uvloop",
-            "http": "httptools",
+            "http": HTTP_PROTOCOL,
             "server_header": False,
             "timeout_graceful_shutdown": settings.shutdown_seconds,
             # uvicorn logs as the service does (service.logs), in every worker; its access

@@ -1,21 +1,35 @@
-"""The limits on loose input, through a real ``cardroom serve`` (uvicorn and httptools)."""
+"""The limits on loose input, through a real ``cardroom serve`` (uvicorn and httptools,
+with the head limits of service.http.protocol; DESIGN 12)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import time
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
 
+from service.http.protocol import MAX_HEAD_BYTES
 from service.tools.bench.harness import running_server
 from tests.support import services
+from tests.support.api import new_table, ok
+from tests.support.heads import head
+from tests.support.sse import messages
 
 MiB = 1024 * 1024
+# The header timeout of the server under test: short, so that nothing here waits 10 s.
+TIMEOUT = 1.0
 
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
-    with running_server(services.fresh_database("limits_"), services.redis_url()) as found:
+    with running_server(
+        services.fresh_database("limits_"),
+        services.redis_url(),
+        extra_env={"CARDROOM_HEADER_TIMEOUT_SECONDS": str(TIMEOUT)},
+    ) as found:
         yield found.base
 
 
@@ -45,3 +59,188 @@ def test_the_server_does_not_name_itself(base: str) -> None:
         assert "server" not in response.headers, (path, response.headers)
         assert response.headers["x-content-type-options"] == "nosniff", path
     assert httpx.get(f"{base}/docs", timeout=10).headers["x-frame-options"] == "DENY"
+
+
+# --- the request line and headers: 16 KiB, and 10 s (here TIMEOUT) to send them ----------
+
+
+def address(base: str) -> tuple[str, int]:
+    host, port = base.removeprefix("http://").split(":")
+    return host, int(port)
+
+
+async def read_response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bytes]:
+    """One response: its status, headers (lowercased names) and body."""
+    raw = await reader.readuntil(b"\r\n\r\n")
+    line, *fields = raw.decode("latin-1").split("\r\n")[:-2]
+    headers = dict(field.lower().split(": ", 1) for field in fields)
+    body = await reader.readexactly(int(headers.get("content-length", "0")))
+    return int(line.split()[1]), headers, body
+
+
+async def closed_by_server(reader: asyncio.StreamReader, within: float) -> bool:
+    """Whether the server closes the connection within ``within`` seconds."""
+    try:
+        async with asyncio.timeout(within):
+            while await reader.read(65536):
+                pass
+    except TimeoutError:
+        return False
+    except ConnectionError:
+        pass
+    return True
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["one-header", "many-headers"])
+async def test_a_16_kib_head_is_served_twice_on_one_connection(base: str, many: bool) -> None:
+    """The limit is each request's: a kept-alive connection carries any number of them."""
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        for _ in range(2):
+            writer.write(head(MAX_HEAD_BYTES, many=many))
+            status, _, body = await asyncio.wait_for(read_response(reader), 10)
+            assert (status, json.loads(body)["status"]) == (200, "ok")
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["one-header", "many-headers"])
+async def test_one_byte_past_16_kib_is_refused_with_431_and_closed(base: str, many: bool) -> None:
+    reader, writer = await asyncio.open_connection(*address(base))
+    started = time.monotonic()
+    try:
+        writer.write(head(MAX_HEAD_BYTES + 1, many=many))
+        status, headers, body = await asyncio.wait_for(read_response(reader), 10)
+        assert await closed_by_server(reader, TIMEOUT / 2)
+    finally:
+        writer.close()
+    assert time.monotonic() - started < TIMEOUT / 2, "refused by the count, not the clock"
+    assert status == 431
+    assert headers["content-type"] == "application/problem+json"
+    assert headers["connection"] == "close"
+    assert headers["x-content-type-options"] == "nosniff"
+    assert "server" not in headers
+    problem = json.loads(body)
+    assert (problem["status"], problem["code"]) == (431, "headers-too-large")
+    assert problem["type"] == "https://cardroom.dev/problems/headers-too-large"
+
+
+async def test_a_pipelined_head_past_16_kib_is_refused_after_the_one_before(base: str) -> None:
+    """A head that starts in the same read as the end of the request before it."""
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(head(200) + head(MAX_HEAD_BYTES + 100))
+        first, _, _ = await asyncio.wait_for(read_response(reader), 10)
+        second, _, body = await asyncio.wait_for(read_response(reader), 10)
+        assert await closed_by_server(reader, TIMEOUT / 2)
+    finally:
+        writer.close()
+    assert (first, second, json.loads(body)["code"]) == (200, 431, "headers-too-large")
+
+
+async def test_a_64_mb_header_line_is_cut_off_while_others_are_served(base: str) -> None:
+    """The parser never sees more than the limit; the other clients never wait for it."""
+    slowest = 0.0
+    sent = 0
+
+    async def flood() -> float:
+        nonlocal sent
+        reader, writer = await asyncio.open_connection(*address(base))
+        started = time.monotonic()
+        writer.write(b"GET /healthz HTTP/1.1\r\nhost: cardroom\r\nx-big: ")
+        chunk = b"a" * MiB
+        try:
+            while sent < 64 * MiB:
+                writer.write(chunk)
+                await writer.drain()
+                sent += len(chunk)
+        except ConnectionError:
+            pass
+        else:
+            assert await closed_by_server(reader, 5)
+        finally:
+            writer.close()
+        return time.monotonic() - started
+
+    async with httpx.AsyncClient(base_url=base, timeout=10) as client:
+        ok(await client.get("/healthz"))  # a kept-alive connection, opened before the flood
+        flooding = asyncio.create_task(flood())
+        while not flooding.done():
+            started = time.monotonic()
+            ok(await client.get("/healthz"))
+            slowest = max(slowest, time.monotonic() - started)
+        cut_off = await flooding
+    assert cut_off < 1.0, f"the 64 MB header line was read for {cut_off:.2f} s"
+    assert sent < 64 * MiB, "the server read the whole 64 MB"
+    assert slowest < 0.5, f"/healthz took {slowest:.2f} s beside the flood"
+
+
+async def test_a_client_that_stops_halfway_through_its_request_line_is_dropped(
+    base: str,
+) -> None:
+    reader, writer = await asyncio.open_connection(*address(base))
+    started = time.monotonic()
+    try:
+        writer.write(b"GET /heal")
+        assert await closed_by_server(reader, TIMEOUT + 2)
+    finally:
+        writer.close()
+    assert TIMEOUT - 0.1 <= time.monotonic() - started < TIMEOUT + 1
+
+
+async def test_300_half_open_connections_are_all_closed_and_the_server_answers(
+    base: str,
+) -> None:
+    """Silent, stopped in the request line, or in the headers; and a kept-alive connection
+    whose second request stops halfway (the clock starts again with its first byte)."""
+    partial = [b"", b"GET /table", b"GET /healthz HTTP/1.1\r\nhost: card"]
+    connections = [await asyncio.open_connection(*address(base)) for _ in range(300)]
+    started = time.monotonic()
+    for i, (_, writer) in enumerate(connections):
+        writer.write(partial[i % 3])
+    reader, writer = await asyncio.open_connection(*address(base))
+    writer.write(head(100))
+    assert (await read_response(reader))[0] == 200
+    writer.write(b"GET /healthz HTTP/1.1\r\nho")
+    connections.append((reader, writer))
+    try:
+        closed = await asyncio.gather(
+            *(closed_by_server(reader, TIMEOUT + 3) for reader, _ in connections)
+        )
+    finally:
+        for _, writer in connections:
+            writer.close()
+    assert all(closed), f"{closed.count(False)} of {len(closed)} still open"
+    assert time.monotonic() - started < TIMEOUT + 3
+    async with httpx.AsyncClient(base_url=base, timeout=5) as client:
+        assert ok(await client.get("/healthz"))["status"] == "ok"
+
+
+async def test_the_clock_stops_with_the_headers_and_waits_for_each_request(base: str) -> None:
+    """A long-poll and a stream outlive the header timeout, and so does a kept-alive
+    connection between requests (uvicorn's keep-alive timeout, 5 s, governs there)."""
+    async with httpx.AsyncClient(base_url=base, timeout=10) as client:
+        table = await new_table(client)
+        path = f"/tables/{table['id']}"
+        etag = (await client.get(path)).headers["etag"]
+        started = time.monotonic()
+        polled = await client.get(f"{path}?wait=2", headers={"if-none-match": etag})
+        assert polled.status_code == 304
+        assert time.monotonic() - started >= 1.9 > TIMEOUT
+
+        async with client.stream("GET", f"{path}/stream") as stream:
+            await asyncio.sleep(TIMEOUT * 1.5)
+            ok(await client.post(f"{path}/seats/0", json={"name": "Ann"}), 201)
+            async with asyncio.timeout(5):
+                async for message in messages(stream):
+                    if message.get("event") == "seat_taken":
+                        break
+
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        for _ in range(2):
+            writer.write(head(100))
+            assert (await asyncio.wait_for(read_response(reader), 5))[0] == 200
+            await asyncio.sleep(TIMEOUT * 1.5)
+    finally:
+        writer.close()

@@ -1,0 +1,213 @@
+"""The HTTP/1.1 protocol of ``cardroom serve``: uvicorn's httptools protocol with limits on
+the request head (DESIGN 12).
+
+uvicorn with httptools bounds neither the size of a request line and headers nor the
+time to send them: httptools gathers a header value chunk by chunk into one bytes object
+(quadratic in its length, so a 64 MB header line held one worker's loop for seconds), and
+a connection that stops halfway through its headers stays open for good. This subclass
+
+- counts the bytes of each head as they arrive, before the parser sees them: the request
+  line and headers may take 16 KiB (16,384 bytes, from the request line's first byte to
+  the empty line that ends the headers, inclusive); one byte more is answered with a 431
+  ``headers-too-large`` problem and the connection closed;
+- closes a connection whose head has not arrived whole within
+  ``CARDROOM_HEADER_TIMEOUT_SECONDS`` (10 s) of the connection's start or, on a kept-alive
+  connection, of the next request's first byte. Nothing is answered: like nginx, it only
+  closes (a client that sent nothing is not owed a 408).
+
+Time between requests on a kept-alive connection stays uvicorn's keep-alive timeout
+(5 s), and a long-poll or a stream, once its headers are in, is never cut short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from functools import cache
+from typing import Any
+
+import msgspec
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+
+from service.http.problems import PROBLEM_JSON, problem
+from service.settings import from_env
+
+MAX_HEAD_BYTES = 16 * 1024
+MAX_HEAD_TEXT = "16 KiB"
+_END = b"\r\n\r\n"
+_BLANK = b"\r\n"
+
+_BODY = msgspec.json.encode(
+    problem(
+        "headers-too-large",
+        f"the request line and headers are over {MAX_HEAD_TEXT} ({MAX_HEAD_BYTES} bytes)",
+    )
+)
+_HEADERS = [
+    (b"content-type", PROBLEM_JSON.encode()),
+    (b"content-length", str(len(_BODY)).encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"connection", b"close"),
+]
+_TOO_LARGE = b"".join(name + b": " + value + b"\r\n" for name, value in _HEADERS) + b"\r\n" + _BODY
+
+
+async def _too_large(scope: Any, receive: Any, send: Any) -> None:
+    """The 431 as an ASGI application, for a head found too large once parsed."""
+    await send({"type": "http.response.start", "status": 431, "headers": _HEADERS})
+    await send({"type": "http.response.body", "body": _BODY})
+
+
+@cache
+def header_timeout_seconds() -> float:
+    # Read once per process: worker processes import this module afresh and read the same
+    # environment as the parent.
+    return from_env().header_timeout_seconds
+
+
+class HeadLimitedProtocol(HttpToolsProtocol):
+    """``HttpToolsProtocol`` that refuses long request heads and drops slow ones."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.head_seconds = header_timeout_seconds()
+        self.head_timer: asyncio.TimerHandle | None = None
+        # When the head being read began (None between the end of one request's headers
+        # and the next request's first byte); the bytes of it counted so far, and its last
+        # three (an end of the head split between two reads).
+        self.head_started: float | None = None
+        self.reading_head = True
+        self.head_bytes = 0
+        self.head_tail = b""
+        # Whether the head being read began at the start of a read, so that every byte of
+        # it was counted; and whether this read started inside a head.
+        self.head_counted = True
+        self.read_in_head = True
+        self.refused = False
+
+    # --- the clock --------------------------------------------------------------------
+    # One timer per connection, not one per request (arming and cancelling a timer for
+    # each request cost as much as the rest of this class): it looks at the head being
+    # read, if any, and otherwise comes back a whole timeout later.
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self.head_started = self.loop.time()
+        self.head_timer = self.loop.call_later(self.head_seconds, self._check_head)
+
+    def _check_head(self) -> None:
+        left = self.head_seconds
+        if self.head_started is not None:
+            left += self.head_started - self.loop.time()
+            if left <= 0:
+                self.head_timer = None
+                self._drop()
+                return
+        self.head_timer = self.loop.call_later(left, self._check_head)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.head_timer is not None:
+            self.head_timer.cancel()
+            self.head_timer = None
+        super().connection_lost(exc)
+
+    # --- the count --------------------------------------------------------------------
+
+    def data_received(self, data: bytes) -> None:
+        if self.refused:
+            return
+        self.read_in_head = self.reading_head
+        if self.reading_head:
+            if self.head_started is None:
+                self.head_started = self.loop.time()
+            if not self._head_fits(data):
+                self._refuse()
+                return
+        super().data_received(data)
+
+    def _head_fits(self, data: bytes) -> bool:
+        """Whether the head still fits once ``data`` is read (up to the head's end)."""
+        start = 0
+        if not self.head_bytes and data[:1] in (b"\r", b"\n"):
+            # Empty lines before a request line are skipped by the parser, and not counted.
+            start = len(data) - len(data.lstrip(_BLANK))
+        tail = self.head_tail
+        # httptools (llhttp) wants CRLF line ends, so the head ends at the first CRLF CRLF.
+        if tail and (across := (tail + data[:3]).find(_END)) >= 0:
+            end = across + len(_END) - len(tail)  # the end was split between two reads
+        else:
+            end = data.find(_END, start)
+            end = end + len(_END) if end >= 0 else -1
+        if end >= 0:
+            self.head_bytes += end - start
+        else:
+            self.head_bytes += len(data) - start
+            self.head_tail = (tail + data[max(start, len(data) - 3) :])[-3:]
+        return self.head_bytes <= MAX_HEAD_BYTES
+
+    def _refuse(self) -> None:
+        date = b"".join(n + b": " + v + b"\r\n" for n, v in self.server_state.default_headers)
+        self._drop(STATUS_LINE[431] + date + _TOO_LARGE)
+
+    def _drop(self, answer: bytes = b"") -> None:
+        """Read no more of this connection; send ``answer``, if any, and close it. While a
+        response is still going out (to a request before this one, or a stream), that one
+        ends first and the connection closes after it, unanswered."""
+        self.refused = True
+        self.head_started = None
+        if self.cycle is None or self.cycle.response_complete:
+            self.transport.write(answer)
+            self.transport.close()
+        else:
+            self.cycle.keep_alive = False
+            self.flow.pause_reading()
+
+    # --- parser callbacks -------------------------------------------------------------
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        # Only the first head of a read that started inside a head was counted from its
+        # first byte; any other began in the middle of a read, after the end of the
+        # request before it (pipelining).
+        self.head_counted = self.read_in_head
+        self.read_in_head = False
+        if self.head_started is None:
+            self.head_started = self.loop.time()
+
+    def on_headers_complete(self) -> None:
+        if self.refused:
+            return
+        self.head_started = None
+        self.reading_head = False
+        if self.head_counted or self._parsed_head_bytes() <= MAX_HEAD_BYTES:
+            super().on_headers_complete()
+            return
+        # Answered in turn, after the responses to the requests before it; then closed.
+        self.refused = True
+        app, self.app = self.app, _too_large
+        try:
+            super().on_headers_complete()
+        finally:
+            self.app = app
+
+    def _parsed_head_bytes(self) -> int:
+        """The least size on the wire of the head just parsed ("GET /path HTTP/1.1\r\n",
+        each "name:value\r\n", the final "\r\n"), for a head not counted as it came:
+        nothing within the limit is refused."""
+        line = len(self.parser.get_method()) + len(self.url) + 12
+        return line + sum(len(name) + len(value) + 3 for name, value in self.headers) + 2
+
+    def on_body(self, body: bytes) -> None:
+        if not self.refused:
+            super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        if self.refused:
+            return
+        super().on_message_complete()
+        self.reading_head = True
+        self.head_bytes = 0
+        self.head_tail = b""
+
+    def send_400_response(self, msg: str) -> None:
+        if not self.transport.is_closing():
+            super().send_400_response(msg)

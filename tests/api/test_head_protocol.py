@@ -1,0 +1,118 @@
+"""The count of service.http.protocol in process, read by read: however the network cuts a
+head, its end is found and its bytes counted exactly (DESIGN 12). The real server is
+tested in tests/integration/test_http_limits.py."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from uvicorn.config import Config
+from uvicorn.server import ServerState
+
+from service.http.protocol import MAX_HEAD_BYTES, HeadLimitedProtocol
+from service.settings import from_env
+from tests.support.heads import head
+
+
+class Transport(asyncio.Transport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = bytearray()
+        self.closed = False
+
+    def write(self, data: Any) -> None:
+        self.written += data
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 50000), "sockname": ("127.0.0.1", 8000)}.get(name)
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+async def ok(scope: Any, receive: Any, send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+async def connect() -> tuple[HeadLimitedProtocol, Transport]:
+    config = Config(ok, log_config=None)
+    protocol = HeadLimitedProtocol(config, ServerState(), {}, asyncio.get_running_loop())
+    transport = Transport()
+    protocol.connection_made(transport)
+    return protocol, transport
+
+
+async def answers(transport: Transport) -> list[int]:
+    for _ in range(5):
+        await asyncio.sleep(0)
+    return [
+        int(line.split()[1])
+        for line in bytes(transport.written).split(b"\r\n")
+        if line.startswith(b"HTTP/1.1 ")
+    ]
+
+
+async def test_a_16_kib_head_sent_byte_by_byte_is_served_and_one_byte_more_refused() -> None:
+    for size, expected in ((MAX_HEAD_BYTES, [200]), (MAX_HEAD_BYTES + 1, [431])):
+        protocol, transport = await connect()
+        whole = head(size)
+        for i in range(len(whole)):
+            protocol.data_received(whole[i : i + 1])
+            if i < MAX_HEAD_BYTES:
+                assert not transport.written, f"answered after {i + 1} bytes"
+        assert await answers(transport) == expected
+        assert transport.closed == (expected == [431])
+        protocol.connection_lost(None)
+
+
+async def test_the_end_of_a_head_split_between_reads_is_found() -> None:
+    """The empty line's four bytes cut 1+3, 2+2 and 3+1: the head is 16 KiB, and then a
+    body follows in the same read that would carry the count past the limit."""
+    start = b"PUT /healthz HTTP/1.1\r\ncontent-length: 99\r\n"
+    pad = b"x-pad: " + b"a" * (MAX_HEAD_BYTES - len(start) - 11) + b"\r\n"
+    whole = start + pad + b"\r\n"
+    assert len(whole) == MAX_HEAD_BYTES
+    for cut in (1, 2, 3):
+        protocol, transport = await connect()
+        protocol.data_received(whole[: -4 + cut])
+        protocol.data_received(whole[-4 + cut :] + b"b" * 99)
+        assert await answers(transport) == [200]
+        protocol.connection_lost(None)
+
+
+async def test_empty_lines_before_a_request_are_not_counted() -> None:
+    protocol, transport = await connect()
+    protocol.data_received(b"\r\n" * 100)
+    protocol.data_received(b"\r\n" + head(MAX_HEAD_BYTES))
+    assert await answers(transport) == [200]
+    protocol.connection_lost(None)
+
+
+async def test_each_request_of_a_kept_alive_connection_has_its_own_count() -> None:
+    protocol, transport = await connect()
+    for _ in range(3):
+        protocol.data_received(head(MAX_HEAD_BYTES // 2 + 1000))
+        await answers(transport)
+    assert await answers(transport) == [200, 200, 200]
+    assert not transport.closed
+    protocol.connection_lost(None)
+
+
+def test_the_header_timeout_is_10_seconds_unless_set() -> None:
+    assert from_env({}).header_timeout_seconds == 10
+    assert from_env({"CARDROOM_HEADER_TIMEOUT_SECONDS": "0.5"}).header_timeout_seconds == 0.5
+    for bad in ("0", "-1", "nan", "inf"):
+        with pytest.raises(ValueError, match="CARDROOM_HEADER_TIMEOUT_SECONDS"):
+            from_env({"CARDROOM_HEADER_TIMEOUT_SECONDS": bad})
