@@ -39,7 +39,8 @@ RATE_LIMIT_LOCAL = Counter(
 )
 LEADING = Gauge(
     "cardroom_worker_leading",
-    "1 while this process leads the worker (relay, projector, computers, timekeeper), else 0",
+    "1 while this process leads the worker (relay, projector, computers, timekeeper,"
+    " retention), else 0",
     ["worker"],
     multiprocess_mode="liveall",
 )
