@@ -22,14 +22,18 @@ Time between requests on a kept-alive connection stays uvicorn's keep-alive time
 from __future__ import annotations
 
 import asyncio
+import logging
 from functools import cache
 from typing import Any
 
 import msgspec
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
+from service.http.access import new_request_id
 from service.http.problems import PROBLEM_JSON, problem
 from service.settings import from_env
+
+log = logging.getLogger("cardroom.access")
 
 MAX_HEAD_BYTES = 16 * 1024
 MAX_HEAD_TEXT = "16 KiB"
@@ -51,10 +55,22 @@ _HEADERS = [
 _TOO_LARGE = b"".join(name + b": " + value + b"\r\n" for name, value in _HEADERS) + b"\r\n" + _BODY
 
 
+def _refused(request_id: bytes, scope: Any = None) -> None:
+    """The access log's line for a 431. Like every answer it has its own X-Request-ID: a
+    new one, the client's own being somewhere in the head not read."""
+    if log.isEnabledFor(logging.INFO):
+        fields = {"method": scope["method"], "path": scope["path"]} if scope else {}
+        fields |= {"status": 431, "request_id": request_id.decode()}
+        log.info("request", extra={"fields": fields})
+
+
 async def _too_large(scope: Any, receive: Any, send: Any) -> None:
     """The 431 as an ASGI application, for a head found too large once parsed."""
-    await send({"type": "http.response.start", "status": 431, "headers": _HEADERS})
+    request_id = new_request_id()
+    headers = [*_HEADERS, (b"x-request-id", request_id)]
+    await send({"type": "http.response.start", "status": 431, "headers": headers})
     await send({"type": "http.response.body", "body": _BODY})
+    _refused(request_id, scope)
 
 
 @cache
@@ -145,21 +161,25 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         return self.head_bytes <= MAX_HEAD_BYTES
 
     def _refuse(self) -> None:
+        request_id = new_request_id()
         date = b"".join(n + b": " + v + b"\r\n" for n, v in self.server_state.default_headers)
-        self._drop(STATUS_LINE[431] + date + _TOO_LARGE)
+        stamp = b"x-request-id: " + request_id + b"\r\n"
+        if self._drop(STATUS_LINE[431] + date + stamp + _TOO_LARGE):
+            _refused(request_id)
 
-    def _drop(self, answer: bytes = b"") -> None:
+    def _drop(self, answer: bytes = b"") -> bool:
         """Read no more of this connection; send ``answer``, if any, and close it. While a
         response is still going out (to a request before this one, or a stream), that one
-        ends first and the connection closes after it, unanswered."""
+        ends first and the connection closes after it, unanswered (then: False)."""
         self.refused = True
         self.head_started = None
         if self.cycle is None or self.cycle.response_complete:
             self.transport.write(answer)
             self.transport.close()
-        else:
-            self.cycle.keep_alive = False
-            self.flow.pause_reading()
+            return True
+        self.cycle.keep_alive = False
+        self.flow.pause_reading()
+        return False
 
     # --- parser callbacks -------------------------------------------------------------
 

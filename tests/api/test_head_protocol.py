@@ -5,6 +5,8 @@ tested in tests/integration/test_http_limits.py."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 from typing import Any
 
 import pytest
@@ -75,6 +77,21 @@ async def test_a_16_kib_head_sent_byte_by_byte_is_served_and_one_byte_more_refus
         assert await answers(transport) == expected
         assert transport.closed == (expected == [431])
         protocol.connection_lost(None)
+
+
+async def test_a_refused_head_gets_a_request_id_and_one_access_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    protocol, transport = await connect()
+    with caplog.at_level(logging.INFO, logger="cardroom.access"):
+        protocol.data_received(head(MAX_HEAD_BYTES + 1))
+    answer = bytes(transport.written)
+    found = re.search(rb"\r\nx-request-id: ([0-9a-f]{16})\r\n", answer)
+    assert found, answer
+    [record] = [r for r in caplog.records if r.name == "cardroom.access"]
+    fields = record.fields  # type: ignore[attr-defined]
+    assert fields == {"status": 431, "request_id": found[1].decode()}
+    protocol.connection_lost(None)
 
 
 async def test_the_end_of_a_head_split_between_reads_is_found() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Iterator
 
@@ -119,6 +120,7 @@ async def test_one_byte_past_16_kib_is_refused_with_431_and_closed(base: str, ma
     assert headers["content-type"] == "application/problem+json"
     assert headers["connection"] == "close"
     assert headers["x-content-type-options"] == "nosniff"
+    assert re.fullmatch("[0-9a-f]{16}", headers["x-request-id"]), "a new id, like every answer"
     assert "server" not in headers
     problem = json.loads(body)
     assert (problem["status"], problem["code"]) == (431, "headers-too-large")
@@ -131,11 +133,12 @@ async def test_a_pipelined_head_past_16_kib_is_refused_after_the_one_before(base
     try:
         writer.write(head(200) + head(MAX_HEAD_BYTES + 100))
         first, _, _ = await asyncio.wait_for(read_response(reader), 10)
-        second, _, body = await asyncio.wait_for(read_response(reader), 10)
+        second, headers, body = await asyncio.wait_for(read_response(reader), 10)
         assert await closed_by_server(reader, TIMEOUT / 2)
     finally:
         writer.close()
     assert (first, second, json.loads(body)["code"]) == (200, 431, "headers-too-large")
+    assert re.fullmatch("[0-9a-f]{16}", headers["x-request-id"])
 
 
 async def test_a_64_mb_header_line_is_cut_off_while_others_are_served(base: str) -> None:
