@@ -55,10 +55,14 @@ async def _player(
     return sent
 
 
-async def _spectator(base: str, table_id: str, until: float, latencies: list[float]) -> None:
+async def _spectator(
+    base: str, table_id: str, after: int, until: float, latencies: list[float], ready: asyncio.Event
+) -> None:
     async with httpx.AsyncClient(base_url=base, timeout=None) as http:
-        url = f"/tables/{table_id}/stream?timeout=3600"
+        # From the version at the start: no catch-up of old events counts as latency.
+        url = f"/tables/{table_id}/stream?timeout=3600&after={after}"
         async with http.stream("GET", url) as response:
+            ready.set()
             async for line in response.aiter_lines():
                 if line.startswith("data: "):
                     record = json.loads(line[6:])
@@ -76,12 +80,16 @@ async def measure(base: str, tables: int, seconds: float) -> dict[str, Any]:
         for _ in range(tables):
             table = (await http.post("/tables", json={"game": "forty-five", "seats": 4})).json()
             seated.append((table["id"], await _seat_all(http, table["id"])))
-        until = time.monotonic() + seconds
+        versions = [(await http.get(f"/tables/{t}")).json()["version"] for t, _ in seated]
+        ready = [asyncio.Event() for _ in seated]
+        until = time.monotonic() + seconds + 30
         watchers = [
-            asyncio.create_task(_spectator(base, table_id, until + 2, latencies))
-            for table_id, _ in seated
+            asyncio.create_task(_spectator(base, table_id, version, until, latencies, opened))
+            for (table_id, _), version, opened in zip(seated, versions, ready, strict=True)
         ]
-        await asyncio.sleep(0.5)  # streams open and caught up before the load starts
+        await asyncio.wait_for(asyncio.gather(*(opened.wait() for opened in ready)), timeout=30)
+        await asyncio.sleep(0.2)  # every stream open before the load starts
+        until = time.monotonic() + seconds
         latencies.clear()
         started = time.monotonic()
         sent = await asyncio.gather(
