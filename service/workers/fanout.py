@@ -198,7 +198,8 @@ class Hub:
     def _dispatch(self, fields: dict[bytes, bytes]) -> None:
         self.received += 1
         table = fields.get(b"table")
-        subscriptions = self._tables.get(table.decode()) if table is not None else None
+        key = table.decode(errors="replace") if table is not None else ""
+        subscriptions = self._tables.get(key)
         if not subscriptions:
             return
         try:
