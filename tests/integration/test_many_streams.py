@@ -175,6 +175,7 @@ async def hold(
 
     async def play(table_id: str, tokens: list[str], seed: int) -> None:
         rng = random.Random(seed)
+        await asyncio.sleep(rng.uniform(0, PAUSE))  # the tables' commands spread, not in step
         view = ok(await http.get(f"/tables/{table_id}"))
         while time.monotonic() < until and view["status"] == "playing":
             seat = view["to_act"][0]
