@@ -16,6 +16,7 @@ level ``info``, the log line.
 from __future__ import annotations
 
 import logging
+import os
 import random
 import re
 import time
@@ -32,9 +33,14 @@ log = logging.getLogger("cardroom.access")
 REQUEST_ID = re.compile(rb"[A-Za-z0-9._-]{1,128}")
 
 
+# Ids are not secrets: 64 bits from a generator of their own (the global one is left to
+# whoever seeds it), seeded afresh in a forked child so that workers never share ids.
+_ids = random.Random()
+os.register_at_fork(after_in_child=_ids.seed)
+
+
 def new_request_id() -> bytes:
-    # An id, not a secret: 64 random bits (random reseeds in forked children).
-    return b"%016x" % random.getrandbits(64)
+    return b"%016x" % _ids.getrandbits(64)
 
 
 class RequestEdge:
