@@ -33,22 +33,10 @@ from service.write.codec import event_decoder
 from service.write.handler import TableService, etag
 from service.write.store import EventStore, new_table_id
 from tests.support import services
+from tests.support.clock import FakeClock
 
 HOUR = timedelta(hours=1)
 DAY = timedelta(hours=24)
-
-
-class FakeClock:
-    """The time as the test says; starts at a fixed instant and only moves on request."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 12, 3, 20, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, span: timedelta) -> None:
-        self.now += span
 
 
 @pytest.fixture
@@ -67,7 +55,7 @@ async def pool(database: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
 
 @pytest.fixture
 def clock() -> FakeClock:
-    return FakeClock()
+    return FakeClock(datetime(2026, 12, 3, 20, 0, tzinfo=UTC))
 
 
 def service_on(pool: AsyncConnectionPool[Any], clock: FakeClock) -> TableService:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -31,24 +31,9 @@ from service.write.handler import TableService
 from service.write.migrate import migrate
 from service.write.store import EventStore, new_table_id
 from tests.support import services
+from tests.support.clock import FakeClock
 
 SHORT: dict[str, dict[str, Any]] = {"pinochle": {"deals": 2}}  # a short chips game
-
-
-class FakeClock:
-    """The time as the test says; starts at a fixed instant and only moves on request."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 12, 2, 20, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-    def set(self, moment: datetime) -> None:
-        self.now = moment
 
 
 @pytest.fixture(scope="module")
