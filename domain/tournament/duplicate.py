@@ -54,7 +54,7 @@ def pair_duplicate(inputs: Inputs) -> Pairing:
     had = {entry: byes(lines.get(entry, ())) for entry in field}
     # Byes in turn: fewest byes first, then an order the seed draws afresh each round.
     turn = sorted(field, key=lambda e: (had[e], seed_key(seed, e, f"bye {round}")))
-    out = set(turn[len(turn) - len(field) % size :]) if len(field) % size else set()
+    out = set(turn[: len(field) % size])
     seated = [entry for entry in field if entry not in out]
     k = len(seated) // size
     held: dict[str, Counter[int]] = {
