@@ -23,8 +23,9 @@ TWO_SIDED = (Format.SWISS, Format.ROUND_ROBIN)
 def fits(format: Format, shape: Shape) -> str | None:
     """Why ``format`` does not fit a game of this ``shape`` (``None`` if it does). The
     message starts with the field to blame, ``format`` or ``entry`` (RULES 5.1)."""
-    two_sides = shape.sides is not None and sorted(set(shape.sides)) == [0, 1]
-    if shape.entry_seats == 2 and not (two_sides and shape.seats == 4):
+    sides = shape.sides or ()
+    two_sides = sorted(set(sides)) == [0, 1]
+    if shape.entry_seats == 2 and not (two_sides and sides.count(0) == sides.count(1) == 2):
         return "entry: pair entries need a partnership game (two seats a side)"
     if format in TWO_SIDED:
         if not two_sides:
