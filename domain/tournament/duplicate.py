@@ -53,8 +53,8 @@ def pair_duplicate(inputs: Inputs) -> Pairing:
     field = seed_order(seed, inputs.playing())
     had = {entry: byes(lines.get(entry, ())) for entry in field}
     # Byes in turn: fewest byes first, then an order the seed draws afresh each round.
-    turn = sorted(field, key=lambda e: (had[e], seed_key(seed, e, f"bye {round}")))
-    out = set(turn[: len(field) % size])
+    by_turn = sorted(field, key=lambda e: (had[e], seed_key(seed, e, f"bye {round}")))
+    out = set(by_turn[: len(field) % size])
     seated = [entry for entry in field if entry not in out]
     k = len(seated) // size
     held: dict[str, Counter[int]] = {
@@ -66,23 +66,29 @@ def pair_duplicate(inputs: Inputs) -> Pairing:
     tables = []
     for t in range(k):
         group = [seated[s * k + (t - (round - 1) * s) % k] for s in range(size)]
-
-        def repeats(turn: int, group: list[str] = group) -> tuple[int, int]:
-            # Directions this placing gives entries that already held them; of placings
-            # alike, the one that moves every entry on by one since round 1.
-            placed = sum(
-                held[entry][direction(shape, slots[(s + turn) % size][0])]
-                for s, entry in enumerate(group)
-            )
-            return placed, (turn - (round - 1)) % size
-
-        turn_ = min(range(size), key=repeats)
+        turn = _turn(shape, group, held, round)
         seats = [""] * shape.seats
         for s, entry in enumerate(group):
-            for seat in slots[(s + turn_) % size]:
+            for seat in slots[(s + turn) % size]:
                 seats[seat] = entry
         tables.append(Seating(seats=tuple(seats)))
     return Pairing(round=round, tables=tuple(tables), byes=tuple(e for e in field if e in out))
+
+
+def _turn(shape: Shape, group: list[str], held: dict[str, Counter[int]], round: int) -> int:
+    """How far round the places group s sits this round: the turn that gives the fewest
+    entries a direction they already held; of turns alike, one place on per round."""
+    slots = direction_slots(shape)
+    size = len(slots)
+
+    def repeats(turn: int) -> tuple[int, int]:
+        placed = sum(
+            held[entry][direction(shape, slots[(s + turn) % size][0])]
+            for s, entry in enumerate(group)
+        )
+        return placed, (turn - (round - 1)) % size
+
+    return min(range(size), key=repeats)
 
 
 def deal_matchpoints(scores: Sequence[int]) -> list[float]:

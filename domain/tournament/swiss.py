@@ -33,9 +33,10 @@ def pair_swiss(inputs: Inputs) -> Pairing:
     field = list(range(len(ranked)))
     if len(ranked) % 2:
         had = [byes(lines.get(entry, ())) for entry in ranked]
-        bye = [_bye(met, had)]
-        field.remove(bye[0])
-    pairs = _pairs(field, met)
+        bye, field, mate = _bye(met, had)
+    else:
+        mate = _matching(field, met)
+    pairs = _pairs(field, mate)
     sides = [_sides(shape, lines.get(entry, ())) for entry in ranked]
     tables = []
     for board, (a, b) in enumerate(sorted(pairs)):
@@ -44,18 +45,13 @@ def pair_swiss(inputs: Inputs) -> Pairing:
     return Pairing(round=inputs.round, tables=tuple(tables), byes=tuple(ranked[v] for v in bye))
 
 
-def _pairs(field: list[int], met: list[set[int]]) -> list[tuple[int, int]]:
-    """Pairs of the places in ``field`` (ranked), rematch-free if any such pairing exists."""
-    mate = _matching(field, met)
+def _pairs(field: list[int], mate: list[int]) -> list[tuple[int, int]]:
+    """The pairs of a maximum rematch-free matching of ``field``, and the stranded."""
     pairs = [(field[v], field[mate[v]]) for v in range(len(field)) if v < mate[v]]
-    # Only entries left without any rematch-free partner remain: pair them down the
-    # ranking, each with the one below it that it has met least often.
+    # Whoever is left has met everyone else left (two who had not would have been matched):
+    # the fewest rematches there can be, paired down the ranking.
     stranded = [field[v] for v in range(len(field)) if mate[v] == matching.FREE]
-    while stranded:
-        a = stranded.pop(0)
-        b = min(stranded, key=lambda c: (a in met[c], stranded.index(c)))
-        stranded.remove(b)
-        pairs.append((a, b))
+    pairs += zip(stranded[0::2], stranded[1::2], strict=True)
     return [(min(p), max(p)) for p in pairs]
 
 
@@ -69,27 +65,32 @@ def _matching(field: list[int], met: list[set[int]]) -> list[int]:
     return mate
 
 
-def _bye(met: list[set[int]], had: list[int]) -> int:
-    """The lowest-ranked place with the fewest byes whose absence leaves a rematch-free
-    pairing of the rest, if any does; else the lowest-ranked one with the fewest byes."""
+def _bye(met: list[set[int]], had: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """The bye, the rest and their matching. The bye is the lowest-ranked place with the
+    fewest byes whose absence leaves a rematch-free pairing, if any does; else the
+    lowest-ranked one with the fewest byes."""
     fewest = min(had)
     candidates = [v for v in reversed(range(len(had))) if had[v] == fewest]
     everyone = list(range(len(had)))
 
-    def leaves_no_rematch(candidate: int) -> bool:
+    def without(candidate: int) -> tuple[list[int], list[int]]:
         rest = [v for v in everyone if v != candidate]
-        return matching.FREE not in _matching(rest, met)
+        return rest, _matching(rest, met)
 
-    if leaves_no_rematch(candidates[0]):
-        return candidates[0]
+    lowest = without(candidates[0])
+    if matching.FREE not in lowest[1]:
+        return [candidates[0]], *lowest
     # Before trying the others one by one, one matching says whether any will do: a
     # stand-in for the bye, ranked last, that every entry but the candidates has "met".
     stand_in = len(had)
     others = {v for v in everyone if had[v] != fewest}
     met_stand_in = [m | {stand_in} if v in others else m for v, m in enumerate(met)]
-    if matching.FREE in _matching([*everyone, stand_in], [*met_stand_in, others]):
-        return candidates[0]
-    return next((c for c in candidates[1:] if leaves_no_rematch(c)), candidates[0])
+    if matching.FREE not in _matching([*everyone, stand_in], [*met_stand_in, others]):
+        for candidate in candidates[1:]:
+            rest, mate = without(candidate)
+            if matching.FREE not in mate:
+                return [candidate], rest, mate
+    return [candidates[0]], *lowest
 
 
 def _sides(shape: Shape, lines: Sequence[Played]) -> list[int]:
