@@ -238,7 +238,8 @@ def rebuild_command(args: argparse.Namespace) -> int:
 def bench_command(args: argparse.Namespace) -> int:
     """Run a benchmark against a real server on a scratch database; print JSON.
 
-    ``bots`` needs no server: it plays the computer against random play in the domain.
+    ``bots`` and ``pairing`` need no server: they run the domain alone (the computer against
+    random play; Swiss pairing of large fields).
     """
     import asyncio
     import json
@@ -251,6 +252,11 @@ def bench_command(args: argparse.Namespace) -> int:
             print(f"unknown game id: {', '.join(unknown)}", file=sys.stderr)
             return 2
         print(json.dumps(bots.run(args.games, args.seed, args.game), indent=2))
+        return 0
+    if args.benchmark == "pairing":
+        from service.tools.bench import pairing
+
+        print(json.dumps(pairing.run(args.seed, args.entrants), indent=2))
         return 0
 
     from service.tools.bench import rebuild, sse, suite, timers
@@ -330,7 +336,9 @@ def parser() -> argparse.ArgumentParser:
     bench_cmd = commands.add_parser(
         "bench", help="measure a real server, or the computer players (prints JSON)"
     )
-    bench_cmd.add_argument("benchmark", choices=["all", "rebuild", "sse", "bots", "timers"])
+    bench_cmd.add_argument(
+        "benchmark", choices=["all", "rebuild", "sse", "bots", "timers", "pairing"]
+    )
     bench_cmd.add_argument(
         "--rate", type=int, default=200, help="timers: clocks expiring per second"
     )
@@ -341,7 +349,15 @@ def parser() -> argparse.ArgumentParser:
     bench_cmd.add_argument("--seconds", type=float, default=20.0)
     bench_cmd.add_argument("--workers", type=int, default=1)
     bench_cmd.add_argument("--games", type=int, default=500, help="bots: seeded games per id")
-    bench_cmd.add_argument("--seed", type=int, default=0, help="bots: seed of the first game")
+    bench_cmd.add_argument(
+        "--seed", type=int, default=0, help="bots: seed of the first game; pairing: of the results"
+    )
+    bench_cmd.add_argument(
+        "--entrants",
+        type=int,
+        action="append",
+        help="pairing: field size (may be repeated; default 100, 1,000 and 10,000)",
+    )
     bench_cmd.add_argument(
         "--game", action="append", help="bots: only this game id (may be repeated)"
     )
