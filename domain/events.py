@@ -48,6 +48,9 @@ class TableCreated(Event, frozen=True, tag="table_created"):
     # Operator-supplied deck orders are future deals: only the operator ever sees them.
     decks: list[list[Card]] | None = None
     clock: ClockSettings | None = None
+    # A timed tournament round (DESIGN 14): past this instant the table ends once the
+    # deal in progress is over.
+    ends_at: datetime | None = None
 
 
 class SeatTaken(Event, frozen=True, tag="seat_taken", omit_defaults=True):
@@ -258,6 +261,20 @@ class GameForfeited(Event, frozen=True, tag="game_forfeited"):
     seat: int
     winners: list[int]
     losers: list[int]
+
+
+class TimeCalled(Event, frozen=True, tag="time_called"):
+    """The table's round is out of time (its ``ends_at`` passed): the deal in progress is
+    played out, and the game ends before the next one. Recorded by the timekeeper."""
+
+
+class GameTimed(Event, frozen=True, tag="game_timed"):
+    """The game ended on time (after ``time_called``): the side ahead (``winners``) wins;
+    level at the top is a draw, with nobody in ``winners`` or ``losers``."""
+
+    winners: list[int]
+    losers: list[int]
+    scores: list[int]
 
 
 class TableAborted(Event, frozen=True, tag="table_aborted"):

@@ -36,6 +36,7 @@ from domain.events import (
     TableAborted,
     TablePaused,
     TableResumed,
+    TimeCalled,
 )
 from domain.table import Table
 
@@ -182,6 +183,24 @@ def expire(table: Table[Any], at: datetime) -> list[Event]:
 def due(table: Table[Any], at: datetime) -> bool:
     deadline = table.next_deadline
     return table.status == "playing" and deadline is not None and deadline <= at
+
+
+def time_due(table: Table[Any], at: datetime) -> bool:
+    """Whether the table's timed round is over and its time not yet called."""
+    return (
+        table.status == "playing"
+        and table.ends_at is not None
+        and not table.time_called
+        and table.ends_at <= at
+    )
+
+
+def call_time(table: Table[Any], at: datetime) -> list[Event]:
+    """The round's time is up (DESIGN 14): the deal in progress is played out and no
+    other starts; between two deals the game ends at once (``table.settle`` ends it)."""
+    if not time_due(table, at):
+        raise RuleError(RuleCode.NOT_ALLOWED_NOW, "the table's round is not out of time")
+    return [TimeCalled()]
 
 
 def extend(table: Table[Any], at: datetime, down_since: datetime) -> list[Event]:

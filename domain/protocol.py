@@ -63,9 +63,10 @@ class ClockView(msgspec.Struct, frozen=True, kw_only=True):
 
 class Result(msgspec.Struct, frozen=True, kw_only=True):
     """How the table ended: ``played`` to the end, ``resigned``, ``forfeit`` (a clock
-    expired) or ``aborted`` by the operator; the seats that won and lost."""
+    expired), ``aborted`` by the operator, or on ``time`` (a timed tournament round: a
+    draw when nobody is ahead); the seats that won and lost."""
 
-    reason: Literal["played", "resigned", "forfeit", "aborted"]
+    reason: Literal["played", "resigned", "forfeit", "aborted", "time"]
     winners: list[int]
     losers: list[int]
 

@@ -27,6 +27,7 @@ from domain.events import (
     Event,
     GameForfeited,
     GameResigned,
+    GameTimed,
     GameWon,
     SeatLeft,
     SeatMarkedAbsent,
@@ -39,6 +40,7 @@ from domain.events import (
     TableExpired,
     TablePaused,
     TableResumed,
+    TimeCalled,
 )
 from domain.protocol import (
     SYSTEM,
@@ -73,6 +75,8 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
     TablePaused,
     TableResumed,
     TableExpired,
+    TimeCalled,
+    GameTimed,
 )
 
 
@@ -101,6 +105,8 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
     paused_at: datetime | None = None
     result: Result | None = None
     expired: bool = False  # nobody filled the seats in time (the service's retention)
+    ends_at: datetime | None = None  # a timed round's end (DESIGN 14)
+    time_called: bool = False  # ends_at passed: no deal starts any more
     state: S
 
     @property
@@ -134,8 +140,11 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
 
     @property
     def next_deadline(self) -> datetime | None:
-        """The earliest deadline of any seat: when the timekeeper must look next."""
+        """The earliest deadline of any seat, or the end of a timed round: when the
+        timekeeper must look next."""
         deadlines = [d for seat in range(len(self.names)) if (d := self.deadline(seat))]
+        if self.ends_at is not None and not self.time_called and self.status == "playing":
+            deadlines.append(self.ends_at)
         return min(deadlines, default=None)
 
 
@@ -149,6 +158,7 @@ def create(
     decks: list[list[str]] | None = None,
     tournament: str | None = None,
     clock: ClockSettings | None = None,
+    ends_at: datetime | None = None,
 ) -> TableCreated:
     """Validate a new table's settings; the ``table_created`` event that opens it."""
     game = GAMES.get(game_id)
@@ -194,6 +204,7 @@ def create(
         supplied_decks=len(decks or ()),
         decks=[list(d) for d in decks] if decks else None,
         clock=clock,
+        ends_at=ends_at,
     )
 
 
@@ -221,6 +232,7 @@ def start(event: TableCreated) -> Table[Any]:
         tournament=event.tournament,
         decks=tuple(tuple(d) for d in event.decks or ()),
         clock=event.clock,
+        ends_at=event.ends_at,
         since=(None,) * event.seats if event.clock else (),
         banks=(event.clock.bank_seconds * 1000,) * event.seats if event.clock else (),
         state=game.initial_state(event.seats, options, event.first_dealer),
@@ -272,6 +284,10 @@ def evolve(table: Table[S], event: Event) -> Table[S]:
             return replace(table, result=Result(reason="aborted", winners=[], losers=[]))
         case TableExpired():
             return replace(table, expired=True)
+        case TimeCalled():
+            return replace(table, time_called=True)
+        case GameTimed(winners=winners, losers=losers):
+            return replace(table, result=Result(reason="time", winners=winners, losers=losers))
         case GameWon(winners=winners):
             lost = [seat for seat in range(len(table.names)) if seat not in winners]
             table = replace(table, result=Result(reason="played", winners=winners, losers=lost))
@@ -415,7 +431,7 @@ class ChanceSource(Protocol):
 class ChanceStep(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
     """One chance step of :func:`settle`: its events and the table after them."""
 
-    kind: Literal["reveal_seed", "supply_deck"]
+    kind: Literal["reveal_seed", "supply_deck", "end_on_time"]
     shuffle: int
     events: list[Event]
     table: Table[S]
@@ -424,6 +440,22 @@ class ChanceStep(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
     def command(self) -> dict[str, Any]:
         """The step as it is recorded: what caused its events (never the deck or seed)."""
         return {"type": self.kind, "shuffle": self.shuffle}
+
+
+def end_on_time(table: Table[Any]) -> GameTimed:
+    """The game ends on time between two deals: the side ahead wins; level at the top is
+    a draw (DESIGN 14)."""
+    count = len(table.names)
+    units = table.rules.units(count)
+    scores = list(view(table, "operator").scores) or [0] * len(units)
+    best = max(scores)
+    ahead = [i for i, score in enumerate(scores) if score == best]
+    if len(ahead) > 1:
+        return GameTimed(winners=[], losers=[], scores=scores)
+    winners = sorted(units[ahead[0]])
+    return GameTimed(
+        winners=winners, losers=[s for s in range(count) if s not in winners], scores=scores
+    )
 
 
 def settle(table: Table[S], source: ChanceSource) -> Iterator[ChanceStep[S]]:
@@ -445,6 +477,13 @@ def settle(table: Table[S], source: ChanceSource) -> Iterator[ChanceStep[S]]:
         chance = pending_chance(table)
         if chance is None:
             return
+        if table.time_called:
+            timed = end_on_time(table)
+            table = evolve(table, timed)
+            yield ChanceStep(
+                kind="end_on_time", shuffle=table.shuffles, events=[timed], table=table
+            )
+            continue  # the seeds of the last deal are out of play now: reveal them
         shuffle_no = table.shuffles + 1
         deck = supplied_deck(table, chance)
         seed = None

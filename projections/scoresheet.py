@@ -25,6 +25,7 @@ from domain.events import (
     Event,
     GameForfeited,
     GameResigned,
+    GameTimed,
     GameWon,
     HandScored,
     ScoreItem,
@@ -103,6 +104,8 @@ def fold(sheet: ScoreSheet | None, event: Event, version: int, position: int) ->
             return _given_up(sheet, "resigned", winners, losers)
         case GameForfeited(winners=winners, losers=losers):
             return _given_up(sheet, "forfeit", winners, losers)
+        case GameTimed(winners=winners, losers=losers):
+            return _given_up(sheet, "time", winners, losers)
         case TableAborted():
             return replace(sheet, result=Result(reason="aborted", winners=[], losers=[]))
     return sheet
@@ -110,11 +113,12 @@ def fold(sheet: ScoreSheet | None, event: Event, version: int, position: int) ->
 
 def _given_up(
     sheet: ScoreSheet,
-    reason: Literal["resigned", "forfeit"],
+    reason: Literal["resigned", "forfeit", "time"],
     winners: list[int],
     losers: list[int],
 ) -> ScoreSheet:
-    """A game resigned or forfeited is over: the totals stay as the last deal left them."""
+    """A game resigned, forfeited or ended on time is over: the totals stay as the last
+    deal left them."""
     result = Result(reason=reason, winners=list(winners), losers=list(losers))
     return replace(sheet, finished=True, winners=list(winners), result=result)
 

@@ -38,6 +38,7 @@ from domain.events import (
     Event,
     GameForfeited,
     GameResigned,
+    GameTimed,
     GameWon,
     HandScored,
     TableAborted,
@@ -49,7 +50,7 @@ from projections.units import scoring_units
 
 NAME = "standings"
 
-Ending = Literal["played", "resigned", "forfeit"]
+Ending = Literal["played", "resigned", "forfeit", "time"]
 
 
 class TableResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -129,6 +130,8 @@ def _table(result: TableResult, event: Event) -> TableResult:
             return _ended(result, "resigned", winners, _standing(result))
         case GameForfeited(winners=winners):
             return _ended(result, "forfeit", winners, _standing(result))
+        case GameTimed(winners=winners, scores=scores):
+            return _ended(result, "time", winners, scores)
     return result
 
 

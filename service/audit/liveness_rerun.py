@@ -80,8 +80,12 @@ class ExpireTable(msgspec.Struct, frozen=True, tag_field="type", tag="expire_tab
     pass
 
 
+class CallTime(msgspec.Struct, frozen=True, tag_field="type", tag="call_time"):
+    pass
+
+
 TableCommand = Union[  # noqa: UP007
-    SetClock, Expire, ExtendClocks, ReplaceSeat, Abort, Pause, Resume, ExpireTable
+    SetClock, Expire, ExtendClocks, ReplaceSeat, Abort, Pause, Resume, ExpireTable, CallTime
 ]
 
 # Who may send each: the service's clock step, the timekeeper, the operator, retention.
@@ -94,6 +98,7 @@ ACTORS: dict[str, str] = {
     "pause": OPERATOR,
     "resume": OPERATOR,
     "expire_table": RETENTION,
+    "call_time": CLOCK,
 }
 
 
@@ -162,6 +167,8 @@ def table_command(
                 return liveness.resume(table, at)
             case ExpireTable():
                 return tables.expire_waiting(table)
+            case CallTime():
+                return liveness.call_time(table, at)
     except RuleError as exc:
         raise Mismatch(
             entry.version, f"the rules refuse {kind}: {exc.code.value}: {exc.message}"

@@ -106,6 +106,7 @@ class Rerun:
                 decks=created.decks,
                 tournament=created.tournament,
                 clock=created.clock,
+                ends_at=created.ends_at,
             )
         except RuleError as exc:
             raise Mismatch(first.version, f"the rules refuse the table: {exc.message}") from None
@@ -241,7 +242,7 @@ class Rerun:
                 entry = self._step(pos, step.command())
                 if step.kind == "reveal_seed":
                     self.counts.reveals += 1
-                else:
+                elif step.kind == "supply_deck":
                     self._check_supply(entry, step)
                 pos = self._expect(pos, step.events, SYSTEM)
             chance = tables.pending_chance(self.table)

@@ -72,6 +72,8 @@ async def expire(service: TableService, table_id: str) -> Table[Any] | None:
     as a command of actor ``clock:<seat>``. ``None`` when nothing is due (any more)."""
 
     def plan(table: Table[Any], at: datetime) -> Plan | None:
+        if liveness.time_due(table, at):
+            return Plan([Batch(liveness.call_time(table, at), CLOCK, {"type": "call_time"})])
         if not liveness.due(table, at):
             return None
         expired = liveness.expire(table, at)

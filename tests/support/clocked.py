@@ -42,12 +42,13 @@ class Recorder:
         seats: int = 4,
         clock: ClockSettings | None = CLOCK,
         seed: int = 7,
+        ends_at: datetime | None = None,
     ) -> None:
         self.rng = random.Random(seed)
         self.seeds: dict[int, bytes] = {}
         self.at = T0
         self.events: Lines = []
-        created = tables.create("0b7e6a52-liveness", game, seats, {}, clock=clock)
+        created = tables.create("0b7e6a52-liveness", game, seats, {}, clock=clock, ends_at=ends_at)
         request: dict[str, Any] = {"game": game, "seats": seats, "options": {}}
         if clock is not None:  # as service.http.schemas takes it
             seconds = {"action_seconds": clock.action_seconds, "bank_seconds": clock.bank_seconds}
@@ -114,6 +115,13 @@ class Recorder:
         seat = _seat(events)
         self.batch(events, "clock", {"type": "expire"}, acted=seat, clock_step=clock_step)
         return seat
+
+    def call_time(self) -> None:
+        """The timekeeper at the end of the table's timed round (DESIGN 14)."""
+        assert self.table.ends_at is not None
+        self.at = max(self.at, self.table.ends_at)
+        events = liveness.call_time(self.table, self.at)
+        self.batch(events, "clock", {"type": "call_time"})
 
     def operator(self, events: list[Event], command: dict[str, Any]) -> None:
         self.batch(events, "operator", command)
