@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 
 from service.audit.format import FORMAT, EventLine, ExportHeader, ExportPlayer
 from service.write.handler import Loaded, TableService
 from service.write.store import StoredEvent
+from service.write.tournament_store import StoredTournamentEvent
 
 PAGE = 1000
 _NULL = msgspec.Raw(b"null")
@@ -35,16 +37,21 @@ def header(loaded: Loaded, at: datetime) -> ExportHeader:
 
 
 def event_line(stored: StoredEvent) -> EventLine:
-    return EventLine(
-        version=stored.version,
+    return EventLine(**line_fields(stored))
+
+
+def line_fields(stored: StoredEvent | StoredTournamentEvent) -> dict[str, Any]:
+    """An event line's fields, from a table's or a tournament's stored event."""
+    return {
+        "version": stored.version,
         # The hash covers the instant as written (UTC); the session's time zone must not
         # change how it is spelled.
-        recorded_at=stored.recorded_at.astimezone(UTC),
-        actor=stored.actor,
-        command=stored.command if stored.command is not None else _NULL,
-        data=stored.data,
-        hash=stored.hash,
-    )
+        "recorded_at": stored.recorded_at.astimezone(UTC),
+        "actor": stored.actor,
+        "command": stored.command if stored.command is not None else _NULL,
+        "data": stored.data,
+        "hash": stored.hash,
+    }
 
 
 async def export_lines(service: TableService, loaded: Loaded) -> AsyncIterator[bytes]:

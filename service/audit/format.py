@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 import msgspec
 
 from domain.events import Event
+from domain.tournament.events import TOURNAMENT_EVENTS
 from service.write.codec import event_classes
 
 FORMAT: Literal["cardroom-export/1"] = "cardroom-export/1"
@@ -102,7 +103,68 @@ class EventLine(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag
     hash: str
 
 
+# --- a tournament's export (DESIGN 14) ---------------------------------------------------
+# Its own stream first — a ``tournament_header`` line, then a ``tournament_event`` line per
+# event, chained like a table's with the tournament's id in place of the table's — then
+# the export of every table its rounds opened, each starting with its own ``header``.
+
+TOURNAMENT_FORMAT: Literal["cardroom-tournament-export/1"] = "cardroom-tournament-export/1"
+
+
+class TournamentHeader(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="tournament_header"
+):
+    format: Literal["cardroom-tournament-export/1"]
+    tournament: str
+    name: str
+    game: str
+    tournament_format: str
+    status: Literal["open", "playing", "finished"]
+    version: Annotated[int, msgspec.Meta(description="The last version exported.")]
+    head: Annotated[Hash, msgspec.Meta(description="The chain hash of that last version.")]
+    tables: Annotated[
+        list[str], msgspec.Meta(description="The round tables whose exports follow, in order.")
+    ]
+    exported_at: datetime
+
+
+class TournamentEventLine(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="tournament_event"
+):
+    """One event of the tournament's stream, exactly as stored (see ``EventLine``)."""
+
+    version: int
+    recorded_at: datetime
+    actor: str
+    command: msgspec.Raw
+    data: msgspec.Raw
+    hash: str
+
+
 if TYPE_CHECKING:
     ExportLine = ExportHeader | ExportEvent
 else:
     ExportLine = Union[ExportHeader, ExportEvent]  # noqa: UP007
+
+
+class TournamentExportEvent(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="tournament_event"
+):
+    """One event of the tournament's stream: who caused it (`operator`, `director`,
+    `entry:<id>` or `tournament`, the service's own round keeping), the request, the
+    event and its chain hash."""
+
+    version: int
+    recorded_at: datetime
+    actor: str
+    command: dict[str, Any] | None
+    data: TOURNAMENT_EVENTS
+    hash: Hash
+
+
+if TYPE_CHECKING:
+    TournamentExportLine = TournamentHeader | TournamentExportEvent | ExportHeader | ExportEvent
+else:
+    TournamentExportLine = Union[  # noqa: UP007
+        TournamentHeader, TournamentExportEvent, ExportHeader, ExportEvent
+    ]

@@ -8,6 +8,7 @@ import msgspec
 
 from domain import RULES_ENGINE_VERSION
 from projections.deals import DealRecord
+from service.audit.tournament_verify import TournamentFailure, TournamentReport
 from service.audit.verify import Report
 
 
@@ -95,3 +96,39 @@ def _deal_row(deal: DealRecord) -> tuple[str, ...]:
         " ".join(f"{c:+d}" for c in deal.changes),
         " ".join(str(s) for s in deal.scores),
     )
+
+
+def render_tournament(report: TournamentReport) -> str:
+    """A tournament export's verification: its stream's checks, each table's verdict."""
+    lines: list[str] = ["Cardroom tournament export verification", ""]
+    header = report.header
+    if header is not None:
+        lines += [
+            f"tournament  {header.tournament} ({header.name})",
+            f"game        {header.game}, {header.tournament_format}, {len(header.tables)} tables",
+            f"exported    {header.exported_at:%Y-%m-%d %H:%M:%S} UTC, {header.status}"
+            f" at version {header.version}",
+            "",
+        ]
+    lines.append("checks")
+    lines += [f"  ok    {check}" for check in report.checks]
+    failure = report.failure
+    if failure is not None:
+        lines.append(f"  FAIL  {_tournament_where(failure)}: {failure.message}")
+    if report.notes:
+        lines += ["", "notes", *(f"  - {note}" for note in report.notes)]
+    lines.append("")
+    if failure is None:
+        lines.append("RESULT: OK — the stream is intact, every pairing and result follows")
+    else:
+        lines.append(f"RESULT: FAILED at {_tournament_where(failure)}")
+    return "\n".join(lines) + "\n"
+
+
+def _tournament_where(failure: TournamentFailure) -> str:
+    where = []
+    if failure.version is not None:
+        where.append(f"tournament version {failure.version}")
+    if failure.table is not None:
+        where.append(f"table {failure.table}")
+    return ", ".join(where) or "the export"

@@ -54,6 +54,7 @@ class Report(msgspec.Struct, kw_only=True):
     deals: list[DealRecord] = msgspec.field(default_factory=list)
     units: list[list[int]] = msgspec.field(default_factory=list)
     final_scores: list[int] | None = None
+    table: Any = None  # the table as re-run (a tournament's verifier reads its result)
     winners: list[int] | None = None
     failure: Failure | None = None
 
@@ -258,6 +259,7 @@ def _rerun(
     rerun = Rerun(entries)
     try:
         table = rerun.run()
+        report.table = table
     except Mismatch as mismatch:
         report.deals = _deals(entries[: mismatch.version - 1])
         line = entries[mismatch.version - 1].line if mismatch.version <= len(entries) else None

@@ -30,6 +30,7 @@ from service.http.ops import healthz, readyz
 from service.http.ops import metrics as metrics_endpoint
 from service.http.problems import EXCEPTION_HANDLERS
 from service.http.reference import assets_router
+from service.http.rounds import RoundController
 from service.http.tables import TableController
 from service.http.throttle import CALLER, rate_limit_fields
 from service.http.tournaments import TournamentController
@@ -55,7 +56,7 @@ async def provide_caller(
 
 # What the lifespan put in the app's state, given to handlers by name (each handler
 # declares the type it expects).
-SHARED = ("service", "pool", "redis", "hub", "watcher", "settings", "read_side")
+SHARED = ("service", "tournaments", "pool", "redis", "hub", "watcher", "settings", "read_side")
 
 
 def _shared(name: str) -> Provide:
@@ -73,6 +74,7 @@ def create_app(settings: Settings) -> Litestar:
             TableController,
             InterventionController,
             TournamentController,
+            RoundController,
             AuditController,
             stream_table,
             healthz,

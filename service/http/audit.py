@@ -16,8 +16,9 @@ from psycopg_pool import AsyncConnectionPool
 from domain import table as tables
 from service.audit.duplicate import DuplicateReport, compare
 from service.audit.export import export_lines
-from service.audit.format import NDJSON, ExportLine
+from service.audit.format import NDJSON, ExportLine, TournamentExportLine
 from service.audit.queries import tournament_streams
+from service.audit.tournament_export import tournament_lines
 from service.http.auth import Caller
 from service.http.docs import errors
 from service.http.problems import ApiProblem
@@ -25,6 +26,7 @@ from service.read.models import ReadSide
 from service.read.records import EventRecord, TableView
 from service.write.codec import event_decoder
 from service.write.handler import TableService
+from service.write.tournaments import TournamentService
 
 Version = Annotated[
     int,
@@ -87,6 +89,49 @@ class AuditController(Controller):
         name = f"table-{loaded.table.id}-v{loaded.table.version}.ndjson"
         return Stream(
             export_lines(service, loaded),
+            media_type=NDJSON,
+            headers={
+                "Content-Disposition": f'attachment; filename="{name}"',
+                "Cache-Control": "private, no-store",
+            },
+        )
+
+    @get(
+        "/tournaments/{tournament_id:uuid}/export",
+        operation_id="exportTournament",
+        summary="Export a tournament for audit: its stream, then every round table's export",
+        description=(
+            "Newline-delimited JSON: a `tournament_header` line, one `tournament_event` line"
+            " per event of the tournament's own stream (entries, pairings, results; chained"
+            " like a table's), then the export of every table its rounds opened, each"
+            " starting with its `header` line. `cardroom verify FILE` re-checks every table,"
+            " re-runs every pairing from the recorded results and the revealed seed, and"
+            " recomputes the standings (operator or the tournament's director)."
+        ),
+        media_type=NDJSON,
+        responses={
+            200: ResponseSpec(
+                data_container=cast(Any, TournamentExportLine),
+                media_type=NDJSON,
+                description="One JSON object per line, tagged by `type`: the schema of a line.",
+                generate_examples=False,
+            ),
+            **errors(400, 401, 403, 404, 503),
+        },
+        security=[{"bearer": []}],
+    )
+    async def export_tournament(
+        self,
+        tournament_id: FromPath[UUID],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+        tournaments: NamedDependency[TournamentService],
+    ) -> Stream:
+        caller.require_director(str(tournament_id), "exports are for the operator")
+        tournament = await tournaments.load(str(tournament_id))  # 404 before the stream
+        name = f"tournament-{tournament.id}-v{tournament.version}.ndjson"
+        return Stream(
+            tournament_lines(tournaments.store, service, tournament.id),
             media_type=NDJSON,
             headers={
                 "Content-Disposition": f'attachment; filename="{name}"',

@@ -12,13 +12,16 @@ from domain.table import Table
 from service.http.problems import ApiProblem
 from service.write.handler import token_digest
 from service.write.store import EventStore
+from service.write.tournament_store import TournamentStore
 
 
 class Caller(msgspec.Struct, frozen=True):
-    kind: Literal["operator", "seat", "anonymous"]
+    kind: Literal["operator", "seat", "anonymous", "director", "entry"]
     table: str | None = None
     seat: int | None = None
     epoch: int | None = None  # the seat's epoch the token was issued for (DESIGN 10)
+    tournament: str | None = None  # a director's or an entry's tournament (DESIGN 14)
+    entry: str | None = None
 
     @property
     def is_operator(self) -> bool:
@@ -30,6 +33,22 @@ class Caller(msgspec.Struct, frozen=True):
             raise ApiProblem("unauthorized", f"{why}: send the operator token")
         if self.kind != "operator":
             raise ApiProblem("operator-only", why)
+
+    def require_director(self, tournament_id: str, why: str) -> None:
+        """The operator, or the director of this very tournament."""
+        if self.kind == "director" and self.tournament == tournament_id:
+            return
+        if self.kind == "director":
+            raise ApiProblem("operator-only", f"{why}: this director token is another tournament's")
+        self.require_operator(why)
+
+    def entry_in(self, tournament_id: str) -> str:
+        """The entry this caller's token stands for in ``tournament_id``."""
+        if self.kind == "anonymous":
+            raise ApiProblem("unauthorized", "send the entry's bearer token")
+        if self.kind != "entry" or self.tournament != tournament_id or self.entry is None:
+            raise ApiProblem("operator-only", "this is the entry's own: send its token")
+        return self.entry
 
     def audience_at(self, table_id: str) -> Audience:
         """What this caller may see of ``table_id``; a seat of another table may not look."""
@@ -70,8 +89,15 @@ class Authenticator:
     lookups are cached. Whether the epoch is still the seat's is the table's to say, and
     every request reads the table as committed (a revoked token fails in every process)."""
 
-    def __init__(self, store: EventStore, operator_token: str, cache_size: int = 100_000) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        operator_token: str,
+        cache_size: int = 100_000,
+        tournaments: TournamentStore | None = None,
+    ) -> None:
         self.store = store
+        self.tournaments = tournaments
         self.operator_token = operator_token.encode()
         self.cache: dict[bytes, tuple[str, int, int]] = {}
         self.cache_size = cache_size
@@ -100,8 +126,18 @@ class Authenticator:
         if found is None:
             found = await self.store.seat_for_token(digest)
             if found is None:
-                raise ApiProblem("unauthorized", "unknown token")
+                return await self._tournament_caller(digest)
             if len(self.cache) >= self.cache_size:
                 self.cache.clear()
             self.cache[digest] = found
         return Caller("seat", table=found[0], seat=found[1], epoch=found[2])
+
+    async def _tournament_caller(self, digest: bytes) -> Caller:
+        """A director's or an entry's token (DESIGN 14), or a 401."""
+        found = None if self.tournaments is None else await self.tournaments.token(digest)
+        if found is None:
+            raise ApiProblem("unauthorized", "unknown token")
+        tournament, entry = found
+        if entry is None:
+            return Caller("director", tournament=tournament)
+        return Caller("entry", tournament=tournament, entry=entry)

@@ -23,7 +23,10 @@ _DESCRIPTIONS = {
     412: "If-Match is stale: the table has moved on.",
     413: "The body is over 1 MiB.",
     415: "The body is not sent as `application/json`.",
-    422: "The Idempotency-Key was used before with a different body.",
+    422: (
+        "Well-formed, but not what this resource takes: an Idempotency-Key used before with"
+        " a different body, or an entry of the other kind (one name, or two)."
+    ),
     429: "Rate limited: wait `Retry-After` seconds (the `RateLimit-*` fields say how much is"
     " left).",
     503: (

@@ -28,6 +28,7 @@ from domain.registry import GAMES
 from domain.shuffle import shuffle
 from service import settings
 from service.http import sample as s
+from service.http import tournament_examples as t
 from service.http.problems import CATALOGUE, problem
 from service.ratelimit import parse_policy
 
@@ -120,11 +121,14 @@ def requests() -> dict[str, dict[str, tuple[str, Any]]]:
         "abortTable": {"reason": ("Why", {"reason": "The hall closes at nine"})},
         "postAction": {tag: (summaries.get(tag, tag), body) for tag, body in COMMANDS.items()},
         "createTournament": {
+            "swiss": ("A Swiss event in three rounds, paired as rounds end", t.SWISS_BODY),
+            "pairs": ("Forty-Five partnerships in a Swiss event", t.PAIRS_BODY),
             "club night": (
-                "A Forty-Five tournament",
+                "A Forty-Five tournament whose tables the operator opens",
                 {"game": "forty-five", "name": "Club night", "options": {}},
-            )
+            ),
         },
+        **t.REQUESTS,
         "createTournamentTable": {
             "players": ("Four players, seat 0 first", {"players": list(s.NAMES)}),
             "first dealer": (
@@ -153,6 +157,7 @@ PARAMETERS: dict[str, Any] = {
     "player": "Ann",
     "cursor": "1200",
     "version": 12,
+    **t.PARAMETERS,
 }
 
 # --- responses ------------------------------------------------------------------------------
@@ -243,10 +248,20 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
             )
         },
         ("createTournament", "201"): {
-            "tournament": ("The new tournament", {**tournament, "tables": []})
+            "tournament": (
+                "The new tournament, with its director's token",
+                {
+                    **t.TOURNAMENT,
+                    "tables": [],
+                    "status": "open",
+                    "round": 0,
+                    "director_token": t.DIRECTOR,
+                },
+            )
         },
         ("getTournament", "200"): {
-            "tournament": ("A tournament", {**tournament, "tables": [s.TABLE]})
+            "tournament": ("A tournament", {**tournament, "tables": [s.TABLE]}),
+            "swiss": ("A Swiss event in its first round", t.TOURNAMENT),
         },
         ("createTournamentTable", "201"): {
             "table": (
@@ -264,8 +279,13 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
             "standings": (
                 "After one finished table",
                 {"position": final.version, "standings": s.ranking()},
-            )
+            ),
+            "swiss": (
+                "A Swiss event after its first round",
+                t.standings_page(s.ranking(), final.version),
+            ),
         },
+        **t.RESPONSES,
         **audit_responses(game),
         ("health", "200"): {"ok": ("Alive", {"status": "ok", "checks": {}})},
         ("readiness", "200"): {"ready": ("Ready", health)},
@@ -381,13 +401,13 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
     "abortTable": {403: ["operator-only"], 409: ["table-aborted", "game-over", "table-expired"]},
     "pauseTable": {403: ["operator-only"], 409: ["table-paused", "not-allowed-now"]},
     "resumeTable": {403: ["operator-only"], 409: ["not-paused"]},
-    "createTournament": {400: ["invalid-options", "malformed-request"], 403: ["operator-only"]},
     "createTournamentTable": {403: ["operator-only"], 404: ["tournament-not-found"]},
     "getTournament": {404: ["tournament-not-found"]},
     "getStandings": {404: ["tournament-not-found"]},
     "exportTable": {403: ["operator-only"]},
     "replayTable": {403: ["operator-only"], 404: ["table-not-found", "version-not-found"]},
     "getTournamentDeals": {403: ["operator-only"], 404: ["tournament-not-found"]},
+    **t.PROBLEMS,
 }
 DEFAULT_PROBLEMS = {
     400: ["malformed-request"],

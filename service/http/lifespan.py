@@ -27,10 +27,13 @@ from service.workers.fanout import BLOCK, Hub
 from service.workers.projector import Projector
 from service.workers.relay import Relay
 from service.workers.retention import Retention
+from service.workers.rounds import RoundKeeper
 from service.workers.timekeeper import Timekeeper
 from service.write.handler import TableService
 from service.write.migrate import migrate
 from service.write.store import EventStore, Notifier
+from service.write.tournament_store import TournamentStore
+from service.write.tournaments import TournamentService
 
 PROBE_SECONDS = 0.5  # a request's Redis command (the readiness probe) fails by then
 CONNECT_OPTIONS = {
@@ -74,7 +77,8 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
         await watcher.start()
         await hub.start()
         service = TableService(store)
-        auth = Authenticator(store, settings.operator_token)
+        tournaments = TournamentService(TournamentStore(pool, notifier), service)
+        auth = Authenticator(store, settings.operator_token, tournaments=tournaments.store)
         limiter, throttle = None, None
         if settings.rate_limits:
             limiter = RateLimiter(_limiter_redis(settings), settings.redis_prefix)
@@ -89,6 +93,7 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             watcher=watcher,
             settings=settings,
             service=service,
+            tournaments=tournaments,
             auth=auth,
             throttle=throttle,
         )
@@ -108,6 +113,10 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
         computers = ComputerPlayers(service, watcher)
         background.append(
             asyncio.create_task(computers.run(database_url, stop), name="cardroom-computers")
+        )
+        rounds = RoundKeeper(tournaments, watcher)
+        background.append(
+            asyncio.create_task(rounds.run(database_url, stop), name="cardroom-rounds")
         )
         if settings.timekeeper:
             timekeeper = Timekeeper(service, watcher)

@@ -19,6 +19,8 @@ from litestar.types import ExceptionHandlersMap
 from psycopg_pool import PoolTimeout
 
 from domain.errors import MEANINGS, RuleCode, RuleError
+from domain.tournament.errors import MEANINGS as TOURNAMENT_MEANINGS
+from domain.tournament.errors import TournamentCode, TournamentError
 from service.refusals import PreconditionFailed, ServiceError
 from service.write.handler import rule_error_context
 
@@ -135,7 +137,24 @@ RULE_PROBLEMS: dict[str, ProblemType] = {
     for code in RuleCode
 }
 
-CATALOGUE: dict[str, ProblemType] = {**SERVICE_PROBLEMS, **RULE_PROBLEMS}
+_TOURNAMENT_STATUS: dict[TournamentCode, int] = {
+    TournamentCode.FORMAT_DOES_NOT_FIT: 400,
+    # The body is well-formed but not what this tournament takes (one name, or two).
+    TournamentCode.WRONG_ENTRY: 422,
+    TournamentCode.NO_SUCH_ENTRY: 404,
+    TournamentCode.NO_SUCH_ROUND: 404,
+}
+
+TOURNAMENT_PROBLEMS: dict[str, ProblemType] = {
+    code.value: ProblemType(
+        _TOURNAMENT_STATUS.get(code, 409),
+        code.value.replace("-", " ").capitalize(),
+        TOURNAMENT_MEANINGS[code],
+    )
+    for code in TournamentCode
+}
+
+CATALOGUE: dict[str, ProblemType] = {**SERVICE_PROBLEMS, **RULE_PROBLEMS, **TOURNAMENT_PROBLEMS}
 
 
 class ApiProblem(Exception):
@@ -214,6 +233,10 @@ def on_rule_error(request: Request[Any, Any, Any], exc: RuleError) -> Response[A
     return _problem_response(request, exc.code.value, exc.message, context=rule_error_context(exc))
 
 
+def on_tournament_error(request: Request[Any, Any, Any], exc: TournamentError) -> Response[Any]:
+    return _problem_response(request, exc.code.value, exc.message, context=exc.context or None)
+
+
 _HTTP_CODES = {
     400: "malformed-request",
     401: "unauthorized",
@@ -282,6 +305,7 @@ EXCEPTION_HANDLERS: ExceptionHandlersMap = {
     ApiProblem: on_api_problem,
     ServiceError: on_service_error,
     RuleError: on_rule_error,
+    TournamentError: on_tournament_error,
     HTTPException: on_http_exception,
     PoolTimeout: on_unavailable,
     psycopg.OperationalError: on_unavailable,

@@ -170,8 +170,46 @@ def _tournament_type(game: Game[Any]) -> type[msgspec.Struct]:
             ("deals", deals | None, None),
             ("clock", ClockRequest | None, None),
             ("on_timeout", OnTimeout, "autoplay"),
+            ("format", FormatName, "open"),
+            ("rounds", Rounds | None, None),
+            ("entry", EntryKind, "single"),
+            (
+                "seats",
+                Annotated[int, msgspec.Meta(ge=game.min_seats, le=game.max_seats)] | None,
+                None,
+            ),
+            ("round_minutes", RoundMinutes | None, None),
+            ("auto_rounds", bool, False),
         ],
     )
+
+
+FormatName = Annotated[
+    Literal["open", "swiss", "round-robin", "progressive", "duplicate"],
+    msgspec.Meta(
+        description=(
+            "How the tournament is run: `open` (the operator opens tables by hand), or in"
+            " rounds paired by the service: `swiss`, `round-robin`, `progressive`,"
+            " `duplicate`. See docs/rules/tournaments.md."
+        )
+    ),
+]
+Rounds = Annotated[
+    int,
+    msgspec.Meta(ge=1, le=100, description="How many rounds (a round-robin may leave it out)."),
+]
+EntryKind = Annotated[
+    Literal["single", "pair"],
+    msgspec.Meta(description="An entry is one player, or a fixed partnership (`pair`)."),
+]
+RoundMinutes = Annotated[
+    int,
+    msgspec.Meta(
+        ge=1,
+        le=1440,
+        description="Timed rounds: the round's tables end after the deal in progress then.",
+    ),
+]
 
 
 TOURNAMENT_TYPES = {game_id: _tournament_type(game) for game_id, game in GAMES.items()}
@@ -184,6 +222,12 @@ class CreateTournamentBase(msgspec.Struct, frozen=True):
     deals: list[Any] | None
     clock: ClockRequest | None
     on_timeout: Literal["autoplay", "forfeit"]
+    format: Literal["open", "swiss", "round-robin", "progressive", "duplicate"]
+    rounds: int | None
+    entry: Literal["single", "pair"]
+    seats: int | None
+    round_minutes: int | None
+    auto_rounds: bool
 
 
 class TournamentTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -226,11 +270,43 @@ class ScoreSheetPage(msgspec.Struct, frozen=True):
     sheet: ScoreSheet
 
 
+class RoundLine(msgspec.Struct, frozen=True):
+    """One round of an entry: its table (``null`` for a bye), whom it played, the result."""
+
+    round: int
+    table: str | None
+    opponents: list[str]
+    result: Literal["win", "loss", "draw", "bye"]
+
+
+class EntryStanding(msgspec.Struct, frozen=True):
+    """An entry of a tournament in rounds, ranked: points (win 1, draw ½, a bye as the
+    format scores it), then the format's tie-breaks, then game points (``score``)."""
+
+    entry: str
+    name: str
+    rank: int
+    points: float
+    wins: int
+    losses: int
+    draws: int
+    score: int
+    buchholz: float
+    sonneborn_berger: float
+    matchpoints: float
+    percentage: float
+    rounds: list[RoundLine]
+
+
 class StandingsPage(msgspec.Struct, frozen=True):
-    """Standings as of ``position`` in the store's global order."""
+    """Standings as of ``position`` in the store's global order. A tournament in rounds
+    ranks its ``entries`` too, from its own stream (``version``): every result recorded."""
 
     position: int
     standings: Standings
+    format: str = "open"
+    version: int = 0
+    entries: list[EntryStanding] = []
 
 
 class CreateTableBase(msgspec.Struct, frozen=True):

@@ -102,6 +102,16 @@ if TYPE_CHECKING:
 else:
     GameFilter = Literal[tuple(GAMES)]
 StatusFilter = Literal["waiting", "playing", "finished", "aborted", "expired"]
+# Listings page newest first: ``cursor`` is the ``next`` of the page before.
+Cursor = Annotated[
+    str | None,
+    QueryParameter(
+        name="cursor",
+        pattern=r"^[0-9]{1,18}$(?!\n)",
+        description="The `next` of the previous page.",
+    ),
+]
+PageSize = Annotated[int, QueryParameter(name="limit", ge=1, le=200)]
 Limit = Annotated[
     int, QueryParameter(name="limit", ge=1, le=1000, description="At most this many.")
 ]
@@ -318,15 +328,8 @@ class TableController(Controller):
         player: Annotated[
             str | None, QueryParameter(name="player", min_length=1, max_length=40, pattern=TEXT)
         ] = None,
-        cursor: Annotated[
-            str | None,
-            QueryParameter(
-                name="cursor",
-                pattern=r"^[0-9]{1,18}$(?!\n)",
-                description="The `next` of the previous page.",
-            ),
-        ] = None,
-        limit: Annotated[int, QueryParameter(name="limit", ge=1, le=200)] = 50,
+        cursor: Cursor = None,
+        limit: PageSize = 50,
     ) -> TablePage:
         page, following = await read_side.list_tables(
             game=game,

@@ -2,32 +2,45 @@
 
 from __future__ import annotations
 
-from typing import Any
+import csv
+import io
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 import msgspec
-from litestar import Controller, get, post
+from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath, JSONBody, QueryParameter
 
 from domain import table as tables
 from domain.cards import same_cards
 from domain.errors import RuleCode, RuleError
 from domain.registry import GAMES
+from domain.tournament import stream
+from domain.tournament.model import Format
+from domain.tournament.standings import standings
+from domain.tournament.stream import Tournament as TournamentStream
 from service.http.auth import Caller
 from service.http.docs import errors
+from service.http.round_schemas import TournamentOpened, TournamentPage
 from service.http.schemas import (
     CreateTournament,
+    EntryStanding,
+    RoundLine,
     SeatToken,
     StandingsPage,
     TournamentTable,
     TournamentTableCreated,
     clock_settings,
 )
-from service.http.tables import game_of
+from service.http.tables import Cursor, GameFilter, PageSize, game_of
 from service.read.models import ReadSide, Tournament
 from service.write.handler import TableService
 from service.write.store import new_table_id
+from service.write.tournaments import TournamentService
+
+JSON = "application/json"
+CSV = "text/csv"
 
 
 class TournamentController(Controller):
@@ -47,7 +60,8 @@ class TournamentController(Controller):
         data: JSONBody[CreateTournament],
         caller: NamedDependency[Caller],
         read_side: NamedDependency[ReadSide],
-    ) -> Tournament:
+        tournaments: NamedDependency[TournamentService],
+    ) -> TournamentOpened:
         caller.require_operator("tournaments are run by the operator")
         game = game_of(data)
         options: dict[str, Any] = msgspec.to_builtins(data.options)
@@ -58,11 +72,51 @@ class TournamentController(Controller):
                 raise RuleError(
                     RuleCode.INVALID_DECK, f"deals[{index}] is not exactly the {game} pack"
                 )
-        clock = clock_settings(data.clock, data.on_timeout)
-        tournament_id = await read_side.create_tournament(
-            data.name, game, options, decks, data.first_dealer, clock
+        tournament_id, director = await tournaments.create(
+            data.name,
+            game,
+            format=Format(data.format),
+            entry=data.entry,
+            seats=data.seats or GAMES[game].min_seats,
+            options=options,
+            rounds=data.rounds,
+            clock=clock_settings(data.clock, data.on_timeout),
+            round_minutes=data.round_minutes,
+            auto_rounds=data.auto_rounds,
+            decks=decks,
+            first_dealer=data.first_dealer,
+            # The duplicate decks are future deals: they stay out of the recorded command.
+            command={k: v for k, v in msgspec.to_builtins(data).items() if k != "deals"},
         )
-        return await read_side.tournament(tournament_id)
+        tournament = await read_side.tournament(tournament_id)
+        return TournamentOpened(**msgspec.structs.asdict(tournament), director_token=director)
+
+    @get(
+        "/",
+        operation_id="listTournaments",
+        summary="List tournaments, newest first",
+        description="Filter by game, status and format; page with `cursor`.",
+        responses=errors(400, 401, 503),
+        security=[{}, {"bearer": []}],
+    )
+    async def list_tournaments(
+        self,
+        read_side: NamedDependency[ReadSide],
+        game: Annotated[GameFilter | None, QueryParameter(name="game")] = None,
+        status: Annotated[
+            Literal["open", "playing", "finished"] | None, QueryParameter(name="status")
+        ] = None,
+        format: Annotated[
+            Literal["open", "swiss", "round-robin", "progressive", "duplicate"] | None,
+            QueryParameter(name="format"),
+        ] = None,
+        cursor: Cursor = None,
+        limit: PageSize = 50,
+    ) -> TournamentPage:
+        page, following = await read_side.list_tournaments(
+            game=game, status=status, format=format, cursor=cursor, limit=limit
+        )
+        return TournamentPage(tournaments=page, next=following)
 
     @get(
         "/{tournament_id:uuid}",
@@ -132,19 +186,96 @@ class TournamentController(Controller):
     @get(
         "/{tournament_id:uuid}/standings",
         operation_id="getStandings",
-        summary="Players and partnerships ranked by games won, then points or chips",
+        summary="Players and partnerships ranked; a tournament in rounds ranks its entries",
         description=(
-            "Served from an asynchronous read model: `position` says how far into the"
-            " store it reflects."
+            "An open tournament's players and partnerships come from an asynchronous read"
+            " model: `position` says how far into the store it reflects. A tournament in"
+            " rounds also ranks its `entries` from its own stream (`version`), with the"
+            " tie-breaks of its format. `Accept: text/csv` gives the ranking as CSV."
         ),
         responses=errors(400, 401, 404, 503),
         security=[{}, {"bearer": []}],
     )
     async def get_standings(
         self,
+        request: Request[Any, Any, Any],
         tournament_id: FromPath[UUID],
-        caller: NamedDependency[Caller],
         read_side: NamedDependency[ReadSide],
-    ) -> StandingsPage:
+        tournaments: NamedDependency[TournamentService],
+    ) -> Response[StandingsPage]:
         standings, position = await read_side.standings(str(tournament_id))
-        return StandingsPage(position=position, standings=standings)
+        tournament = await tournaments.load(str(tournament_id))
+        page = StandingsPage(
+            position=position,
+            standings=standings,
+            format=tournament.created.format,
+            version=tournament.version,
+            entries=ranked_entries(tournament),
+        )
+        if request.accept.best_match([JSON, CSV], default=JSON) == CSV:
+            return Response(
+                standings_csv(page),  # type: ignore[arg-type]
+                media_type=CSV,
+                headers={
+                    "Content-Disposition": f'inline; filename="standings-{tournament.id}.csv"'
+                },
+            )
+        return Response(page)
+
+
+def ranked_entries(tournament: TournamentStream) -> list[EntryStanding]:
+    """The entries ranked by the format's rules, each round's table named by its id."""
+    if tournament.format is Format.OPEN:
+        return []
+    records, ids = stream.results_so_far(tournament)
+    names = {e.entry: " & ".join(e.names) for e in tournament.entries.values()}
+    ranked = standings(
+        tournament.format, tournament.shape, stream.entrants_of(tournament), records, names
+    )
+    return [
+        EntryStanding(
+            entry=s.entry,
+            name=names[s.entry],
+            rank=s.rank,
+            points=s.points,
+            wins=s.wins,
+            losses=s.losses,
+            draws=s.draws,
+            score=s.score,
+            buchholz=s.buchholz,
+            sonneborn_berger=s.sonneborn_berger,
+            matchpoints=s.matchpoints,
+            percentage=s.percentage,
+            rounds=[
+                RoundLine(
+                    line.round,
+                    None if line.table is None else ids[line.round - 1][line.table],
+                    line.opponents,
+                    line.result,
+                )
+                for line in s.rounds
+            ],
+        )
+        for s in ranked
+    ]
+
+
+def standings_csv(page: StandingsPage) -> str:
+    """The ranking as CSV: a tournament in rounds ranks its entries, an open one its
+    players (partnerships follow as rows of their own)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    if page.entries:
+        fields = [f for f in EntryStanding.__struct_fields__ if f != "rounds"]
+        writer.writerow(fields)
+        for entry in page.entries:
+            writer.writerow([getattr(entry, f) for f in fields])
+        return out.getvalue()
+    writer.writerow(["kind", "name", "played", "won", "score"])
+    for kind, ranked in (
+        ("player", page.standings.players),
+        ("partnership", page.standings.partnerships),
+    ):
+        for entrant in ranked:
+            writer.writerow([kind, entrant.name, entrant.played, entrant.won, entrant.score])
+    return out.getvalue()

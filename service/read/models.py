@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from psycopg_pool import AsyncConnectionPool
@@ -38,6 +37,23 @@ class Tournament(msgspec.Struct, frozen=True):
     duplicate_deals: int = 0
     first_dealer: int | None = None
     clock: ClockSettings | None = None  # every table opened in it gets this clock
+    format: str = "open"
+    status: str = "open"
+    entry: Literal["single", "pair"] = "single"
+    seats: int | None = None  # seats at each of its tables (rounds only)
+    rounds: int | None = None  # how many rounds it plays; None: open, or not known yet
+    round: int = 0  # the round now paired (0 before the first)
+    round_minutes: int | None = None
+    auto_rounds: bool = False
+
+
+class TournamentSummary(msgspec.Struct, frozen=True):
+    id: str
+    name: str
+    game: str
+    format: str
+    status: str
+    created_at: datetime
 
 
 def encode_cursor(seq: int) -> str:
@@ -88,6 +104,36 @@ class ReadSide:
         more = len(rows) > limit
         return page, encode_cursor(rows[limit - 1][0]) if more else None
 
+    async def list_tournaments(
+        self,
+        *,
+        game: str | None,
+        status: str | None,
+        format: str | None,
+        cursor: str | None,
+        limit: int,
+    ) -> tuple[list[TournamentSummary], str | None]:
+        """Newest first; the cursor of the next page, or None on the last one."""
+        clauses: list[str] = ["TRUE"]
+        params: list[Any] = []
+        for column, value in (("game", game), ("status", status), ("format", format)):
+            if value is not None:
+                clauses.append(f"{column} = %s")
+                params.append(value)
+        if cursor is not None:
+            clauses.append("seq < %s")
+            params.append(decode_cursor(cursor))
+        sql = (
+            "SELECT seq, id::text, name, game, format, status, created_at"
+            f" FROM tournaments WHERE {' AND '.join(clauses)} ORDER BY seq DESC LIMIT %s"
+        )
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql, [*params, limit + 1])
+            rows = await cur.fetchall()
+        page = [TournamentSummary(*row[1:]) for row in rows[:limit]]
+        more = len(rows) > limit
+        return page, encode_cursor(rows[limit - 1][0]) if more else None
+
     async def _doc(self, projection: str, key: str) -> tuple[bytes | None, int]:
         """A read model document and the position its projection has reached."""
         name = PROJECTIONS[projection].checkpoint_name
@@ -107,32 +153,6 @@ class ReadSide:
             return ScoreSheet(table=table_id, game=game, units=[], players=[]), position
         return msgspec.json.decode(doc, type=ScoreSheet), position
 
-    async def create_tournament(
-        self,
-        name: str,
-        game: str,
-        options: dict[str, Any],
-        decks: list[list[str]] | None = None,
-        first_dealer: int | None = None,
-        clock: ClockSettings | None = None,
-    ) -> str:
-        tournament_id = str(uuid.uuid4())
-        async with self.pool.connection() as conn:
-            await conn.execute(
-                "INSERT INTO tournaments (id, name, game, options, deals, first_dealer, clock)"
-                " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s::jsonb)",
-                (
-                    tournament_id,
-                    name,
-                    game,
-                    msgspec.json.encode(options).decode(),
-                    None if decks is None else msgspec.json.encode(decks).decode(),
-                    first_dealer,
-                    None if clock is None else msgspec.json.encode(clock).decode(),
-                ),
-            )
-        return tournament_id
-
     async def tournament_decks(self, tournament_id: str) -> list[list[str]] | None:
         """The operator decks a tournament's tables share (operator use only)."""
         async with self.pool.connection() as conn:
@@ -150,7 +170,11 @@ class ReadSide:
             cur = await conn.execute(
                 "SELECT id::text, name, game, options::text,"
                 " ARRAY(SELECT id::text FROM tables WHERE tournament = t.id::text ORDER BY seq),"
-                " coalesce(jsonb_array_length(deals), 0), first_dealer, clock::text"
+                " coalesce(jsonb_array_length(deals), 0), first_dealer, clock::text,"
+                " format, status, (SELECT data::text FROM tournament_events e"
+                "  WHERE e.tournament_id = t.id AND e.version = 1),"
+                " (SELECT count(*) FROM tournament_events e"
+                "  WHERE e.tournament_id = t.id AND e.type = 'round_paired')"
                 " FROM tournaments t WHERE id = %s",
                 (tournament_id,),
             )
@@ -158,6 +182,7 @@ class ReadSide:
         if row is None:
             raise TournamentNotFound(f"no tournament {tournament_id}")
         clock = None if row[7] is None else msgspec.json.decode(row[7], type=ClockSettings)
+        created = {} if row[10] is None else msgspec.json.decode(row[10])
         return Tournament(
             row[0],
             row[1],
@@ -167,6 +192,14 @@ class ReadSide:
             row[5],
             row[6],
             clock,
+            format=row[8],
+            status=row[9],
+            entry=created.get("entry", "single"),
+            seats=created.get("seats") if row[8] != "open" else None,
+            rounds=created.get("rounds"),
+            round=int(row[11]),
+            round_minutes=created.get("round_minutes"),
+            auto_rounds=created.get("auto_rounds", False),
         )
 
     async def standings(self, tournament_id: str) -> tuple[Standings, int]:

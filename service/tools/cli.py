@@ -304,18 +304,25 @@ def bot_command(args: argparse.Namespace) -> int:
 
 
 def verify_command(args: argparse.Namespace) -> int:
-    """Verify a table export offline: no server, no database, just the file."""
-    from service.audit.render import render
-    from service.audit.verify import verify_file, verify_lines
+    """Verify a table or tournament export offline: no server, no database, just the file."""
+    from service.audit.render import render, render_tournament
+    from service.audit.tournament_verify import is_tournament_export, verify_tournament_lines
+    from service.audit.verify import verify_lines
 
     try:
         if args.file == "-":
-            report = verify_lines(sys.stdin.buffer, args.head)
+            lines = sys.stdin.buffer.readlines()
         else:
-            report = verify_file(args.file, args.head)
+            with open(args.file, "rb") as file:
+                lines = file.readlines()
     except OSError as exc:
         print(f"cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
+    if lines and is_tournament_export(lines[0]):
+        tournament = verify_tournament_lines(lines)
+        sys.stdout.write(render_tournament(tournament))
+        return 0 if tournament.ok else 1
+    report = verify_lines(lines, args.head)
     sys.stdout.write(render(report))
     return 0 if report.ok else 1
 

@@ -34,6 +34,6 @@ def event_decoder(game_id: str | None = None) -> msgspec.json.Decoder[Event]:
     return msgspec.json.Decoder(union)
 
 
-def event_data(event: Event) -> dict[str, Any]:
+def event_data(event: msgspec.Struct) -> dict[str, Any]:
     data: dict[str, Any] = msgspec.to_builtins(event)
     return data

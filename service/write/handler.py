@@ -179,10 +179,15 @@ class TableService:
         command: dict[str, Any],
         actor: str,
         players: list[str] | None = None,
+        *,
+        computers: frozenset[int] = frozenset(),
+        tokens: list[str] | None = None,
     ) -> tuple[Table[Any], list[str]]:
-        """Open a table; with ``players``, seat them all in the same commit.
+        """Open a table; with ``players``, seat them all in the same commit (the seats in
+        ``computers`` played by the computer, and given no token).
 
-        Returns the table and the seat tokens of ``players`` (in seat order).
+        Returns the table and the seat tokens of ``players`` (in seat order; ``tokens``
+        when the caller made them, as a tournament does).
         """
         table = tables.start(created)
         settled = Settled(
@@ -191,10 +196,15 @@ class TableService:
             visible=[(1, actor, created)],
             seeds=[],
         )
-        tokens = [secrets.token_urlsafe(32) for _ in players or ()]
+        if tokens is None:
+            tokens = [secrets.token_urlsafe(32) for _ in players or ()]
         for seat, name in enumerate(players or ()):
-            seated = tables.take_seat(settled.table, seat, name)
-            self._record(settled, seated, actor, {"type": "take_seat", "seat": seat, "name": name})
+            computer = seat in computers
+            seated = tables.take_seat(settled.table, seat, name, computer=computer)
+            taken: dict[str, Any] = {"type": "take_seat", "seat": seat, "name": name}
+            if computer:
+                taken["computer"] = True
+            self._record(settled, seated, actor, taken)
         at = self.clock()
         if players:
             await self._settle_chance(settled)
@@ -204,7 +214,9 @@ class TableService:
             settled,
             expected=0,
             at=at,
-            seat_tokens=[(token_digest(t), seat, 0) for seat, t in enumerate(tokens)],
+            seat_tokens=[
+                (token_digest(t), seat, 0) for seat, t in enumerate(tokens) if seat not in computers
+            ],
         )
         return settled.table, tokens
 

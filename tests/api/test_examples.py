@@ -15,7 +15,7 @@ from referencing.jsonschema import DRAFT202012
 from domain.commands import PlayerCommand
 from service.http.examples import COMMANDS
 from service.http.spec import spec
-from tests.support.api import OPERATOR, ok
+from tests.support.api import OPERATOR, bearer, ok
 
 SPEC = spec()
 OPERATIONS = {op["operationId"]: op for item in SPEC["paths"].values() for op in item.values()}
@@ -97,9 +97,16 @@ async def test_the_service_accepts_every_request_example(client: Any) -> None:
     for body in request_examples("abortTable").values():
         ok(await client.post(f"/tables/{created['id']}/abort", json=body, headers=OPERATOR), 200)
     tournament = None
+    by_entry: dict[str, dict[str, Any]] = {}
     for body in request_examples("createTournament").values():
         tournament = ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)
-    assert tournament is not None
+        if tournament["format"] != "open":
+            by_entry.setdefault(tournament["entry"], tournament)
+    assert tournament is not None and tournament["format"] == "open"
+    for body in request_examples("addEntry").values():
+        target = by_entry["pair" if "names" in body else "single"]
+        path = f"/tournaments/{target['id']}/entries"
+        ok(await client.post(path, json=body, headers=bearer(target["director_token"])), 201)
     for body in request_examples("createTournamentTable").values():
         path = f"/tournaments/{tournament['id']}/tables"
         ok(await client.post(path, json=body, headers=OPERATOR), 201)

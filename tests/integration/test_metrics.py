@@ -30,7 +30,7 @@ from tests.support.api import bearer, ok
 TABLES = 4
 COMMANDS_PER_TABLE = 15
 COMMANDS = TABLES * COMMANDS_PER_TABLE
-KINDS = {"relay", "projector", "computers", "timekeeper", "retention"}
+KINDS = {"relay", "projector", "computers", "timekeeper", "retention", "rounds"}
 FRESH = {"Connection": "close"}  # every request on a new connection: either worker takes it
 
 

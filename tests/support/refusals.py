@@ -32,6 +32,14 @@ async def make_targets(client: Any) -> dict[str, Target]:
         ),
         201,
     )
+    swiss = ok(
+        await client.post(
+            "/tournaments",
+            json={"game": "reserve-bridge", "name": "Autumn", "format": "swiss", "rounds": 2},
+            headers=OPERATOR,
+        ),
+        201,
+    )
     return {
         "createTable": Target("/tables", {"game": "forty-five", "seats": 4}, {}),
         "takeSeat": Target(f"/tables/{waiting['id']}/seats/0", {"name": "Ann"}, {}),
@@ -50,6 +58,9 @@ async def make_targets(client: Any) -> dict[str, Target]:
             f"/tables/{playing['id']}/seats/{first}/replace", {"name": "Eve"}, OPERATOR
         ),
         "abortTable": Target(f"/tables/{playing['id']}/abort", {"reason": "closing"}, OPERATOR),
+        "addEntry": Target(
+            f"/tournaments/{swiss['id']}/entries", {"name": "Ann"}, bearer(swiss["director_token"])
+        ),
     }
 
 
@@ -61,15 +72,18 @@ OPERATIONS = [
     "createTournamentTable",
     "replaceSeat",
     "abortTable",
+    "addEntry",
 ]
 
 
 async def stored(database_url: str) -> tuple[int, ...]:
-    """How many events, tables, seat tokens and tournaments the store holds."""
+    """How many events, tables, seat tokens, tournaments and tournament events (with
+    entry tokens) the store holds."""
     async with await psycopg.AsyncConnection.connect(database_url) as conn:
         cur = await conn.execute(
             "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM tables),"
-            " (SELECT count(*) FROM seat_tokens), (SELECT count(*) FROM tournaments)"
+            " (SELECT count(*) FROM seat_tokens), (SELECT count(*) FROM tournaments),"
+            " (SELECT count(*) FROM tournament_events), (SELECT count(*) FROM entry_tokens)"
         )
         row = await cur.fetchone()
     assert row is not None

@@ -1,0 +1,419 @@
+"""A tournament as an event-sourced aggregate: its state, ``evolve`` and the commands.
+
+Like a table, a tournament is decided from its folded events and never reads a clock or a
+random source: the service passes in the time, the seed and the ids of the tables it is
+about to open. Pairing itself is :func:`domain.tournament.pairing.pair`, a function of the
+entries, the results recorded so far and the seed — which is what lets the verifier re-run
+every round from an export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+import msgspec
+from msgspec.structs import replace
+
+from domain.registry import GAMES
+from domain.shuffle import shuffle
+from domain.tournament.errors import TournamentCode, TournamentError
+from domain.tournament.events import (
+    EntryAdded,
+    EntryWithdrawn,
+    PairedTable,
+    RoundPaired,
+    TableScored,
+    TournamentCreated,
+    TournamentEvent,
+    TournamentFinished,
+)
+from domain.tournament.model import (
+    Entrant,
+    Format,
+    Pairing,
+    RoundRecord,
+    Seating,
+    Shape,
+    TableResult,
+)
+from domain.tournament.pairing import fits, pair, rounds_needed
+
+Status = Literal["open", "playing", "finished"]
+
+
+class EntryState(msgspec.Struct, frozen=True):
+    entry: str
+    names: tuple[str, ...]
+    computer: bool
+    first_round: int
+    withdrawn: bool = False
+
+
+class RoundState(msgspec.Struct, frozen=True):
+    number: int
+    tables: tuple[PairedTable, ...]
+    byes: tuple[str, ...]
+    inputs: str
+    deadline: datetime | None
+    results: dict[str, TableScored]  # by table id, as they arrive
+
+    @property
+    def complete(self) -> bool:
+        return len(self.results) == len(self.tables)
+
+
+class Tournament(msgspec.Struct, frozen=True, kw_only=True):
+    created: TournamentCreated
+    version: int
+    entries: dict[str, EntryState]  # in the order they entered
+    rounds: tuple[RoundState, ...] = ()
+    seed: str | None = None  # revealed when the tournament finishes
+
+    @property
+    def id(self) -> str:
+        return self.created.tournament
+
+    @property
+    def format(self) -> Format:
+        return Format(self.created.format)
+
+    @property
+    def status(self) -> Status:
+        if self.seed is not None:
+            return "finished"
+        return "playing" if self.rounds else "open"
+
+    @property
+    def shape(self) -> Shape:
+        return shape_of(self.created.game, self.created.seats, self.created.entry)
+
+    @property
+    def total_rounds(self) -> int | None:
+        """How many rounds the event has: as created, or a round-robin's by its field."""
+        if self.created.rounds is not None:
+            return self.created.rounds
+        if self.format is Format.ROUND_ROBIN and self.rounds:
+            return rounds_needed(self.format, len(_in_round(self, 1)))
+        return None
+
+    def round_of(self, table_id: str) -> RoundState | None:
+        for played in reversed(self.rounds):
+            if any(t.table == table_id for t in played.tables):
+                return played
+        return None
+
+
+def shape_of(game_id: str, seats: int, entry: str) -> Shape:
+    """The game's table as pairing sees it: its seats, and each seat's side where the game
+    is played by two sides (a partnership each, or two players)."""
+    units = GAMES[game_id].units(seats)
+    sides = None
+    if len(units) == 2:
+        side_of = {seat: side for side, unit in enumerate(units) for seat in unit}
+        sides = tuple(side_of[seat] for seat in range(seats))
+    return Shape(seats=seats, sides=sides, entry_seats=2 if entry == "pair" else 1)
+
+
+# --- evolve -----------------------------------------------------------------------------
+
+
+def start(created: TournamentCreated) -> Tournament:
+    return Tournament(created=created, version=1, entries={})
+
+
+def evolve(tournament: Tournament, event: TournamentEvent) -> Tournament:
+    tournament = replace(tournament, version=tournament.version + 1)
+    match event:
+        case EntryAdded():
+            entry = EntryState(event.entry, tuple(event.names), event.computer, event.first_round)
+            return replace(tournament, entries={**tournament.entries, event.entry: entry})
+        case EntryWithdrawn():
+            gone = replace(tournament.entries[event.entry], withdrawn=True)
+            return replace(tournament, entries={**tournament.entries, event.entry: gone})
+        case RoundPaired():
+            paired = RoundState(
+                event.round,
+                tuple(event.tables),
+                tuple(event.byes),
+                event.inputs,
+                event.deadline,
+                {},
+            )
+            return replace(tournament, rounds=(*tournament.rounds, paired))
+        case TableScored():
+            *earlier, last = tournament.rounds
+            results = {**last.results, event.table: event}
+            return replace(tournament, rounds=(*earlier, replace(last, results=results)))
+        case TournamentFinished():
+            return replace(tournament, seed=event.seed)
+    return tournament
+
+
+def fold(events: Sequence[TournamentEvent]) -> Tournament:
+    first, *rest = events
+    assert isinstance(first, TournamentCreated)
+    tournament = start(first)
+    for event in rest:
+        tournament = evolve(tournament, event)
+    return tournament
+
+
+# --- commands ---------------------------------------------------------------------------
+
+
+def create(
+    tournament_id: str,
+    name: str,
+    game: str,
+    *,
+    format: Format,
+    entry: Literal["single", "pair"],
+    seats: int,
+    options: dict[str, Any],
+    seed: bytes,
+    rounds: int | None = None,
+    clock: Any = None,
+    round_minutes: int | None = None,
+    auto_rounds: bool = False,
+) -> TournamentCreated:
+    """A new tournament, or a ``format-does-not-fit`` refusal naming the field."""
+    rules = GAMES[game]
+    if not rules.min_seats <= seats <= rules.max_seats:
+        raise _misfit("seats", f"{game} is played by {rules.min_seats} to {rules.max_seats}")
+    if format is Format.OPEN:
+        if entry == "pair" or rounds is not None or auto_rounds or round_minutes is not None:
+            field = "entry" if entry == "pair" else "rounds"
+            raise _misfit(field, "an open tournament has no entries or rounds of its own")
+    else:
+        misfit = fits(format, shape_of(game, seats, entry))
+        if misfit is not None:
+            field, _, why = misfit.partition(": ")  # the message names the field first
+            raise _misfit(field, why)
+        if rounds is None and format is not Format.ROUND_ROBIN:
+            raise _misfit("rounds", f"a {format} tournament needs its number of rounds")
+    return TournamentCreated(
+        tournament=tournament_id,
+        name=name,
+        game=game,
+        format=format.value,
+        entry=entry,
+        seats=seats,
+        options=options,
+        seed_hash=hashlib.sha256(seed).hexdigest(),
+        rounds=rounds,
+        clock=clock,
+        round_minutes=round_minutes,
+        auto_rounds=auto_rounds,
+    )
+
+
+def _misfit(field: str, message: str) -> TournamentError:
+    return TournamentError(TournamentCode.FORMAT_DOES_NOT_FIT, message, field=field)
+
+
+def enter(
+    tournament: Tournament, entry: str, names: Sequence[str], *, computer: bool = False
+) -> list[TournamentEvent]:
+    """A new entry; it joins the next round to be paired."""
+    _require_rounds(tournament)
+    _require_unfinished(tournament)
+    wanted = tournament.shape.entry_seats
+    if len(names) != wanted:
+        kind = "two names (a partnership)" if wanted == 2 else "one name"
+        raise TournamentError(TournamentCode.WRONG_ENTRY, f"an entry here is {kind}")
+    if tournament.format is Format.ROUND_ROBIN and tournament.rounds:
+        raise TournamentError(
+            TournamentCode.TOURNAMENT_STARTED, "a round-robin takes no entry once it started"
+        )
+    first_round = len(tournament.rounds) + 1
+    return [EntryAdded(entry=entry, names=list(names), first_round=first_round, computer=computer)]
+
+
+def withdraw(tournament: Tournament, entry: str) -> list[TournamentEvent]:
+    """The entry is paired no more; its results so far stand."""
+    found = entry_of(tournament, entry)
+    _require_unfinished(tournament)
+    if found.withdrawn:
+        raise TournamentError(TournamentCode.ENTRY_WITHDRAWN, f"entry {entry} has withdrawn")
+    return [EntryWithdrawn(entry=entry)]
+
+
+def entry_of(tournament: Tournament, entry: str) -> EntryState:
+    found = tournament.entries.get(entry)
+    if found is None:
+        raise TournamentError(TournamentCode.NO_SUCH_ENTRY, f"no entry {entry} here")
+    return found
+
+
+def pair_next(
+    tournament: Tournament, seed: bytes, table_ids: Iterator[str], at: datetime
+) -> list[TournamentEvent]:
+    """Pair and open the next round: which table each entry sits at, and the byes."""
+    _require_rounds(tournament)
+    _require_unfinished(tournament)
+    if tournament.rounds and not tournament.rounds[-1].complete:
+        raise TournamentError(
+            TournamentCode.ROUND_IN_PROGRESS,
+            f"round {tournament.rounds[-1].number} is still being played",
+        )
+    number = len(tournament.rounds) + 1
+    entrants = entrants_of(tournament)
+    playing = [e for e in entrants if not e.withdrawn and e.first_round <= number]
+    if len(playing) < tournament.shape.entries_per_table:
+        raise TournamentError(
+            TournamentCode.TOO_FEW_ENTRIES,
+            f"{len(playing)} entries cannot fill a table of {tournament.shape.entries_per_table}",
+        )
+    history = history_of(tournament)
+    pairing = pair(tournament.format, tournament.shape, entrants, history, seed, number)
+    deadline = None
+    if tournament.created.round_minutes is not None:
+        deadline = at + timedelta(minutes=tournament.created.round_minutes)
+    tables = [PairedTable(table=next(table_ids), seats=list(s.seats)) for s in pairing.tables]
+    return [
+        RoundPaired(
+            round=number,
+            tables=tables,
+            byes=list(pairing.byes),
+            inputs=inputs_digest(entrants, history, number),
+            deadline=deadline,
+        )
+    ]
+
+
+def score(
+    tournament: Tournament, table_id: str, result: TableResult, reason: str, seed: bytes
+) -> list[TournamentEvent]:
+    """Record how one of the round's tables ended; the last table of the last round
+    finishes the tournament and reveals its seed."""
+    played = tournament.round_of(table_id)
+    if played is None or table_id in played.results:
+        return []  # not a table of this tournament's rounds, or recorded already
+    scored = TableScored(
+        round=played.number,
+        table=table_id,
+        outcomes=list(result.outcomes),
+        scores=list(result.scores),
+        reason=reason,
+        aborted=result.aborted,
+        deal_scores=[list(d) for d in result.deal_scores],
+    )
+    events: list[TournamentEvent] = [scored]
+    after = evolve(tournament, scored)
+    if after.rounds[-1].complete and after.rounds[-1].number == after.total_rounds:
+        events.append(TournamentFinished(seed=seed.hex()))
+    return events
+
+
+def finish(tournament: Tournament, seed: bytes) -> list[TournamentEvent]:
+    """End the tournament after a complete round (the director stops early)."""
+    _require_rounds(tournament)
+    _require_unfinished(tournament)
+    if tournament.rounds and not tournament.rounds[-1].complete:
+        raise TournamentError(
+            TournamentCode.ROUND_IN_PROGRESS,
+            f"round {tournament.rounds[-1].number} is still being played",
+        )
+    return [TournamentFinished(seed=seed.hex())]
+
+
+def due_to_pair(tournament: Tournament) -> bool:
+    """Whether ``auto_rounds`` pairs the next round now: the last one is complete and
+    rounds remain."""
+    if not tournament.created.auto_rounds or tournament.status != "playing":
+        return False
+    last = tournament.rounds[-1]
+    return last.complete and last.number != tournament.total_rounds
+
+
+def _require_rounds(tournament: Tournament) -> None:
+    if tournament.format is Format.OPEN:
+        raise TournamentError(
+            TournamentCode.NOT_IN_ROUNDS, "an open tournament's tables are opened by hand"
+        )
+
+
+def _require_unfinished(tournament: Tournament) -> None:
+    if tournament.status == "finished" or (
+        tournament.rounds
+        and tournament.rounds[-1].complete
+        and tournament.rounds[-1].number == tournament.total_rounds
+    ):
+        raise TournamentError(
+            TournamentCode.TOURNAMENT_FINISHED, "the tournament has played its last round"
+        )
+
+
+# --- what pairing and standings are a function of -------------------------------------
+
+
+def _in_round(tournament: Tournament, number: int) -> list[Entrant]:
+    return [e for e in entrants_of(tournament) if not e.withdrawn and e.first_round <= number]
+
+
+def entrants_of(tournament: Tournament) -> list[Entrant]:
+    return [
+        Entrant(entry=e.entry, first_round=e.first_round, withdrawn=e.withdrawn)
+        for e in tournament.entries.values()
+    ]
+
+
+def history_of(tournament: Tournament) -> list[RoundRecord]:
+    """The finished rounds as pairing takes them."""
+    return [_record(played, played.tables) for played in tournament.rounds if played.complete]
+
+
+def results_so_far(tournament: Tournament) -> tuple[list[RoundRecord], list[list[str]]]:
+    """Every table result recorded, for the standings: the finished rounds, and of the
+    round in play its tables that have ended (and its byes); with each record, the ids of
+    its tables in the record's order."""
+    records, ids = [], []
+    for played in tournament.rounds:
+        ended = tuple(t for t in played.tables if t.table in played.results)
+        records.append(_record(played, ended))
+        ids.append([t.table for t in ended])
+    return records, ids
+
+
+def _record(played: RoundState, tables: Sequence[PairedTable]) -> RoundRecord:
+    pairing = Pairing(
+        round=played.number,
+        tables=tuple(Seating(tuple(t.seats)) for t in tables),
+        byes=played.byes,
+    )
+    results = tuple(_result(t, played.results[t.table]) for t in tables)
+    return RoundRecord(pairing=pairing, results=results)
+
+
+def _result(table: PairedTable, scored: TableScored) -> TableResult:
+    return TableResult(
+        seats=tuple(table.seats),
+        outcomes=tuple(scored.outcomes),
+        scores=tuple(scored.scores),
+        aborted=scored.aborted,
+        deal_scores=tuple(tuple(d) for d in scored.deal_scores),
+    )
+
+
+def inputs_digest(entrants: Sequence[Entrant], history: Sequence[RoundRecord], number: int) -> str:
+    encoded = msgspec.json.encode(
+        {"round": number, "entrants": entrants, "history": history}, order="sorted"
+    )
+    return hashlib.sha256(encoded).hexdigest()
+
+
+DUPLICATE_DEALS = 32  # decks a duplicate round supplies; a table that needs more shuffles its own
+
+
+def round_decks(game: str, seed: bytes, number: int) -> list[list[str]]:
+    """The decks every table of a duplicate round plays, in deal order, drawn from the
+    tournament's seed: the same at every table, and re-drawn by anyone once the seed is
+    revealed."""
+    pack = GAMES[game].pack
+    return [
+        list(shuffle(pack, hashlib.sha256(seed + f"round {number} deal {deal}".encode()).digest()))
+        for deal in range(DUPLICATE_DEALS)
+    ]

@@ -1,0 +1,326 @@
+"""Offline verification of a tournament export (DESIGN 14): no server, no database.
+
+Checks, stopping at the first failure:
+
+1. the tournament's stream: a ``tournament_header``, then events 1, 2, 3 … whose chain
+   hashes are recomputed (the tournament's id in place of a table's), ending at the
+   header's ``head``;
+2. every round table's export, through the table verifier (``service.audit.verify``);
+3. once the tournament has finished, its revealed seed matches the commitment in
+   ``tournament_created``, and every ``round_paired`` is re-run: the pairing must follow
+   from the entries, the results recorded before it and the seed — a pairing edited and
+   re-chained still fails here;
+4. every ``table_scored`` is the result of its table as re-run, and each table was opened
+   for the tournament with the entries' names at the seats the pairing gave them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from domain.events import Event, SeatTaken
+from domain.tournament import results, stream
+from domain.tournament.events import RoundPaired, TableScored, TournamentCreated, TournamentEvent
+from domain.tournament.pairing import pair
+from domain.tournament.stream import Tournament
+from service.audit.chain import GENESIS, canonical_bytes, chain
+from service.audit.format import TournamentEventLine, TournamentHeader
+from service.audit.verify import Report, verify_lines
+from service.write.codec import event_decoder
+from service.write.tournament_store import decode_event
+
+_header = msgspec.json.Decoder(TournamentHeader)
+_line = msgspec.json.Decoder(TournamentEventLine)
+
+
+class TournamentFailure(msgspec.Struct, frozen=True):
+    """Where the export departs: the tournament's event ``version``, or a ``table``."""
+
+    message: str
+    version: int | None = None
+    table: str | None = None
+
+
+class TournamentReport(msgspec.Struct, kw_only=True):
+    header: TournamentHeader | None = None
+    checks: list[str] = msgspec.field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
+    tables: dict[str, Report] = msgspec.field(default_factory=dict)
+    tournament: Any = None  # the stream folded, once it verified
+    failure: TournamentFailure | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+class _Stop(Exception):
+    def __init__(self, failure: TournamentFailure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+class _Recorded(msgspec.Struct, frozen=True):
+    """A stream event as the chain hash covers it."""
+
+    version: int
+    recorded_at: datetime
+    actor: str
+    data: Any
+    command: Any
+    hash: str
+    event: TournamentEvent
+
+
+def is_tournament_export(first_line: bytes) -> bool:
+    return b'"tournament_header"' in first_line
+
+
+def verify_tournament_lines(lines: Iterable[bytes]) -> TournamentReport:
+    report = TournamentReport()
+    try:
+        header, recorded, table_lines = _parse(lines, report)
+        _check_chain(header, recorded, report)
+        tables = _check_tables(header, table_lines, report)
+        report.tournament = _rerun(header, recorded, tables, report)
+    except _Stop as stop:
+        report.failure = stop.failure
+    return report
+
+
+# --- 1. the stream ----------------------------------------------------------------------
+
+
+def _parse(
+    lines: Iterable[bytes], report: TournamentReport
+) -> tuple[TournamentHeader, list[_Recorded], dict[str, list[bytes]]]:
+    header: TournamentHeader | None = None
+    recorded: list[_Recorded] = []
+    tables: dict[str, list[bytes]] = {}
+    current: list[bytes] | None = None
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        if header is None:
+            try:
+                header = _header.decode(raw)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                failure = TournamentFailure(f"line {number} is no tournament header: {exc}")
+                raise _Stop(failure) from None
+            report.header = header
+            continue
+        if current is None and b'"tournament_event"' in raw:
+            recorded.append(_event(raw, number, len(recorded) + 1))
+            continue
+        if b'"type":"header"' in raw:
+            table = msgspec.json.decode(raw).get("table", "")
+            current = tables.setdefault(str(table), [])
+        if current is None:
+            raise _Stop(TournamentFailure(f"line {number} is neither the stream nor a table"))
+        current.append(raw)
+    if header is None:
+        raise _Stop(TournamentFailure("the file is empty: it opens with a tournament header"))
+    return header, recorded, tables
+
+
+def _event(raw: bytes, number: int, expected: int) -> _Recorded:
+    try:
+        line = _line.decode(raw)
+        event = decode_event(line.data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        failure = TournamentFailure(f"line {number} is no tournament event: {exc}", expected)
+        raise _Stop(failure) from None
+    if line.version != expected:
+        raise _Stop(TournamentFailure(f"line {number} holds version {line.version}", expected))
+    return _Recorded(
+        version=line.version,
+        recorded_at=line.recorded_at,
+        actor=line.actor,
+        data=msgspec.json.decode(line.data),
+        command=msgspec.json.decode(line.command),
+        hash=line.hash,
+        event=event,
+    )
+
+
+def _check_chain(
+    header: TournamentHeader, recorded: list[_Recorded], report: TournamentReport
+) -> None:
+    previous = GENESIS
+    for entry in recorded:
+        canonical = canonical_bytes(header.tournament, entry.version, entry.recorded_at, entry)
+        previous = chain(previous, canonical)
+        if entry.hash != previous.hex():
+            raise _Stop(
+                TournamentFailure(
+                    "its content does not match its chain hash: the event was altered",
+                    entry.version,
+                )
+            )
+    last = recorded[-1].version if recorded else 0
+    if last != header.version or (recorded and recorded[-1].hash != header.head):
+        raise _Stop(TournamentFailure(f"the stream ends at version {last}, not the header's head"))
+    report.checks.append(
+        f"{last} tournament events: every chain hash recomputed, the last one is the"
+        f" header's head {header.head[:16]}…"
+    )
+
+
+# --- 2. the tables ----------------------------------------------------------------------
+
+
+class _Verified(msgspec.Struct, frozen=True):
+    table: Any
+    events: list[Event]
+
+
+def _check_tables(
+    header: TournamentHeader, table_lines: dict[str, list[bytes]], report: TournamentReport
+) -> dict[str, _Verified]:
+    verified: dict[str, _Verified] = {}
+    for table_id in header.tables:
+        lines = table_lines.get(table_id)
+        if lines is None:
+            raise _Stop(TournamentFailure("missing: the table's export", table=table_id))
+        table_report = verify_lines(lines)
+        report.tables[table_id] = table_report
+        if not table_report.ok:
+            assert table_report.failure is not None
+            message = f"version {table_report.failure.version}: {table_report.failure.message}"
+            raise _Stop(TournamentFailure(message, table=table_id))
+        decode = event_decoder(header.game).decode
+        events = [
+            decode(msgspec.json.encode(msgspec.json.decode(raw)["data"])) for raw in lines[1:]
+        ]
+        verified[table_id] = _Verified(table_report.table, events)
+    report.checks.append(
+        f"{len(verified)} round tables: each export verified, every event re-run through the rules"
+    )
+    return verified
+
+
+# --- 3 and 4. pairings and results -----------------------------------------------------
+
+
+def _rerun(
+    header: TournamentHeader,
+    recorded: list[_Recorded],
+    tables: dict[str, _Verified],
+    report: TournamentReport,
+) -> Tournament:
+    first = recorded[0].event if recorded else None
+    if not isinstance(first, TournamentCreated) or first.tournament != header.tournament:
+        raise _Stop(TournamentFailure("the stream does not open with its tournament_created", 1))
+    folded = stream.fold([r.event for r in recorded])
+    seed = bytes.fromhex(folded.seed) if folded.seed is not None else None
+    if seed is not None and _sha256(seed) != first.seed_hash:
+        raise _Stop(TournamentFailure("the revealed seed is not the one committed to", None))
+    tournament = stream.start(first)
+    paired = scored = 0
+    for entry in recorded[1:]:
+        event = entry.event
+        if isinstance(event, RoundPaired):
+            if seed is not None:
+                _check_pairing(tournament, event, seed, entry.version)
+                paired += 1
+            for table in event.tables:
+                _check_opened(tournament, event, table.table, table.seats, tables, entry.version)
+        if isinstance(event, TableScored):
+            _check_scored(tournament, event, tables, entry.version)
+            scored += 1
+        tournament = stream.evolve(tournament, event)
+    if seed is None:
+        report.notes.append(
+            "the tournament has not finished: its seed is still secret, so the pairings"
+            " are re-run once it is revealed"
+        )
+    else:
+        report.checks.append(
+            f"the seed matches its commitment; {paired} pairings re-run from the entries,"
+            " the results before them and the seed: each is exactly the one recorded"
+        )
+    report.checks.append(f"{scored} table results recomputed from their tables as re-run")
+    return tournament
+
+
+def _check_pairing(tournament: Tournament, event: RoundPaired, seed: bytes, version: int) -> None:
+    entrants = stream.entrants_of(tournament)
+    history = stream.history_of(tournament)
+    again = pair(tournament.format, tournament.shape, entrants, history, seed, event.round)
+    seats = [list(s.seats) for s in again.tables]
+    if seats != [t.seats for t in event.tables] or list(again.byes) != event.byes:
+        raise _Stop(
+            TournamentFailure(
+                f"round {event.round} is not the pairing that follows from the recorded"
+                f" results and the seed: it should seat {seats} with byes {list(again.byes)}",
+                version,
+            )
+        )
+    if stream.inputs_digest(entrants, history, event.round) != event.inputs:
+        raise _Stop(TournamentFailure(f"round {event.round}'s inputs digest differs", version))
+
+
+def _check_opened(
+    tournament: Tournament,
+    event: RoundPaired,
+    table_id: str,
+    seats: list[str],
+    tables: dict[str, _Verified],
+    version: int,
+) -> None:
+    found = tables.get(table_id)
+    if found is None:
+        return  # a table of the round in play, not exported yet
+    table = found.table
+    names = [tournament.entries[e].names for e in seats]
+    used: dict[str, int] = {}
+    expected = []
+    for entry, options in zip(seats, names, strict=True):
+        expected.append(options[used.get(entry, 0) % len(options)])
+        used[entry] = used.get(entry, 0) + 1
+    if table.tournament != tournament.id or table.ends_at != event.deadline:
+        raise _Stop(TournamentFailure("the table was not opened for this round", version, table_id))
+    first_names = [e.name for e in found.events if isinstance(e, SeatTaken)]
+    if first_names[: len(expected)] != expected:
+        raise _Stop(
+            TournamentFailure(
+                f"the table seats {first_names[: len(expected)]}, the pairing {expected}",
+                version,
+                table_id,
+            )
+        )
+
+
+def _check_scored(
+    tournament: Tournament, event: TableScored, tables: dict[str, _Verified], version: int
+) -> None:
+    found = tables.get(event.table)
+    played = tournament.round_of(event.table)
+    if found is None or played is None:
+        raise _Stop(TournamentFailure("a result for a table not in the export", version))
+    seats = next(t.seats for t in played.tables if t.table == event.table)
+    result, reason = results.table_result(found.table, seats, found.events)
+    if (
+        list(result.outcomes) != event.outcomes
+        or list(result.scores) != event.scores
+        or result.aborted != event.aborted
+        or reason != event.reason
+        or [list(d) for d in result.deal_scores] != event.deal_scores
+    ):
+        raise _Stop(
+            TournamentFailure(
+                f"the recorded result is not the table's: it ended {reason},"
+                f" {list(result.outcomes)} with {list(result.scores)}",
+                version,
+                event.table,
+            )
+        )
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,261 @@
+"""Examples of a tournament in rounds (DESIGN 14) for the OpenAPI document: a Reserve
+Bridge Swiss event of four, its entries, its first round and its standings.
+:mod:`service.http.examples` folds them into the rest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.http import sample as s
+
+ENTRIES = ("a1f3c9d2e8b4", "b7e2d4a9c1f6", "c5d8e1f3a7b2", "d9a4b6c2e5f1")
+ROUND_TABLES = ("7d1e9c3a-5b2f-4e8d-a6c4-0f9e8d7c6b5a", "8e2f0d4b-6c3a-4f9e-b7d5-1a0f9e8d7c6b")
+DIRECTOR = "Zr4Xk9Lm2Qw8Ty6Up1Vs3No5Hj7Bg0Fd2Ce4Ax6Wi8"
+
+SWISS_BODY = {
+    "game": "reserve-bridge",
+    "name": "Winter Swiss",
+    "format": "swiss",
+    "rounds": 3,
+    "auto_rounds": True,
+}
+
+PAIRS_BODY = {
+    "game": "forty-five",
+    "name": "Pairs night",
+    "format": "swiss",
+    "rounds": 4,
+    "entry": "pair",
+}
+
+TOURNAMENT = {
+    "id": s.TOURNAMENT,
+    "name": "Winter Swiss",
+    "game": "reserve-bridge",
+    "options": {},
+    "tables": list(ROUND_TABLES),
+    "duplicate_deals": 0,
+    "first_dealer": None,
+    "clock": None,
+    "format": "swiss",
+    "status": "playing",
+    "entry": "single",
+    "seats": 2,
+    "rounds": 3,
+    "round": 1,
+    "round_minutes": None,
+    "auto_rounds": True,
+}
+
+FIRST_ROUND = {
+    "round": 1,
+    "status": "playing",
+    "tables": [
+        {"table": ROUND_TABLES[0], "seats": [ENTRIES[2], ENTRIES[0]]},
+        {"table": ROUND_TABLES[1], "seats": [ENTRIES[1], ENTRIES[3]]},
+    ],
+    "byes": [],
+    "deadline": None,
+}
+
+
+def _line(table: int | None, opponent: str | None, result: str) -> dict[str, Any]:
+    return {
+        "round": 1,
+        "table": None if table is None else ROUND_TABLES[table],
+        "opponents": [] if opponent is None else [opponent],
+        "result": result,
+    }
+
+
+def _standing(rank: int, entry: int, name: str, won: bool, table: int, opponent: int) -> Any:
+    return {
+        "entry": ENTRIES[entry],
+        "name": name,
+        "rank": rank,
+        "points": 1.0 if won else 0.0,
+        "wins": int(won),
+        "losses": int(not won),
+        "draws": 0,
+        "score": 620 if won else 140,
+        "buchholz": 0.0 if won else 1.0,
+        "sonneborn_berger": 0.0,
+        "matchpoints": 0.0,
+        "percentage": 0.0,
+        "rounds": [_line(table, ENTRIES[opponent], "win" if won else "loss")],
+    }
+
+
+REQUESTS: dict[str, dict[str, tuple[str, Any]]] = {
+    "addEntry": {
+        "player": ("A player", {"name": "Ann"}),
+        "pair": ("A fixed partnership (Forty-Five with pair entries)", {"names": ["Ann", "Bob"]}),
+        "computer": ("The computer, to fill the field", {"name": "Bot", "computer": True}),
+    },
+}
+
+RESPONSES: dict[tuple[str, str], dict[str, tuple[str, Any]]] = {
+    ("listTournaments", "200"): {
+        "page": (
+            "A page of tournaments",
+            {
+                "tournaments": [
+                    {
+                        "id": s.TOURNAMENT,
+                        "name": "Winter Swiss",
+                        "game": "reserve-bridge",
+                        "format": "swiss",
+                        "status": "playing",
+                        "created_at": s.json(s.at(1)),
+                    }
+                ],
+                "next": "1200",
+            },
+        )
+    },
+    ("addEntry", "201"): {
+        "entry": ("The entry and its token", {"entry": ENTRIES[0], "token": s.TOKEN})
+    },
+    ("listEntries", "200"): {
+        "entries": (
+            "Four players; Dee withdrew",
+            {
+                "entries": [
+                    {
+                        "entry": entry,
+                        "names": [name],
+                        "computer": False,
+                        "first_round": 1,
+                        "withdrawn": name == "Dee",
+                    }
+                    for entry, name in zip(ENTRIES, s.NAMES, strict=True)
+                ]
+            },
+        )
+    },
+    ("withdrawEntry", "200"): {
+        "withdrawn": (
+            "Paired no more",
+            {
+                "entry": ENTRIES[3],
+                "names": ["Dee"],
+                "computer": False,
+                "first_round": 1,
+                "withdrawn": True,
+            },
+        )
+    },
+    ("getMySeat", "200"): {
+        "seat": (
+            "Ann plays seat 1 of the first round's head table",
+            {
+                "entry": ENTRIES[0],
+                "round": 1,
+                "table": ROUND_TABLES[0],
+                "seat": 1,
+                "token": s.TOKEN,
+                "bye": False,
+                "partner_seat": None,
+                "partner_token": None,
+            },
+        ),
+        "bye": (
+            "Sitting the round out",
+            {
+                "entry": ENTRIES[0],
+                "round": 2,
+                "table": None,
+                "seat": None,
+                "token": None,
+                "bye": True,
+                "partner_seat": None,
+                "partner_token": None,
+            },
+        ),
+    },
+    ("pairRound", "201"): {"round": ("The first round, its tables opened", FIRST_ROUND)},
+    ("exportTournament", "200"): {
+        "header": (
+            "The first line: the tournament, its stream's head, the tables that follow",
+            {
+                "type": "tournament_header",
+                "format": "cardroom-tournament-export/1",
+                "tournament": s.TOURNAMENT,
+                "name": "Winter Swiss",
+                "game": "reserve-bridge",
+                "tournament_format": "swiss",
+                "status": "finished",
+                "version": 14,
+                "head": s.head(14),
+                "tables": list(ROUND_TABLES),
+                "exported_at": s.json(s.at(200)),
+            },
+        ),
+        "event": (
+            "A line of the tournament's stream: a round paired",
+            {
+                "type": "tournament_event",
+                "version": 6,
+                "recorded_at": s.json(s.at(20)),
+                "actor": "director",
+                "command": {"type": "pair_round"},
+                "data": {
+                    "type": "round_paired",
+                    "round": 1,
+                    "tables": FIRST_ROUND["tables"],
+                    "byes": [],
+                    "inputs": s.head(5),
+                    "deadline": None,
+                },
+                "hash": s.head(6),
+            },
+        ),
+    },
+    ("getRound", "200"): {"round": ("The first round, in play", FIRST_ROUND)},
+}
+
+
+def standings_page(open_standings: Any, position: int) -> dict[str, Any]:
+    """The standings of the Swiss event after its first round."""
+    return {
+        "position": position,
+        "standings": open_standings,
+        "format": "swiss",
+        "version": 9,
+        "entries": [
+            _standing(1, 0, "Ann", True, 0, 2),
+            _standing(1, 1, "Bob", True, 1, 3),
+            _standing(3, 2, "Cid", False, 0, 0),
+            _standing(3, 3, "Dee", False, 1, 1),
+        ],
+    }
+
+
+PARAMETERS: dict[str, Any] = {"format": "swiss", "entry": ENTRIES[0], "number": 1}
+
+PROBLEMS: dict[str, dict[int, list[str]]] = {
+    "createTournament": {
+        400: ["format-does-not-fit", "invalid-options", "malformed-request"],
+        403: ["operator-only"],
+    },
+    "addEntry": {
+        403: ["operator-only"],
+        404: ["tournament-not-found"],
+        409: ["tournament-started", "tournament-finished", "not-in-rounds"],
+        422: ["wrong-entry"],
+    },
+    "listEntries": {404: ["tournament-not-found"]},
+    "withdrawEntry": {
+        403: ["operator-only"],
+        404: ["no-such-entry", "tournament-not-found"],
+        409: ["entry-withdrawn", "tournament-finished"],
+    },
+    "getMySeat": {403: ["operator-only"], 404: ["tournament-not-found", "no-such-entry"]},
+    "pairRound": {
+        403: ["operator-only"],
+        404: ["tournament-not-found"],
+        409: ["round-in-progress", "tournament-finished", "too-few-entries", "not-in-rounds"],
+    },
+    "getRound": {404: ["no-such-round", "tournament-not-found"]},
+    "exportTournament": {403: ["operator-only"], 404: ["tournament-not-found"]},
+}

@@ -1,0 +1,269 @@
+"""Tournament streams in Postgres (DESIGN 14): appended and chained like a table's.
+
+A tournament's stream is short (its entries, one event per round and per table) and is
+read whole and folded on each use. The ``tournaments`` row carries the listing columns
+and, kept out of every answer, the pairing seed and the key its seat tokens come from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import msgspec
+import psycopg
+from psycopg_pool import AsyncConnectionPool
+
+from domain.tournament.events import TOURNAMENT_EVENTS, TournamentEvent
+from domain.tournament.stream import Tournament, fold
+from service import metrics
+from service.audit.chain import GENESIS, canonical_bytes, chain
+from service.refusals import TournamentNotFound
+from service.write.codec import event_data
+from service.write.store import NewEvent, Notifier, VersionConflict
+
+_json = msgspec.json.Encoder()
+decode_event = msgspec.json.Decoder(TOURNAMENT_EVENTS).decode
+
+
+class StoredTournamentEvent(msgspec.Struct, frozen=True):
+    version: int
+    recorded_at: datetime
+    actor: str
+    data: msgspec.Raw
+    command: msgspec.Raw | None
+    hash: str
+
+
+class Secrets(msgspec.Struct, frozen=True):
+    seed: bytes
+    seat_key: bytes
+
+
+class TournamentStore:
+    def __init__(self, pool: AsyncConnectionPool[Any], notifier: Notifier | None = None) -> None:
+        self.pool = pool
+        self.notifier = notifier
+
+    async def create(
+        self,
+        created: NewEvent,
+        at: datetime,
+        *,
+        director_hash: bytes,
+        secrets: Secrets,
+        decks: list[list[str]] | None,
+        first_dealer: int | None,
+    ) -> None:
+        """The tournament's row and its first event, in one transaction."""
+        data = created.data
+        async with self.pool.connection() as conn, conn.transaction():
+            await conn.execute(
+                "INSERT INTO tournaments (id, name, game, options, deals, first_dealer, clock,"
+                " format, status, director_hash, seed, seat_key)"
+                " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s::jsonb, %s, 'open', %s, %s, %s)",
+                (
+                    data["tournament"],
+                    data["name"],
+                    data["game"],
+                    _json.encode(data["options"]).decode(),
+                    None if decks is None else _json.encode(decks).decode(),
+                    first_dealer,
+                    None if data.get("clock") is None else _json.encode(data["clock"]).decode(),
+                    data["format"],
+                    director_hash,
+                    secrets.seed,
+                    secrets.seat_key,
+                ),
+            )
+            await self._append(conn, data["tournament"], 0, GENESIS, [created], at, "open")
+
+    async def load(self, tournament_id: str) -> tuple[Tournament, bytes]:
+        """The tournament folded from its stream, and the chain hash of its last event."""
+        stored = await self.read_stream(tournament_id)
+        if not stored:
+            raise TournamentNotFound(f"no tournament {tournament_id}")
+        tournament = fold([decode_event(s.data) for s in stored])
+        return tournament, bytes.fromhex(stored[-1].hash)
+
+    async def read_stream(self, tournament_id: str, after: int = 0) -> list[StoredTournamentEvent]:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT version, recorded_at, actor, data::text, command::text, hash"
+                " FROM tournament_events WHERE tournament_id = %s AND version > %s"
+                " ORDER BY version",
+                (tournament_id, after),
+            )
+            rows = await cur.fetchall()
+        return [
+            StoredTournamentEvent(
+                version=row[0],
+                recorded_at=row[1],
+                actor=row[2],
+                data=msgspec.Raw(row[3].encode()),
+                command=None if row[4] is None else msgspec.Raw(row[4].encode()),
+                hash=bytes(row[5]).hex(),
+            )
+            for row in rows
+        ]
+
+    async def append(
+        self,
+        tournament: Tournament,
+        previous_hash: bytes,
+        events: Sequence[TournamentEvent],
+        actor: str,
+        command: dict[str, Any] | None,
+        at: datetime,
+        *,
+        after: Tournament,
+        round_tables: Sequence[tuple[str, int]] = (),
+        entry_token: tuple[bytes, str] | None = None,
+    ) -> None:
+        """Append ``events`` after ``tournament.version``; :class:`VersionConflict` if
+        another append got there first. With them, in the same transaction: the tables a
+        round opens and the digest of a new entry's token."""
+        new = [NewEvent(event_data(e), actor, command) for e in events]
+        try:
+            async with self.pool.connection() as conn, conn.transaction():
+                await self._append(
+                    conn, tournament.id, tournament.version, previous_hash, new, at, after.status
+                )
+                if round_tables:
+                    await conn.cursor().executemany(
+                        "INSERT INTO round_tables (table_id, tournament_id, round)"
+                        " VALUES (%s, %s, %s)",
+                        [(table, tournament.id, number) for table, number in round_tables],
+                    )
+                if entry_token is not None:
+                    await conn.execute(
+                        "INSERT INTO entry_tokens (token_hash, tournament_id, entry)"
+                        " VALUES (%s, %s, %s)",
+                        (entry_token[0], tournament.id, entry_token[1]),
+                    )
+        except psycopg.errors.UniqueViolation as exc:
+            metrics.CONFLICTS.inc()
+            raise VersionConflict(tournament.id) from exc
+
+    async def _append(
+        self,
+        conn: psycopg.AsyncConnection[Any],
+        tournament_id: str,
+        expected: int,
+        previous: bytes,
+        events: Sequence[NewEvent],
+        at: datetime,
+        status: str,
+    ) -> None:
+        rows = []
+        for offset, event in enumerate(events, start=1):
+            version = expected + offset
+            previous = chain(previous, canonical_bytes(tournament_id, version, at, event))
+            command = None if event.command is None else _json.encode(event.command).decode()
+            rows.append(
+                (
+                    tournament_id,
+                    version,
+                    event.data["type"],
+                    _json.encode(event.data).decode(),
+                    event.actor,
+                    command,
+                    at,
+                    previous,
+                )
+            )
+        await conn.cursor().executemany(
+            "INSERT INTO tournament_events (tournament_id, version, type, data, actor, command,"
+            " recorded_at, hash) VALUES (%s, %s, %s, %s::jsonb, %s, %s::jsonb, %s, %s)",
+            rows,
+        )
+        new_version = expected + len(events)
+        cur = await conn.execute(
+            "UPDATE tournaments SET version = %s, last_hash = %s, status = %s"
+            " WHERE id = %s AND version = %s",
+            (new_version, previous, status, tournament_id, expected),
+        )
+        if cur.rowcount != 1:
+            raise psycopg.errors.UniqueViolation("the tournament moved on")
+        if self.notifier is not None:
+            self.notifier.notify(f"tournament:{tournament_id}", new_version)
+
+    async def secrets(self, tournament_id: str) -> Secrets:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT seed, seat_key FROM tournaments WHERE id = %s", (tournament_id,)
+            )
+            row = await cur.fetchone()
+        if row is None or row[0] is None:
+            raise TournamentNotFound(f"no tournament {tournament_id}")
+        return Secrets(seed=bytes(row[0]), seat_key=bytes(row[1]))
+
+    async def duplicate_deals(
+        self, tournament_id: str
+    ) -> tuple[list[list[str]] | None, int | None]:
+        """The operator's decks and first dealer for every table (duplicate play)."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT deals::text, first_dealer FROM tournaments WHERE id = %s",
+                (tournament_id,),
+            )
+            row = await cur.fetchone()
+        if row is None or row[0] is None:
+            return None, None if row is None else row[1]
+        decks: list[list[str]] = msgspec.json.decode(row[0])
+        return decks, row[1]
+
+    async def token(self, digest: bytes) -> tuple[str, str | None] | None:
+        """The tournament (and entry) a director or entry token belongs to."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT tournament_id::text, entry FROM entry_tokens WHERE token_hash = %s"
+                " UNION ALL SELECT id::text, NULL FROM tournaments WHERE director_hash = %s",
+                (digest, digest),
+            )
+            row = await cur.fetchone()
+        return None if row is None else (row[0], row[1])
+
+    async def tables_to_open(self, limit: int = 100) -> list[tuple[str, str]]:
+        """``(tournament, table)`` of paired tables not created yet."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT r.tournament_id::text, r.table_id::text FROM round_tables r"
+                " LEFT JOIN tables t ON t.id = r.table_id WHERE t.id IS NULL LIMIT %s",
+                (limit,),
+            )
+            return [(row[0], row[1]) for row in await cur.fetchall()]
+
+    async def tables_to_score(self, limit: int = 100) -> list[tuple[str, str]]:
+        """``(tournament, table)`` of round tables that ended and are not recorded yet."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT r.tournament_id::text, r.table_id::text FROM round_tables r"
+                " JOIN tables t ON t.id = r.table_id"
+                " WHERE NOT r.scored AND t.status IN ('finished', 'aborted', 'expired')"
+                " LIMIT %s",
+                (limit,),
+            )
+            return [(row[0], row[1]) for row in await cur.fetchall()]
+
+    async def mark_scored(self, table_ids: Sequence[str]) -> None:
+        async with self.pool.connection() as conn:
+            await conn.execute(
+                "UPDATE round_tables SET scored = true WHERE table_id = ANY(%s::uuid[])",
+                (list(table_ids),),
+            )
+
+    async def to_pair(self, limit: int = 100) -> list[str]:
+        """Tournaments with ``auto_rounds`` playing whose every paired table is
+        recorded: they may be due their next round."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT t.id::text FROM tournaments t WHERE t.status = 'playing'"
+                " AND EXISTS (SELECT 1 FROM tournament_events e WHERE e.tournament_id = t.id"
+                " AND e.version = 1 AND (e.data->>'auto_rounds')::boolean)"
+                " AND NOT EXISTS (SELECT 1 FROM round_tables r"
+                " WHERE r.tournament_id = t.id AND NOT r.scored) LIMIT %s",
+                (limit,),
+            )
+            return [row[0] for row in await cur.fetchall()]

@@ -1,0 +1,303 @@
+"""Tournament commands (DESIGN 14): create, enter, withdraw, pair a round, record results.
+
+Each command folds the tournament's stream, decides in the domain and appends with the
+expected version; a collision (the director entering a player while a table's result is
+recorded) is decided again on the fresh stream. A round is opened in two steps, each safe
+to repeat: ``round_paired`` is appended together with the ids of the tables it opens,
+then the tables are created — by this process at once, or by the tournament worker if
+this one died in between (``open_missing``).
+
+Seat tokens of a tournament's tables are derived, not stored: HMAC of the tournament's
+secret key over the table and seat. The table keeps only their digests, like any seat
+token, and ``/me`` can hand a player the token of the seat he was paired to without the
+service ever having written it down.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import msgspec
+
+from domain import table as tables
+from domain.events import ClockSettings
+from domain.tournament import results, stream
+from domain.tournament.events import TournamentEvent
+from domain.tournament.model import Format
+from domain.tournament.stream import Tournament
+from service.refusals import CommandConflict
+from service.write.codec import event_data, event_decoder
+from service.write.handler import Clock, TableService, token_digest
+from service.write.store import NewEvent, VersionConflict, now
+from service.write.tournament_store import Secrets, TournamentStore
+
+ATTEMPTS = 5
+Decision = Callable[[Tournament], Sequence[TournamentEvent]]
+
+
+class MySeat(msgspec.Struct, frozen=True):
+    """Where the entry plays the current round: its table, seat and that seat's token
+    (an ordinary seat token); ``table: null`` and ``bye: true`` when it sits the round
+    out (``round: 0`` before the first). A partnership's second seat comes as
+    ``partner_seat`` and ``partner_token``."""
+
+    entry: str
+    round: int
+    table: str | None
+    seat: int | None
+    token: str | None
+    bye: bool = False
+    partner_seat: int | None = None
+    partner_token: str | None = None
+
+
+class TournamentService:
+    def __init__(
+        self, store: TournamentStore, tables_service: TableService, clock: Clock = now
+    ) -> None:
+        self.store = store
+        self.tables = tables_service
+        self.clock = clock
+
+    async def create(
+        self,
+        name: str,
+        game: str,
+        *,
+        format: Format,
+        entry: Literal["single", "pair"],
+        seats: int,
+        options: dict[str, Any],
+        rounds: int | None,
+        clock: ClockSettings | None,
+        round_minutes: int | None,
+        auto_rounds: bool,
+        decks: list[list[str]] | None,
+        first_dealer: int | None,
+        command: dict[str, Any],
+    ) -> tuple[str, str]:
+        """A new tournament: its id and the director's token."""
+        secret = Secrets(seed=secrets.token_bytes(32), seat_key=secrets.token_bytes(32))
+        tournament_id = str(uuid.uuid4())
+        created = stream.create(
+            tournament_id,
+            name,
+            game,
+            format=format,
+            entry=entry,
+            seats=seats,
+            options=options,
+            seed=secret.seed,
+            rounds=rounds,
+            clock=clock,
+            round_minutes=round_minutes,
+            auto_rounds=auto_rounds,
+        )
+        director = secrets.token_urlsafe(32)
+        await self.store.create(
+            NewEvent(event_data(created), "operator", command),
+            self.clock(),
+            director_hash=token_digest(director),
+            secrets=secret,
+            decks=decks,
+            first_dealer=first_dealer,
+        )
+        return tournament_id, director
+
+    async def load(self, tournament_id: str) -> Tournament:
+        return (await self.store.load(tournament_id))[0]
+
+    async def enter(
+        self, tournament_id: str, names: list[str], computer: bool, actor: str
+    ) -> tuple[str, str]:
+        """A new entry: its id and its token."""
+        entry = uuid.uuid4().hex[:12]
+        token = secrets.token_urlsafe(32)
+        command = {"type": "enter", "names": names, "computer": computer}
+        await self._decide(
+            tournament_id,
+            lambda t: stream.enter(t, entry, names, computer=computer),
+            actor,
+            command,
+            entry_token=(token_digest(token), entry),
+        )
+        return entry, token
+
+    async def withdraw(self, tournament_id: str, entry: str, actor: str) -> Tournament:
+        command = {"type": "withdraw", "entry": entry}
+        return await self._decide(
+            tournament_id, lambda t: stream.withdraw(t, entry), actor, command
+        )
+
+    async def pair_round(self, tournament_id: str, actor: str) -> Tournament:
+        """Pair the next round and open its tables."""
+        seed = (await self.store.secrets(tournament_id)).seed
+        at = self.clock()
+
+        def decide(tournament: Tournament) -> Sequence[TournamentEvent]:
+            ids = iter(lambda: str(uuid.uuid4()), None)
+            return stream.pair_next(tournament, seed, ids, at)
+
+        paired = await self._decide(
+            tournament_id, decide, actor, {"type": "pair_round"}, opens_round=True
+        )
+        await self.open_tables(paired, [t.table for t in paired.rounds[-1].tables])
+        return paired
+
+    async def open_tables(self, tournament: Tournament, table_ids: Sequence[str]) -> None:
+        """Create the paired tables ``table_ids`` of the tournament's current round (a
+        table created already, by another process, is left as it is)."""
+        keys = await self.store.secrets(tournament.id)
+        current = tournament.rounds[-1]
+        decks, first_dealer = None, None
+        if tournament.format is Format.DUPLICATE:
+            # Every table of the round plays the same cards from the same first dealer:
+            # the operator's decks, else decks drawn from the seed for this round.
+            supplied, first_dealer = await self.store.duplicate_deals(tournament.id)
+            game = tournament.created.game
+            decks = supplied or stream.round_decks(game, keys.seed, current.number)
+            first_dealer = first_dealer or 0
+        for paired in current.tables:
+            if paired.table not in table_ids:
+                continue
+            names, computers = self._seating(tournament, paired.seats)
+            created = tables.create(
+                paired.table,
+                tournament.created.game,
+                len(paired.seats),
+                tournament.created.options,
+                first_dealer=first_dealer,
+                decks=decks,
+                tournament=tournament.id,
+                clock=tournament.created.clock,
+                ends_at=current.deadline,
+            )
+            tokens = [seat_token(keys.seat_key, paired.table, s) for s in range(len(names))]
+            command = {"type": "open_round_table", "round": current.number}
+            try:
+                await self.tables.create(
+                    created, command, "tournament", names, computers=computers, tokens=tokens
+                )
+            except VersionConflict:
+                continue  # opened meanwhile by another process
+
+    def _seating(
+        self, tournament: Tournament, seats: Sequence[str]
+    ) -> tuple[list[str], frozenset[int]]:
+        """Each seat's name (a partnership's two names in turn) and the computer's seats."""
+        names: list[str] = []
+        computers = set()
+        used: dict[str, int] = {}
+        for seat, entry in enumerate(seats):
+            found = tournament.entries[entry]
+            names.append(found.names[used.get(entry, 0) % len(found.names)])
+            used[entry] = used.get(entry, 0) + 1
+            if found.computer:
+                computers.add(seat)
+        return names, frozenset(computers)
+
+    async def score_table(self, tournament_id: str, table_id: str) -> Tournament:
+        """Record how a round table ended (once; a second call finds it recorded)."""
+        table = (await self.tables.load(table_id)).table
+        stored = await self.tables.store.read_stream(table_id, 0, 100_000)
+        decode = event_decoder(table.game).decode
+        events = [decode(s.data) for s in stored]
+        seed = (await self.store.secrets(tournament_id)).seed
+
+        def decide(tournament: Tournament) -> Sequence[TournamentEvent]:
+            played = tournament.round_of(table_id)
+            if played is None:
+                return []
+            paired = next(t for t in played.tables if t.table == table_id)
+            result, reason = results.table_result(table, paired.seats, events)
+            return stream.score(tournament, table_id, result, reason, seed)
+
+        command = {"type": "score_table", "table": table_id}
+        return await self._decide(tournament_id, decide, "tournament", command)
+
+    async def finish(self, tournament_id: str, actor: str) -> Tournament:
+        seed = (await self.store.secrets(tournament_id)).seed
+        return await self._decide(
+            tournament_id, lambda t: stream.finish(t, seed), actor, {"type": "finish"}
+        )
+
+    async def seat_of(self, tournament_id: str, entry: str) -> MySeat:
+        """Where ``entry`` plays the current round, and the seat's token (``/me``)."""
+        tournament = await self.load(tournament_id)
+        stream.entry_of(tournament, entry)
+        if not tournament.rounds:
+            return MySeat(entry=entry, round=0, table=None, seat=None, token=None)
+        current = tournament.rounds[-1]
+        for paired in current.tables:
+            held = [s for s, e in enumerate(paired.seats) if e == entry]
+            if held:
+                key = (await self.store.secrets(tournament_id)).seat_key
+                partner = held[1] if len(held) > 1 else None
+                return MySeat(
+                    entry=entry,
+                    round=current.number,
+                    table=paired.table,
+                    seat=held[0],
+                    token=seat_token(key, paired.table, held[0]),
+                    partner_seat=partner,
+                    partner_token=None
+                    if partner is None
+                    else seat_token(key, paired.table, partner),
+                )
+        return MySeat(
+            entry=entry,
+            round=current.number,
+            table=None,
+            seat=None,
+            token=None,
+            bye=entry in current.byes,
+        )
+
+    async def _decide(
+        self,
+        tournament_id: str,
+        decide: Decision,
+        actor: str,
+        command: dict[str, Any],
+        *,
+        opens_round: bool = False,
+        entry_token: tuple[bytes, str] | None = None,
+    ) -> Tournament:
+        for _ in range(ATTEMPTS):
+            tournament, last_hash = await self.store.load(tournament_id)
+            events = decide(tournament)
+            if not events:
+                return tournament
+            after = tournament
+            for event in events:
+                after = stream.evolve(after, event)
+            round_tables = []
+            if opens_round:
+                current = after.rounds[-1]
+                round_tables = [(t.table, current.number) for t in current.tables]
+            try:
+                await self.store.append(
+                    tournament,
+                    last_hash,
+                    events,
+                    actor,
+                    command,
+                    self.clock(),
+                    after=after,
+                    round_tables=round_tables,
+                    entry_token=entry_token,
+                )
+            except VersionConflict:
+                continue
+            return after
+        raise CommandConflict("the tournament kept changing; try again")
+
+
+def seat_token(key: bytes, table_id: str, seat: int) -> str:
+    digest = hmac.new(key, f"{table_id}:{seat}".encode(), hashlib.sha256).digest()
+    return digest.hex()

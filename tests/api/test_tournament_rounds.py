@@ -1,0 +1,290 @@
+"""DESIGN 14 over HTTP: tournaments that run in rounds — entries, pairing, the player's
+way in through ``/me``, results recorded as tables end, ``auto_rounds`` — and every bad
+request a clear problem that changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import random
+from typing import Any
+
+import pytest
+
+from service.audit.render import render_tournament
+from service.audit.tournament_verify import verify_tournament_lines
+from service.choices import choose, pick_index
+from tests.support.api import OPERATOR, bearer, ok
+from tests.support.audit import document_of, lines_of, rechain_tournament
+from tests.support.refusals import assert_problem, stored
+
+PATIENCE = 240  # seconds an all-computer event may take on a busy two-core machine
+
+
+async def open_event(client: Any, game: str = "reserve-bridge", **extra: Any) -> dict[str, Any]:
+    body = {"game": game, "name": "Club night", **extra}
+    return ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)  # type: ignore[no-any-return]
+
+
+async def enter(client: Any, event: dict[str, Any], **entry: Any) -> dict[str, Any]:
+    path = f"/tournaments/{event['id']}/entries"
+    return ok(await client.post(path, json=entry, headers=bearer(event["director_token"])), 201)  # type: ignore[no-any-return]
+
+
+async def finished(client: Any, tournament_id: str) -> dict[str, Any]:
+    """The tournament once it has finished (the computers and the worker play it out)."""
+    for _ in range(PATIENCE * 4):
+        tournament = ok(await client.get(f"/tournaments/{tournament_id}"))
+        if tournament["status"] == "finished":
+            return tournament  # type: ignore[no-any-return]
+        await asyncio.sleep(0.25)
+    raise AssertionError(f"not finished: {tournament}")
+
+
+@pytest.fixture(scope="module")
+async def swiss(client: Any) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """A Reserve Bridge Swiss event of five computers, two rounds, paired by the service
+    as each round ends and played to the end: the event, its round 1, its entries."""
+    event = await open_event(client, format="swiss", rounds=2, auto_rounds=True)
+    assert event["status"] == "open" and event["director_token"]
+    entries = [
+        (await enter(client, event, name=f"Bot {n}", computer=True))["entry"] for n in range(5)
+    ]
+    director = bearer(event["director_token"])
+    first = ok(await client.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
+    await finished(client, event["id"])
+    return event, first, entries
+
+
+async def test_an_all_computer_swiss_event_plays_itself_to_the_end(
+    client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
+) -> None:
+    event, first, entries = swiss
+    assert first["round"] == 1 and len(first["tables"]) == 2 and len(first["byes"]) == 1
+    seated = [e for t in first["tables"] for e in t["seats"]] + first["byes"]
+    assert sorted(seated) == sorted(entries)
+    done = ok(await client.get(f"/tournaments/{event['id']}"))
+    assert done["status"] == "finished" and done["round"] == 2
+    second = ok(await client.get(f"/tournaments/{event['id']}/rounds/2"))
+    assert second["status"] == "finished"
+    assert second["byes"] != first["byes"], "nobody has a second bye while another has none"
+    pairs = {frozenset(t["seats"]) for t in first["tables"]}
+    assert not pairs & {frozenset(t["seats"]) for t in second["tables"]}, "no rematch"
+    document = await tournament_export(client, event)
+    report = verify_tournament_lines(document.splitlines())
+    assert report.ok, render_tournament(report)
+    assert any("2 pairings re-run" in check for check in report.checks)
+    assert len(report.tables) == 4
+
+
+async def tournament_export(client: Any, event: dict[str, Any]) -> bytes:
+    path = f"/tournaments/{event['id']}/export"
+    response = await client.get(path, headers=bearer(event["director_token"]))
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("application/x-ndjson")
+    return response.content  # type: ignore[no-any-return]
+
+
+async def test_a_forged_pairing_with_a_recomputed_chain_is_refused(
+    client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
+) -> None:
+    event = swiss[0]
+    lines = lines_of(await tournament_export(client, event))
+    second = next(
+        line
+        for line in lines
+        if line["type"] == "tournament_event"
+        and line["data"]["type"] == "round_paired"
+        and line["data"]["round"] == 2
+    )
+    tables = second["data"]["tables"]
+    tables[0]["seats"][1], tables[1]["seats"][1] = tables[1]["seats"][1], tables[0]["seats"][1]
+    report = verify_tournament_lines(rechain_tournament(document_of(lines)).splitlines())
+    assert report.failure is not None, "the forged pairing verified"
+    assert report.failure.version == second["version"]
+    assert "not the pairing that follows" in report.failure.message
+
+
+async def _play_seat(
+    client: Any, table_id: str, token: str, rng: random.Random, moves: int
+) -> dict[str, Any]:
+    """``moves`` of the seat's own (waiting for its turns), then it resigns."""
+    path = f"/tables/{table_id}"
+    for _ in range(5_000):
+        if moves == 0:
+            ok(await client.post(f"{path}/actions", json={"type": "resign"}, headers=bearer(token)))
+            moves -= 1
+            continue
+        view = ok(await client.get(path, headers=bearer(token)))
+        if view["status"] != "playing":
+            return view  # type: ignore[no-any-return]
+        if view["you"] not in view["to_act"]:
+            headers = {**bearer(token), "If-None-Match": f'"{view["version"]}.{view["you"]}"'}
+            await client.get(f"{path}?wait=5", headers=headers)
+            continue
+        actions = view["legal_actions"]
+        command = choose(actions[pick_index(actions, rng)], rng)
+        ok(await client.post(f"{path}/actions", json=command, headers=bearer(token)))
+        moves -= 1
+    raise AssertionError("the game did not end")
+
+
+async def test_a_human_entrant_finds_his_table_through_me_and_plays_it(client: Any) -> None:
+    event = await open_event(client, format="swiss", rounds=1)
+    ann = await enter(client, event, name="Ann")
+    for n in range(3):
+        await enter(client, event, name=f"Bot {n}", computer=True)
+    waiting = ok(await client.get(f"/tournaments/{event['id']}/me", headers=bearer(ann["token"])))
+    assert waiting["round"] == 0 and waiting["table"] is None
+    director = bearer(event["director_token"])
+    ok(await client.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
+    me = ok(await client.get(f"/tournaments/{event['id']}/me", headers=bearer(ann["token"])))
+    assert me["entry"] == ann["entry"] and me["round"] == 1 and me["table"] is not None
+    view = ok(await client.get(f"/tables/{me['table']}", headers=bearer(me["token"])))
+    assert view["you"] == me["seat"] and view["seats"][me["seat"]]["name"] == "Ann"
+    final = await _play_seat(client, me["table"], me["token"], random.Random(7), moves=12)
+    assert final["status"] == "finished" and final["result"]["reason"] == "resigned"
+    done = await finished(client, event["id"])
+    assert done["status"] == "finished"
+    played = ok(await client.get(f"/tournaments/{event['id']}/rounds/1"))
+    assert played["status"] == "finished"
+
+
+async def test_a_format_that_does_not_fit_the_game_is_refused(
+    client: Any, database_url: str
+) -> None:
+    before = await stored(database_url)
+    cases = [
+        ({"game": "reserve-bridge", "format": "progressive", "rounds": 2}, "format"),
+        ({"game": "pitch", "format": "swiss", "rounds": 2, "entry": "pair"}, "entry"),
+    ]
+    for body, field in cases:
+        response = await client.post("/tournaments", json={"name": "Bad", **body}, headers=OPERATOR)
+        problem = assert_problem(response, 400, "format-does-not-fit")
+        assert problem["context"]["field"] == field
+    for bad in ({"rounds": 0}, {"round_minutes": -5}):
+        body = {"name": "Bad", "game": "reserve-bridge", "format": "swiss", **bad}
+        response = await client.post("/tournaments", json=body, headers=OPERATOR)
+        assert response.status_code == 400, response.text
+    assert await stored(database_url) == before
+
+
+async def test_pairing_while_a_round_plays_and_after_the_last_is_refused(
+    client: Any, database_url: str
+) -> None:
+    event = await open_event(client, format="swiss", rounds=1)
+    ann = await enter(client, event, name="Ann")
+    await enter(client, event, name="Bob")
+    director = bearer(event["director_token"])
+    rounds = f"/tournaments/{event['id']}/rounds"
+    ok(await client.post(rounds, headers=director), 201)
+    before = await stored(database_url)
+    assert_problem(await client.post(rounds, headers=director), 409, "round-in-progress")
+    assert await stored(database_url) == before
+    me = ok(await client.get(f"/tournaments/{event['id']}/me", headers=bearer(ann["token"])))
+    ok(
+        await client.post(
+            f"/tables/{me['table']}/actions", json={"type": "resign"}, headers=bearer(me["token"])
+        )
+    )
+    done = await finished(client, event["id"])
+    assert done["status"] == "finished"
+    assert_problem(await client.post(rounds, headers=director), 409, "tournament-finished")
+
+
+async def test_a_director_token_works_on_its_own_tournament_only(client: Any) -> None:
+    mine = await open_event(client, format="swiss", rounds=1)
+    other = await open_event(client, format="swiss", rounds=1)
+    response = await client.post(
+        f"/tournaments/{other['id']}/entries",
+        json={"name": "Ann"},
+        headers=bearer(mine["director_token"]),
+    )
+    assert_problem(response, 403, "operator-only")
+    assert ok(await client.get(f"/tournaments/{other['id']}/entries"))["entries"] == []
+
+
+async def test_a_withdrawn_entrant_is_never_paired_again_and_keeps_his_results(
+    client: Any,
+) -> None:
+    event = await open_event(client, format="swiss", rounds=2)
+    ann = await enter(client, event, name="Ann")
+    bob = await enter(client, event, name="Bob")
+    await enter(client, event, name="Cy", computer=True)
+    director = bearer(event["director_token"])
+    rounds = f"/tournaments/{event['id']}/rounds"
+    first = ok(await client.post(rounds, headers=director), 201)
+    withdrawn = ok(
+        await client.post(
+            f"/tournaments/{event['id']}/entries/{bob['entry']}/withdraw",
+            headers=bearer(bob["token"]),
+        )
+    )
+    assert withdrawn["withdrawn"] is True
+    for entry in (ann, bob):
+        me = ok(await client.get(f"/tournaments/{event['id']}/me", headers=bearer(entry["token"])))
+        if me["table"] is None:
+            continue
+        view = ok(await client.get(f"/tables/{me['table']}"))
+        if view["status"] == "playing":
+            ok(
+                await client.post(
+                    f"/tables/{me['table']}/actions",
+                    json={"type": "resign"},
+                    headers=bearer(me["token"]),
+                )
+            )
+    await _round_over(client, event["id"], 1)
+    second = ok(await client.post(rounds, headers=director), 201)
+    paired = [e for t in second["tables"] for e in t["seats"]] + second["byes"]
+    assert bob["entry"] not in paired
+    assert first["round"] == 1
+
+
+async def _round_over(client: Any, tournament_id: str, number: int) -> None:
+    for _ in range(PATIENCE * 4):
+        played = ok(await client.get(f"/tournaments/{tournament_id}/rounds/{number}"))
+        if played["status"] == "finished":
+            return
+        await asyncio.sleep(0.25)
+    raise AssertionError(f"round {number} did not end")
+
+
+async def test_standings_rank_every_entry_and_the_csv_matches_the_json(
+    client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
+) -> None:
+    event, _, entries = swiss
+    page = ok(await client.get(f"/tournaments/{event['id']}/standings"))
+    ranked = page["entries"]
+    assert page["format"] == "swiss" and sorted(e["entry"] for e in ranked) == sorted(entries)
+    assert sum(e["points"] for e in ranked) == 6, "two wins and a bye (a win) each round"
+    assert [e["rank"] for e in ranked] == sorted(e["rank"] for e in ranked)
+    for entry in ranked:
+        assert len(entry["rounds"]) == 2
+        byes = [line for line in entry["rounds"] if line["result"] == "bye"]
+        assert all(line["table"] is None and line["opponents"] == [] for line in byes)
+    response = await client.get(
+        f"/tournaments/{event['id']}/standings", headers={"Accept": "text/csv"}
+    )
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    assert [row["entry"] for row in rows] == [e["entry"] for e in ranked]
+    for row, entry in zip(rows, ranked, strict=True):
+        assert float(row["points"]) == entry["points"] and int(row["rank"]) == entry["rank"]
+        assert float(row["buchholz"]) == entry["buchholz"] and row["name"] == entry["name"]
+
+
+async def test_tournaments_list_pages_and_filters(
+    client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
+) -> None:
+    event = swiss[0]
+    finished_swiss = ok(await client.get("/tournaments?format=swiss&status=finished&limit=200"))
+    assert event["id"] in [t["id"] for t in finished_swiss["tournaments"]]
+    assert all(t["format"] == "swiss" for t in finished_swiss["tournaments"])
+    others = ok(await client.get("/tournaments?game=pitch&limit=200"))
+    assert event["id"] not in [t["id"] for t in others["tournaments"]]
+    first = ok(await client.get("/tournaments?limit=1"))
+    assert len(first["tournaments"]) == 1 and first["next"] is not None
+    second = ok(await client.get(f"/tournaments?limit=1&cursor={first['next']}"))
+    assert second["tournaments"][0]["id"] != first["tournaments"][0]["id"]
