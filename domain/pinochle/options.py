@@ -31,7 +31,26 @@ Bid = Annotated[int, msgspec.Meta(ge=0, le=1000, multiple_of=10)]
 # An option added after tables were first recorded is UNSET when left out, so that a table
 # created without it records exactly the options it always did (no new key in
 # ``table_created``): its default is applied where the rules read it, in the Config.
-HouseRule = Annotated[bool, msgspec.Meta(description="default false")] | msgspec.UnsetType
+DoubleMelds = (
+    Annotated[
+        bool,
+        msgspec.Meta(
+            description="RULES 3.4: a double run scores 1500, double aces, kings, queens, jacks"
+            " around 1000, 800, 600, 400, a double pinochle 300 (default false)"
+        ),
+    ]
+    | msgspec.UnsetType
+)
+MustOvertrump = (
+    Annotated[
+        bool,
+        msgspec.Meta(
+            description="RULES 3.5: a player void in the suit led who trumps must beat a trump"
+            " already in the trick if able (default false)"
+        ),
+    ]
+    | msgspec.UnsetType
+)
 
 
 class ScheduleStep(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -60,8 +79,8 @@ class PinochleOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     compulsory_opening: bool = False
     deal_packets: Literal["3", "4"] = "3"
     must_head_plain: bool = False
-    double_melds: HouseRule = msgspec.UNSET  # RULES 3.4
-    must_overtrump: HouseRule = msgspec.UNSET  # RULES 3.5
+    double_melds: DoubleMelds = msgspec.UNSET
+    must_overtrump: MustOvertrump = msgspec.UNSET
 
     def __post_init__(self) -> None:
         chips_only = {
@@ -92,16 +111,16 @@ class WidowOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     compulsory_opening: bool = False
     deal_packets: Literal["3", "4"] = "3"
     must_head_plain: bool = False
-    double_melds: HouseRule = msgspec.UNSET  # RULES 3.4
-    must_overtrump: HouseRule = msgspec.UNSET  # RULES 3.5
+    double_melds: DoubleMelds = msgspec.UNSET
+    must_overtrump: MustOvertrump = msgspec.UNSET
 
 
 class TurnUpOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Three- and four-hand Pinochle with a turn-up (RULES 3.B, 3.D)."""
 
     must_head_plain: bool = False
-    double_melds: HouseRule = msgspec.UNSET  # RULES 3.4
-    must_overtrump: HouseRule = msgspec.UNSET  # RULES 3.5
+    double_melds: DoubleMelds = msgspec.UNSET
+    must_overtrump: MustOvertrump = msgspec.UNSET
 
 
 class Config(msgspec.Struct, frozen=True, kw_only=True):
