@@ -32,7 +32,13 @@ class PitchOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # RULES 2.7, 2.10: the winning order, or the highest score at the target. UNSET when
     # left out, so that a table created without it records the options it always did.
     game_end: (
-        Annotated[Literal["rules", "highest"], msgspec.Meta(description='default "rules"')]
+        Annotated[
+            Literal["rules", "highest"],
+            msgspec.Meta(
+                description='RULES 2.10: "highest": the highest score at 7 or more wins, a tie'
+                ' at the top plays another deal (default "rules", the order of RULES 2.7)'
+            ),
+        ]
         | msgspec.UnsetType
     ) = msgspec.UNSET
 
