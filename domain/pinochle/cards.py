@@ -1,4 +1,5 @@
-"""The pinochle pack, card order and card points, and who may play what (RULES 3.1, 3.2, 3A.6)."""
+"""The pinochle pack, card order and card points, and who may play what (RULES 3.1, 3.2,
+3.5, 3A.6)."""
 
 from __future__ import annotations
 
@@ -41,14 +42,19 @@ def power_in_trick(card: str, trump: str, led: str) -> int:
 
 
 def legal_plays(
-    hand: Sequence[str], trick: Sequence[str], trump: str, must_head_plain: bool = False
+    hand: Sequence[str],
+    trick: Sequence[str],
+    trump: str,
+    must_head_plain: bool = False,
+    must_overtrump: bool = False,
 ) -> list[str]:
     """The distinct cards of ``hand`` that may go to ``trick`` (cards in play order).
 
     Follow suit if able; if void, trump if able; on a trump lead beat every trump already
     in the trick if able. With ``must_head_plain`` a follower of a plain lead must also
     beat the best card of that suit, unless the trick is already trumped [decision: a
-    plain card cannot beat a trump, so "beat the highest card" asks nothing then].
+    plain card cannot beat a trump, so "beat the highest card" asks nothing then]. With
+    ``must_overtrump`` a player who trumps must beat a trump already in the trick if able.
     """
     distinct = list(dict.fromkeys(hand))  # hands are kept sorted
     if not trick:
@@ -57,9 +63,17 @@ def legal_plays(
     followers = [c for c in distinct if suit(c) == led]
     if followers:
         if led == trump or (must_head_plain and not any(suit(c) == trump for c in trick)):
-            best = max(RANK_POWER[rank(c)] for c in trick if suit(c) == led)
-            heading = [c for c in followers if RANK_POWER[rank(c)] > best]
-            return heading or followers
+            return _heading(followers, trick, led)
         return followers
     trumps = [c for c in distinct if suit(c) == trump]
+    if trumps and must_overtrump and any(suit(c) == trump for c in trick):
+        return _heading(trumps, trick, trump)
     return trumps or distinct
+
+
+def _heading(cards: list[str], trick: Sequence[str], wanted: str) -> list[str]:
+    """Those of ``cards`` (all of suit ``wanted``) that beat every ``wanted`` card in the
+    trick — all of them if none does. Of two identical cards the first wins (3.1)."""
+    best = max(RANK_POWER[rank(c)] for c in trick if suit(c) == wanted)
+    heading = [c for c in cards if RANK_POWER[rank(c)] > best]
+    return heading or cards

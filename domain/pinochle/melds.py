@@ -1,4 +1,4 @@
-"""Melds: what a claim may contain and what it is worth (RULES 3.3).
+"""Melds: what a claim may contain and what it is worth (RULES 3.3, 3.4).
 
 A card may serve in melds of different classes but never twice in one class, so a claim
 is valid when, class by class, the cards of its melds (counted with their duplicates) are
@@ -43,6 +43,16 @@ MELD_CLASS: dict[str, str] = {
     "jacks_around": "B",
     "pinochle": "C",
     "dix": "dix",
+}
+# RULES 3.4, option ``double_melds``: both copies of a meld claimed together score this
+# instead of twice the single meld (points in the units of 3.3: aces around is 100).
+DOUBLE_POINTS: dict[str, int] = {
+    "flush": 1500,
+    "aces_around": 1000,
+    "kings_around": 800,
+    "queens_around": 600,
+    "jacks_around": 400,
+    "pinochle": 300,
 }
 KIND_ORDER = tuple(POINTS)
 AROUNDS: dict[MeldKind, str] = {
@@ -91,8 +101,16 @@ def sort_claim(melds: Iterable[MeldClaim]) -> list[MeldClaim]:
     return sorted(melds, key=key)
 
 
-def claim_points(melds: Iterable[MeldClaim]) -> int:
-    return sum(POINTS[m.kind] for m in melds)
+def claim_points(melds: Iterable[MeldClaim], double_melds: bool = False) -> int:
+    """What a valid claim scores; with ``double_melds`` a pair of one doubled kind scores
+    its double value (a pack holds two copies of each card, so a claim has at most two)."""
+    total = 0
+    for kind, count in Counter(m.kind for m in melds).items():
+        if double_melds and kind in DOUBLE_POINTS:
+            doubles, count = divmod(count, 2)
+            total += doubles * DOUBLE_POINTS[kind]
+        total += count * POINTS[kind]
+    return total
 
 
 def exposure(melds: Iterable[MeldClaim]) -> Counter[str]:

@@ -28,6 +28,29 @@ TARGET = 1000
 TARGET_STEP = 250
 
 Bid = Annotated[int, msgspec.Meta(ge=0, le=1000, multiple_of=10)]
+# An option added after tables were first recorded is UNSET when left out, so that a table
+# created without it records exactly the options it always did (no new key in
+# ``table_created``): its default is applied where the rules read it, in the Config.
+DoubleMelds = (
+    Annotated[
+        bool,
+        msgspec.Meta(
+            description="RULES 3.4: a double run scores 1500, double aces, kings, queens, jacks"
+            " around 1000, 800, 600, 400, a double pinochle 300 (default false)"
+        ),
+    ]
+    | msgspec.UnsetType
+)
+MustOvertrump = (
+    Annotated[
+        bool,
+        msgspec.Meta(
+            description="RULES 3.5: a player void in the suit led who trumps must beat a trump"
+            " already in the trick if able (default false)"
+        ),
+    ]
+    | msgspec.UnsetType
+)
 
 
 class ScheduleStep(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -56,6 +79,8 @@ class PinochleOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     compulsory_opening: bool = False
     deal_packets: Literal["3", "4"] = "3"
     must_head_plain: bool = False
+    double_melds: DoubleMelds = msgspec.UNSET
+    must_overtrump: MustOvertrump = msgspec.UNSET
 
     def __post_init__(self) -> None:
         chips_only = {
@@ -86,12 +111,16 @@ class WidowOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     compulsory_opening: bool = False
     deal_packets: Literal["3", "4"] = "3"
     must_head_plain: bool = False
+    double_melds: DoubleMelds = msgspec.UNSET
+    must_overtrump: MustOvertrump = msgspec.UNSET
 
 
 class TurnUpOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Three- and four-hand Pinochle with a turn-up (RULES 3.B, 3.D)."""
 
     must_head_plain: bool = False
+    double_melds: DoubleMelds = msgspec.UNSET
+    must_overtrump: MustOvertrump = msgspec.UNSET
 
 
 class Config(msgspec.Struct, frozen=True, kw_only=True):
@@ -108,6 +137,8 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     packets: tuple[int, ...] = (3, 3, 3, 3, 3)  # per player, round by round
     widow: int = 3  # cards dealt to the widow after the first round
     must_head_plain: bool = False
+    double_melds: bool = False
+    must_overtrump: bool = False
 
 
 def packets_of(deal_packets: str) -> tuple[int, ...]:
@@ -115,14 +146,28 @@ def packets_of(deal_packets: str) -> tuple[int, ...]:
     return (3, 3, 3, 3, 3) if deal_packets == "3" else (4, 4, 4, 3)
 
 
+def with_play_rules(
+    config: Config, options: PinochleOptions | WidowOptions | TurnUpOptions
+) -> Config:
+    """The options every Pinochle game id takes: how tricks are played, how melds score."""
+    return msgspec.structs.replace(
+        config,
+        must_head_plain=options.must_head_plain,
+        double_melds=options.double_melds is True,
+        must_overtrump=options.must_overtrump is True,
+    )
+
+
 def auction_config(options: PinochleOptions | WidowOptions, seats: int) -> Config:
     chips = isinstance(options, PinochleOptions) and options.scoring == "chips"
-    base = Config(
-        min_bid=options.min_bid,
-        max_bid=790 if options.roundhouse else 650,
-        compulsory_opening=options.compulsory_opening,
-        packets=packets_of(options.deal_packets),
-        must_head_plain=options.must_head_plain,
+    base = with_play_rules(
+        Config(
+            min_bid=options.min_bid,
+            max_bid=790 if options.roundhouse else 650,
+            compulsory_opening=options.compulsory_opening,
+            packets=packets_of(options.deal_packets),
+        ),
+        options,
     )
     if not chips:
         return base

@@ -1,6 +1,7 @@
 """Play of the hand (RULES 3A.6, 3.B): follow, trump when void, head the trick on a trump
-lead (and, with ``must_head_plain``, on a plain lead); of two identical cards the first
-played wins. The last trick ends the deal and the game's hook scores it."""
+lead (and, with ``must_head_plain``, on a plain lead; with ``must_overtrump``, when
+trumping a trick already trumped, RULES 3.5); of two identical cards the first played wins.
+The last trick ends the deal and the game's hook scores it."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ from domain.pinochle.state import State
 def playable(state: State, seat: int) -> list[str]:
     assert state.trump is not None
     trick = [p.card for p in state.trick]
+    config = state.config
     return rules_of_play.legal_plays(
-        state.hands[seat], trick, state.trump, state.config.must_head_plain
+        state.hands[seat], trick, state.trump, config.must_head_plain, config.must_overtrump
     )
 
 
@@ -41,6 +43,12 @@ def check_play(state: State, seat: int, card: str) -> None:
         )
     if holds_led:
         raise RuleError(RuleCode.MUST_FOLLOW_SUIT, f"follow suit: you hold a {led}", card=card)
+    if suit(card) == state.trump:
+        raise RuleError(
+            RuleCode.MUST_HEAD_TRICK,
+            "play a trump higher than the trick's: you hold one",
+            card=card,
+        )
     raise RuleError(RuleCode.MUST_PLAY_TRUMP, "you are void in the suit led: trump", card=card)
 
 

@@ -119,7 +119,8 @@ def claim_melds(state: State, seat: int, melds: Sequence[MeldClaim]) -> list[Eve
     if state.trump is None:
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, "name trump before claiming melds")
     claim = meld_rules.check_claim(melds, state.hands[seat], state.trump, state.dix_barred[seat])
-    return [MeldsClaimed(seat=seat, melds=claim, points=meld_rules.claim_points(claim))]
+    points = meld_rules.claim_points(claim, state.config.double_melds)
+    return [MeldsClaimed(seat=seat, melds=claim, points=points)]
 
 
 def bury(state: State, seat: int, cards: Sequence[str]) -> list[Event]:

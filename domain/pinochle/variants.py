@@ -22,7 +22,14 @@ from domain.pinochle import settlement
 from domain.pinochle.deal import everyone
 from domain.pinochle.events import TargetRaised
 from domain.pinochle.game import AuctionPinochle
-from domain.pinochle.options import TARGET_STEP, Config, TurnUpOptions, WidowOptions, auction_config
+from domain.pinochle.options import (
+    TARGET_STEP,
+    Config,
+    TurnUpOptions,
+    WidowOptions,
+    auction_config,
+    with_play_rules,
+)
 from domain.pinochle.state import State
 from domain.pinochle.view import PinochleViewBase
 from domain.protocol import View
@@ -82,7 +89,7 @@ class ThreeHandPinochle(AuctionPinochle):
 
     def config(self, options: Any, seats: int) -> Config:
         assert isinstance(options, TurnUpOptions)
-        return Config(packets=self.packets, widow=0, must_head_plain=options.must_head_plain)
+        return with_play_rules(Config(packets=self.packets, widow=0), options)
 
     def active_seats(self, seats: int, dealer: int) -> tuple[int, ...]:
         return everyone(seats, dealer)

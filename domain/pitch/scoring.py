@@ -37,7 +37,7 @@ def deal_points(state: State) -> list[ScoreItem]:
     jack = next((won_by for _, card, won_by in trumps if rank(card) == "J"), None)
     if jack is not None:  # nobody scores Jack when the trump jack was not dealt
         items.append(ScoreItem(unit=jack, label="jack", points=1))
-    game = game_point_winner(captured_game_points(state))
+    game = sole_highest(captured_game_points(state))
     if game is not None:
         items.append(ScoreItem(unit=game, label="game", points=1))
     return items
@@ -51,10 +51,11 @@ def captured_game_points(state: State) -> list[int]:
     return taken
 
 
-def game_point_winner(taken: Sequence[int]) -> int | None:
-    """The seat with the most game points; a tie for the most gives Game to nobody."""
-    best = max(taken)
-    leaders = [seat for seat, points in enumerate(taken) if points == best]
+def sole_highest(values: Sequence[int]) -> int | None:
+    """The seat with the most (game points for Game, score for ``game_end="highest"``);
+    nobody when two or more tie for the most."""
+    best = max(values)
+    leaders = [seat for seat, value in enumerate(values) if value == best]
     return leaders[0] if len(leaders) == 1 else None
 
 
@@ -73,7 +74,10 @@ def score_deal(state: State) -> list[Event]:
     hand = hand_scored(state.deal, items, changes, state.scores, contract)
     events: list[Event] = [hand]
     scores = hand.scores
-    winner = game_winner(state.scores, pitcher, bid, made, items)
+    if state.options.game_end == "highest":
+        winner = highest_at_target(scores)
+    else:
+        winner = game_winner(state.scores, pitcher, bid, made, items)
     if winner is not None:
         setbacks = list(state.setbacks)
         if not made:
@@ -108,6 +112,12 @@ def game_winner(
         if running[item.unit] >= rules.TARGET:
             return item.unit
     return None
+
+
+def highest_at_target(scores: Sequence[int]) -> int | None:
+    """RULES 2.10: the highest score wins if it is at or over 7; a tie at the top plays on."""
+    leader = sole_highest(scores)
+    return leader if leader is not None and scores[leader] >= rules.TARGET else None
 
 
 def settle(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec.structs import replace
@@ -29,6 +29,18 @@ class PitchOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     all_pass: Literal["redeal", "stick_dealer"] = "redeal"
     # RULES 2.8: one more chip from each loser for every time he was set back.
     setback_chip: bool = False
+    # RULES 2.7, 2.10: the winning order, or the highest score at the target. UNSET when
+    # left out, so that a table created without it records the options it always did.
+    game_end: (
+        Annotated[
+            Literal["rules", "highest"],
+            msgspec.Meta(
+                description='RULES 2.10: "highest": the highest score at 7 or more wins, a tie'
+                ' at the top plays another deal (default "rules", the order of RULES 2.7)'
+            ),
+        ]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
 
 
 class PitchCall(Call, frozen=True):

@@ -52,6 +52,9 @@ async def test_unknown_or_bad_options_are_refused(client: AsyncClient) -> None:
         ("pinochle", {"kitty": False, "kitty_shortfall": "opponents"}),
         ("pinochle-three", {"min_bid": 250}),
         ("pinochle-widow", {"scoring": "chips"}),
+        ("pinochle", {"double_melds": "yes"}),
+        ("pinochle-three", {"must_overtrump": 1}),
+        ("pinochle-widow", {"double_melds": None}),
     ]:
         response = await client.post("/tables", json={"game": game, "seats": 3, "options": options})
         assert response.status_code == 400, options

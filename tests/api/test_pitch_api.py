@@ -157,6 +157,7 @@ def count_tables(database_url: str) -> int:
     [
         pytest.param({"low_point": "lowest"}, id="bad value"),
         pytest.param({"setback_chip": "yes"}, id="bad type"),
+        pytest.param({"game_end": "lowest"}, id="bad game_end"),
         pytest.param({"kitty": True}, id="unknown option"),
     ],
 )
@@ -174,6 +175,11 @@ async def test_a_bad_or_unknown_option_is_refused_and_creates_nothing(
 
 
 async def test_every_option_value_is_accepted_and_shown_in_the_view(client: AsyncClient) -> None:
-    options = {"low_point": "won", "all_pass": "stick_dealer", "setback_chip": True}
+    options = {
+        "low_point": "won",
+        "all_pass": "stick_dealer",
+        "setback_chip": True,
+        "game_end": "highest",
+    }
     view = await new_table(client, "pitch", 5, options=options)
     assert view["options"] == options

@@ -80,6 +80,16 @@ TABLES: dict[str, list[tuple[int, dict[str, Any]]]] = {
         (3, {"min_bid": 200, "roundhouse": True, "must_head_plain": True}),
     ],
 }
+# The house rules (RULES 3.4, 3.5) on, in a few tables per game id: a short run, since
+# they change only how melds score and which trumps may follow a trump.
+HOUSE = {"double_melds": True, "must_overtrump": True}
+HOUSE_GAMES = 10
+HOUSE_TABLES: dict[str, list[tuple[int, dict[str, Any]]]] = {
+    "pinochle": [(4, {"deals": 2, **HOUSE}), (3, {"scoring": "points", **HOUSE})],
+    "pinochle-three": [(3, HOUSE), (3, {"must_head_plain": True, **HOUSE})],
+    "pinochle-four": [(4, HOUSE)],
+    "pinochle-widow": [(3, HOUSE), (3, {"deal_packets": "4", "must_head_plain": True, **HOUSE})],
+}
 
 
 def candidates(state: State, rng: random.Random) -> list[PlayerCommand]:
@@ -157,8 +167,8 @@ def check_claims_and_burial(state: State) -> None:
 class Checked:
     """One playout with every invariant checked after each step."""
 
-    def __init__(self, game: str, seed: int) -> None:
-        seats, options = TABLES[game][seed % len(TABLES[game])]
+    def __init__(self, game: str, seed: int, choices: dict[str, list[Any]] = TABLES) -> None:
+        seats, options = choices[game][seed % len(choices[game])]
         created = tables.create(f"t{seed}", game, seats, options)
         points_game = options.get("scoring") == "points"
         self.playout = PinochlePlayout(created, seed, concede_rate=0.6 if points_game else 0.03)
@@ -209,6 +219,7 @@ def check_deals(events: list[Event], game: str) -> None:
     """Each played deal holds 250 points in tricks, burial and last trick; every settlement
     adds up: chips to zero, a variant's items to its changes, a claim to its points."""
     taken = tricks = buried = 0
+    double_melds = getattr(events[0], "options", {}).get("double_melds") is True
     for event in events:
         match event:
             case CardsDealt(hands=hands):
@@ -228,7 +239,7 @@ def check_deals(events: list[Event], game: str) -> None:
                 assert sum(changes) + kitty == 0
                 assert sum(scores) + total == 0
             case MeldsClaimed(melds=melds, points=claimed):
-                assert claim_points(melds) == claimed
+                assert claim_points(melds, double_melds) == claimed
 
 
 def check_ending(events: list[Event], game: str) -> None:
@@ -250,6 +261,16 @@ def check_ending(events: list[Event], game: str) -> None:
 def test_three_hundred_random_tables_hold_every_invariant(game: str) -> None:
     for seed in range(GAMES):
         events = Checked(game, seed).run()
+        check_deals(events, game)
+        check_ending(events, game)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", list(HOUSE_TABLES))
+def test_random_tables_with_the_house_rules_hold_every_invariant(game: str) -> None:
+    """RULES 3.4, 3.5: decide still accepts exactly the legal actions, claims score doubles."""
+    for seed in range(HOUSE_GAMES):
+        events = Checked(game, seed, HOUSE_TABLES).run()
         check_deals(events, game)
         check_ending(events, game)
 

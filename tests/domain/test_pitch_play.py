@@ -26,7 +26,7 @@ from domain.events import (
     TrumpNamed,
 )
 from domain.pitch import PITCH, rules
-from domain.pitch.scoring import game_point_winner, score_deal
+from domain.pitch.scoring import score_deal, sole_highest
 from domain.pitch.state import Phase, PitchOptions, PitchPlayedCard, State
 from domain.protocol import SYSTEM
 from tests.domain.pitch_tables import (
@@ -259,8 +259,8 @@ def test_jack_scores_nobody_when_the_trump_jack_was_not_dealt() -> None:
 def test_a_tie_for_most_game_points_gives_game_to_nobody() -> None:
     """RULES 2.3: seats 0 and 1 both capture 10 + 3 game points."""
     assert "game" not in points(scored_deal(FEW_TRUMPS))
-    assert game_point_winner([10, 10, 3]) is None
-    assert game_point_winner([0, 4, 3]) == 1
+    assert sole_highest([10, 10, 3]) is None
+    assert sole_highest([0, 4, 3]) == 1
 
 
 def test_a_single_trump_in_play_is_both_high_and_low() -> None:

@@ -1,8 +1,8 @@
 """Seeded random playouts of Auction Pitch for every table size and every option value.
 
-For each table size from 2 to 7, 200 complete games: the seed's bits pick the options, so
-each value of each option (``low_point``, ``all_pass``, ``setback_chip``) is played in 100
-games per size while the other options vary. Every step checks the foundation's
+For each table size from 2 to 7, 192 complete games: the seed's bits pick the options, so
+each value of each option (``low_point``, ``all_pass``, ``setback_chip``, ``game_end``) is
+played in 96 games per size while the other options vary. Every step checks the foundation's
 invariants (decide accepts exactly the legal actions, no audience sees a card it may not,
 the cards are all accounted for) and every deal the pitch ones (at most 4 points, the
 game points captured equal those dealt); every game ends in a winner and a chip
@@ -44,7 +44,8 @@ from tests.support.invariants import (
 )
 from tests.support.playout import Playout
 
-GAMES_PER_VALUE = 100
+# 192 games per size, 12 times the 2**4 combinations of the four options' values.
+GAMES_PER_VALUE = 96
 PACK = standard_pack()
 encode = msgspec.json.encode
 SORTED_PACK = sorted(PACK)
@@ -52,11 +53,12 @@ OPTION_VALUES: dict[str, tuple[Any, ...]] = {
     "low_point": ("dealt", "won"),
     "all_pass": ("redeal", "stick_dealer"),
     "setback_chip": (False, True),
+    "game_end": ("rules", "highest"),
 }
 
 
 def options_for(seed: int) -> dict[str, Any]:
-    """Bit ``i`` of the seed picks the value of option ``i``: 2**3 seeds cover them all."""
+    """Bit ``i`` of the seed picks the value of option ``i``: 2**4 seeds cover them all."""
     return {name: values[(seed >> i) & 1] for i, (name, values) in enumerate(OPTION_VALUES.items())}
 
 
@@ -218,6 +220,9 @@ def play_one_checked_game(seats: int, seed: int) -> dict[str, Any]:
     settled = next(e for e in playout.events if isinstance(e, PitchChipsSettled))
     assert won.winners == [settled.winner]
     assert sum(settled.chips) == 0 and settled.chips[settled.winner] > 0
+    if options["game_end"] == "highest":  # RULES 2.10: alone at the top, at 7 or more
+        best = won.scores[settled.winner]
+        assert best >= rules.TARGET and sorted(won.scores)[-2] < best
     check_replay(playout.events, playout.table)
     return options
 

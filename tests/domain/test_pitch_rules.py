@@ -1,6 +1,8 @@
-"""Auction Pitch: the test cases of RULES 2.9 (golden tests)."""
+"""Auction Pitch: the test cases of RULES 2.9 and the worked examples of 2.10 (golden tests)."""
 
 from __future__ import annotations
+
+import msgspec
 
 from domain import table as tables
 from domain.commands import Bid, Hold, Pass, Play
@@ -102,24 +104,30 @@ PITCHER_REACHES_SEVEN = {
     0: ["AH", "4C", "5C", "6C", "7C", "8C"],
     1: ["2H", "4D", "5D", "6D", "7D", "8D"],
 }
+PITCHER_REACHES_SEVEN_TRICKS: list[Trick] = [
+    [(2, "3H"), (0, "AH"), (1, "2H")],
+    [(0, "4C"), (1, "4D"), (2, "JH")],  # seat 2 trumps although he holds clubs
+    [(2, "TC"), (0, "5C"), (1, "5D")],
+    [(2, "AS"), (0, "6C"), (1, "6D")],
+    [(2, "TS"), (0, "7C"), (1, "7D")],
+    [(2, "9C"), (0, "8C"), (1, "8D")],
+]
+# One round of bidding in both deals of this section: seat 2 pitches for 2 (dealer 1).
+PITCH_FOR_TWO = [(2, Bid(amount=2)), (0, Pass()), (1, Pass())]
+
+
+def pitcher_reaches_seven(before: list[int], options: dict[str, str] | None = None) -> list[Event]:
+    playout = deal_table(PITCHER_REACHES_SEVEN, 1, 3, options, scores=before)
+    act_all(playout, PITCH_FOR_TWO)
+    return play_tricks(playout, PITCHER_REACHES_SEVEN_TRICKS)
 
 
 def test_pitcher_who_makes_his_bid_and_reaches_seven_wins_whatever_the_others_reach() -> None:
     """RULES 2.9: before the deal 6, 6, 5; seat 2 pitches for 2 and wins Jack and Game;
     seat 0 High, seat 1 Low: all reach 7, but seat 2 made his bid and wins."""
     playout = deal_table(PITCHER_REACHES_SEVEN, dealer=1, seats=3, scores=[6, 6, 5])
-    act_all(playout, [(2, Bid(amount=2)), (0, Pass()), (1, Pass())])
-    events = play_tricks(
-        playout,
-        [
-            [(2, "3H"), (0, "AH"), (1, "2H")],
-            [(0, "4C"), (1, "4D"), (2, "JH")],  # seat 2 trumps although he holds clubs
-            [(2, "TC"), (0, "5C"), (1, "5D")],
-            [(2, "AS"), (0, "6C"), (1, "6D")],
-            [(2, "TS"), (0, "7C"), (1, "7D")],
-            [(2, "9C"), (0, "8C"), (1, "8D")],
-        ],
-    )
+    act_all(playout, PITCH_FOR_TWO)
+    events = play_tricks(playout, PITCHER_REACHES_SEVEN_TRICKS)
     scored = only(events, HandScored)
     assert points(scored) == {"high": 0, "low": 1, "jack": 2, "game": 2}
     assert scored.scores == [7, 7, 7]
@@ -133,24 +141,26 @@ SET_BACK_PITCHER = {
     0: ["AH", "4C", "5C", "6C", "7C", "8C"],
     1: ["3H", "JH", "TD", "AD", "TS", "9D"],
 }
+SET_BACK_PITCHER_TRICKS: list[Trick] = [
+    [(2, "2H"), (0, "AH"), (1, "3H")],
+    [(0, "4C"), (1, "JH"), (2, "3C")],
+    [(1, "TD"), (2, "2D"), (0, "5C")],
+    [(1, "AD"), (2, "3D"), (0, "6C")],
+    [(1, "TS"), (2, "2S"), (0, "7C")],
+    [(1, "9D"), (2, "4D"), (0, "8C")],
+]
+
+
+def set_back_pitcher(before: list[int], options: dict[str, str] | None = None) -> list[Event]:
+    playout = deal_table(SET_BACK_PITCHER, 1, 3, options, scores=before)
+    act_all(playout, PITCH_FOR_TWO)
+    return play_tricks(playout, SET_BACK_PITCHER_TRICKS)
 
 
 def test_after_a_set_back_points_count_in_the_order_high_low_jack_game() -> None:
     """RULES 2.9: the pitcher is set back; seat 0 gets High (→7), seat 1 Jack (→7) and
     Game (→8): seat 0 reaches 7 first in the counting order and wins."""
-    playout = deal_table(SET_BACK_PITCHER, dealer=1, seats=3, scores=[6, 6, 0])
-    act_all(playout, [(2, Bid(amount=2)), (0, Pass()), (1, Pass())])
-    events = play_tricks(
-        playout,
-        [
-            [(2, "2H"), (0, "AH"), (1, "3H")],
-            [(0, "4C"), (1, "JH"), (2, "3C")],
-            [(1, "TD"), (2, "2D"), (0, "5C")],
-            [(1, "AD"), (2, "3D"), (0, "6C")],
-            [(1, "TS"), (2, "2S"), (0, "7C")],
-            [(1, "9D"), (2, "4D"), (0, "8C")],
-        ],
-    )
+    events = set_back_pitcher([6, 6, 0])
     scored = only(events, HandScored)
     assert points(scored) == {"high": 0, "low": 2, "jack": 1, "game": 1}
     assert scored.changes == [1, 2, -2]
@@ -167,8 +177,10 @@ SMUDGE_TRICKS: list[Trick] = [
 ]
 
 
-def smudge(before: list[int], bid: int = 4) -> tuple[Playout, list[Event]]:
-    playout = deal_table(SMUDGE, dealer=0, seats=2, scores=before)
+def smudge(
+    before: list[int], bid: int = 4, options: dict[str, str] | None = None
+) -> tuple[Playout, list[Event]]:
+    playout = deal_table(SMUDGE, dealer=0, seats=2, options=options, scores=before)
     playout.act(1, Bid(amount=bid))
     playout.act(0, Pass())
     return playout, play_tricks(playout, SMUDGE_TRICKS)
@@ -231,3 +243,55 @@ def test_setback_chip_charges_one_more_chip_per_set_back() -> None:
     chips = settle(0, [7, 5, 0, -3], [3, 1, 2, 0], setback_chip=True)
     assert chips == [8, -2, -4, -2]
     assert sum(chips) == 0
+
+
+# --- RULES 2.10, option game_end="highest": the worked examples ----------------------------
+
+HIGHEST = {"game_end": "highest"}
+
+
+def test_with_highest_a_tie_at_the_top_plays_another_deal() -> None:
+    """RULES 2.10: 6, 6, 5 become 7, 7, 7: a tie at the top, nobody wins, deal again."""
+    events = pitcher_reaches_seven([6, 6, 5], HIGHEST)
+    assert only(events, HandScored).scores == [7, 7, 7]
+    assert not any(isinstance(e, GameWon | PitchChipsSettled) for e in events)
+
+
+def test_with_highest_the_deal_after_a_tie_is_won_by_the_highest_score() -> None:
+    """RULES 2.10: from 7, 7, 7 the same deal ends 8, 8, 9: seat 2 alone is highest."""
+    events = pitcher_reaches_seven([7, 7, 7], HIGHEST)
+    assert only(events, GameWon) == GameWon(winners=[2], scores=[8, 8, 9])
+    assert only(events, PitchChipsSettled).chips == [-1, -1, 2]
+
+
+def test_with_highest_the_highest_score_wins_not_the_first_counted() -> None:
+    """RULES 2.10: 6, 6, 0, the pitcher set back: seat 0 reaches 7 with High, seat 1 8
+    with Jack and Game; seat 1 wins (under "rules" seat 0 would)."""
+    events = set_back_pitcher([6, 6, 0], HIGHEST)
+    assert only(events, GameWon) == GameWon(winners=[1], scores=[7, 8, -2])
+    settled = only(events, PitchChipsSettled)
+    assert settled == PitchChipsSettled(winner=1, chips=[-1, 3, -2], setbacks=[0, 0, 1])
+
+
+def test_with_highest_a_smudge_wins_only_by_the_highest_score_at_seven() -> None:
+    """RULES 2.10 [decision]: a smudge from 3 against 5 ends 5, 7 and wins on the score;
+    from 0 against 6 it ends 6, 4 and play goes on (no win at once)."""
+    playout, events = smudge([5, 3], options=HIGHEST)
+    assert only(events, GameWon) == GameWon(winners=[1], scores=[5, 7])
+    playout, events = smudge([6, 0], options=HIGHEST)
+    assert only(events, HandScored).scores == [6, 4]
+    assert not any(isinstance(e, GameWon) for e in events)
+    assert playout.table.status == "playing"
+
+
+def test_game_end_rules_is_the_default_and_is_recorded_only_when_chosen() -> None:
+    """RULES 2.10: left out, the table records the options it always did; chosen, it is
+    recorded and shown in the view like any option."""
+    default = {"low_point": "dealt", "all_pass": "redeal", "setback_chip": False}
+    for options, recorded in [({}, default), (HIGHEST, {**default, **HIGHEST})]:
+        created = tables.create("t", "pitch", 3, options)
+        assert created.options == recorded
+        view = tables.view(tables.start(created), "spectator")
+        assert msgspec.to_builtins(view.options) == recorded  # type: ignore[attr-defined]
+    events = pitcher_reaches_seven([6, 6, 5], {"game_end": "rules"})
+    assert only(events, GameWon).winners == [2]

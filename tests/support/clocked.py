@@ -42,14 +42,18 @@ class Recorder:
         seats: int = 4,
         clock: ClockSettings | None = CLOCK,
         seed: int = 7,
+        options: dict[str, Any] | None = None,
         ends_at: datetime | None = None,
     ) -> None:
         self.rng = random.Random(seed)
         self.seeds: dict[int, bytes] = {}
         self.at = T0
         self.events: Lines = []
-        created = tables.create("0b7e6a52-liveness", game, seats, {}, clock=clock, ends_at=ends_at)
-        request: dict[str, Any] = {"game": game, "seats": seats, "options": {}}
+        options = options or {}
+        created = tables.create(
+            "0b7e6a52-liveness", game, seats, options, clock=clock, ends_at=ends_at
+        )
+        request: dict[str, Any] = {"game": game, "seats": seats, "options": options}
         if clock is not None:  # as service.http.schemas takes it
             seconds = {"action_seconds": clock.action_seconds, "bank_seconds": clock.bank_seconds}
             request.update(clock=seconds, on_timeout=clock.on_timeout)
