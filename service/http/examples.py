@@ -27,6 +27,7 @@ from domain.commands import PlayerCommand
 from domain.registry import GAMES
 from domain.shuffle import shuffle
 from service import settings
+from service.http import games
 from service.http import sample as s
 from service.http.problems import CATALOGUE, problem
 from service.ratelimit import parse_policy
@@ -267,6 +268,7 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
             )
         },
         **audit_responses(game),
+        **game_responses(),
         ("health", "200"): {"ok": ("Alive", {"status": "ok", "checks": {}})},
         ("readiness", "200"): {"ready": ("Ready", health)},
         ("readiness", "503"): {
@@ -352,6 +354,19 @@ def audit_responses(game: Any) -> dict[tuple[str, str], dict[str, tuple[str, Any
     }
 
 
+def game_responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
+    """The game catalogue as served (it is read from the registry, like the answers)."""
+    catalogue = msgspec.to_builtins(games.catalogue())
+    by_id = {entry["id"]: entry for entry in catalogue["games"]}
+    return {
+        ("listGames", "200"): {"catalogue": ("Every game", catalogue)},
+        ("getGame", "200"): {
+            "pinochle": ("Three of three to five seats dealt in; options", by_id["pinochle"]),
+            "forty-five": ("Two partnerships; no options", by_id["forty-five"]),
+        },
+    }
+
+
 # Problem codes each operation may answer with, where a status has more than one cause.
 PROBLEMS: dict[str, dict[int, list[str]]] = {
     "createTable": {
@@ -384,6 +399,7 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
     "createTournament": {400: ["invalid-options", "malformed-request"], 403: ["operator-only"]},
     "createTournamentTable": {403: ["operator-only"], 404: ["tournament-not-found"]},
     "getTournament": {404: ["tournament-not-found"]},
+    "getGame": {404: ["game-not-found"]},
     "getStandings": {404: ["tournament-not-found"]},
     "exportTable": {403: ["operator-only"]},
     "replayTable": {403: ["operator-only"], 404: ["table-not-found", "version-not-found"]},
@@ -452,6 +468,7 @@ def _path(path: str) -> str:
         path.replace("{table_id}", s.TABLE)
         .replace("{tournament_id}", s.TOURNAMENT)
         .replace("{seat}", "1")
+        .replace("{game}", "euchre")
     )
 
 
