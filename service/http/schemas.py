@@ -352,7 +352,8 @@ class GameOption(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
         bool, msgspec.Meta(description="The option has no default and must be given.")
     ] = False
     values: Annotated[
-        list[Any] | None, msgspec.Meta(description="Every value it takes, when they are few.")
+        list[bool | int | str] | None,
+        msgspec.Meta(description="Every value it takes, when they are few."),
     ] = None
     minimum: float | None = None
     exclusive_minimum: float | None = None
