@@ -156,6 +156,16 @@ PARAMETERS: dict[str, Any] = {
     "version": 12,
 }
 
+
+def operation_parameters() -> dict[str, dict[str, Any]]:
+    """Where one operation's parameter differs from :data:`PARAMETERS`: the catalogue's
+    ETags are its own."""
+    return {
+        "listGames": {"If-None-Match": games.etag(None)},
+        "getGame": {"If-None-Match": games.etag("forty-five")},
+    }
+
+
 # --- responses ------------------------------------------------------------------------------
 
 
@@ -485,8 +495,11 @@ def attach(openapi: OpenAPI) -> None:
             if isinstance(body, RequestBody) and name in bodies:
                 for media in (body.content or {}).values():
                     media.examples = _examples(bodies[name])
+            own = operation_parameters().get(name, {})
             for parameter in operation.parameters or []:
-                if isinstance(parameter, Parameter) and parameter.name in PARAMETERS:
+                if isinstance(parameter, Parameter) and parameter.name in own:
+                    parameter.example = own[parameter.name]
+                elif isinstance(parameter, Parameter) and parameter.name in PARAMETERS:
                     parameter.example = PARAMETERS[parameter.name]
             for status, response in (operation.responses or {}).items():
                 if not isinstance(response, OpenAPIResponse) or not response.content:
