@@ -150,6 +150,10 @@ class Game(Protocol[S]):
         one partnership each, or one seat each."""
         ...
 
+    def dealt_in(self, seats: int) -> int:
+        """How many of ``seats`` are dealt cards each deal; the others sit that deal out."""
+        ...
+
     def view(self, state: S, audience: Audience, header: ViewHeader) -> View: ...
 
     def redact(self, event: Event, audience: Audience) -> Event:

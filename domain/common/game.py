@@ -23,8 +23,8 @@ S = TypeVar("S", bound=Phased)
 
 
 class GameRules(Game[S]):
-    """Chance steps in the ``draw`` and ``deal`` phases, the end in ``finished``, and
-    scores per seat unless a game scores partnerships."""
+    """Chance steps in the ``draw`` and ``deal`` phases, the end in ``finished``, scores
+    per seat unless a game scores partnerships, and every seat dealt in."""
 
     def chance(self, state: S) -> Chance | None:
         return chance_in(state.phase, self.pack)
@@ -34,3 +34,6 @@ class GameRules(Game[S]):
 
     def units(self, seats: int) -> list[tuple[int, ...]]:
         return [(seat,) for seat in range(seats)]
+
+    def dealt_in(self, seats: int) -> int:
+        return seats

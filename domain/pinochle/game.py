@@ -52,6 +52,10 @@ class AuctionPinochle(GameRules[State]):
     def active_seats(self, seats: int, dealer: int) -> tuple[int, ...]:
         return sitting_in(seats, dealer)
 
+    def dealt_in(self, seats: int) -> int:
+        # Whoever deals, as many sit in (3A.1: three of four or five).
+        return len(self.active_seats(seats, 0))
+
     def first_deal(self, state: State) -> list[Event]:
         return settlement.ante(state)
 

@@ -35,8 +35,10 @@ DoubleMelds = (
     Annotated[
         bool,
         msgspec.Meta(
-            description="RULES 3.4: a double run scores 1500, double aces, kings, queens, jacks"
-            " around 1000, 800, 600, 400, a double pinochle 300 (default false)"
+            description="A double run scores 1500, double aces, kings, queens, jacks around"
+            " 1000, 800, 600, 400, a double pinochle 300, instead of twice the single meld"
+            " (default false; RULES 3.4).",
+            extra_json_schema={"default": False},
         ),
     ]
     | msgspec.UnsetType
@@ -45,12 +47,41 @@ MustOvertrump = (
     Annotated[
         bool,
         msgspec.Meta(
-            description="RULES 3.5: a player void in the suit led who trumps must beat a trump"
-            " already in the trick if able (default false)"
+            description="A player void in the suit led who trumps must beat a trump already"
+            " in the trick if he can (default false; RULES 3.5).",
+            extra_json_schema={"default": False},
         ),
     ]
     | msgspec.UnsetType
 )
+
+# The options the auction games share (3A, 3.C), each with what it means for clients
+# (the API's schemas and its game catalogue show these descriptions).
+MinBid = Annotated[
+    Literal[200, 250, 300],
+    msgspec.Meta(description="The lowest bid; bids are multiples of 10 (RULES 3A.3)."),
+]
+Roundhouse = Annotated[
+    bool, msgspec.Meta(description="Bids may go up to 790 instead of 650 (RULES 3A.3).")
+]
+CompulsoryOpening = Annotated[
+    bool,
+    msgspec.Meta(
+        description="The opener must bid the minimum; if it stands he may take the widow"
+        " or concede for 1 chip (RULES 3A.3)."
+    ),
+]
+DealPackets = Annotated[
+    Literal["3", "4"],
+    msgspec.Meta(description="Deal in packets of 3, or of 4, 4, 4 and 3 (RULES 3A.2)."),
+]
+MustHeadPlain = Annotated[
+    bool,
+    msgspec.Meta(
+        description="A player following a plain suit led must beat its best card in the"
+        " trick if he can (RULES 3A.6)."
+    ),
+]
 
 
 class ScheduleStep(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -69,16 +100,52 @@ class PinochleOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     (the deal passes on them as on any other, RULES 0.4).
     """
 
-    scoring: Literal["chips", "points"] = "chips"
-    schedule: Annotated[list[ScheduleStep], msgspec.Meta(min_length=1, max_length=60)] | None = None
-    kitty: bool | None = None
-    kitty_shortfall: Literal["opponents", "what_is_there"] | None = None
-    deals: Annotated[int, msgspec.Meta(ge=1, le=500)] | None = None
-    min_bid: Literal[200, 250, 300] = 300
-    roundhouse: bool = False
-    compulsory_opening: bool = False
-    deal_packets: Literal["3", "4"] = "3"
-    must_head_plain: bool = False
+    scoring: Annotated[
+        Literal["chips", "points"],
+        msgspec.Meta(
+            description="Settle each deal in `chips` (a schedule, a kitty, a fixed number"
+            " of deals) or score `points` to 1000 (RULES 3A.7)."
+        ),
+    ] = "chips"
+    schedule: (
+        Annotated[
+            list[ScheduleStep],
+            msgspec.Meta(
+                min_length=1,
+                max_length=60,
+                description="Chips only: the chips per seat from each bid up, in steps rising"
+                " by bid, the first pricing the minimum bid (`null`: the table of RULES 3A.7).",
+            ),
+        ]
+        | None
+    ) = None
+    kitty: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="Chips only: a kitty fed 3 chips a seat, paying and paid from a bid"
+            " of 350 (`null`: on; RULES 3A.8)."
+        ),
+    ] = None
+    kitty_shortfall: Annotated[
+        Literal["opponents", "what_is_there"] | None,
+        msgspec.Meta(
+            description="Chips only, with a kitty short of what it owes: the `opponents`"
+            " make up the rest, or the soloist gets `what_is_there` (`null`: `opponents`;"
+            " RULES 3A.8)."
+        ),
+    ] = None
+    deals: Annotated[
+        Annotated[int, msgspec.Meta(ge=1, le=500)] | None,
+        msgspec.Meta(
+            description="Chips only: the table ends after this many deals, thrown-in deals"
+            " included (`null`: twice the seats; RULES 3A.7)."
+        ),
+    ] = None
+    min_bid: MinBid = 300
+    roundhouse: Roundhouse = False
+    compulsory_opening: CompulsoryOpening = False
+    deal_packets: DealPackets = "3"
+    must_head_plain: MustHeadPlain = False
     double_melds: DoubleMelds = msgspec.UNSET
     must_overtrump: MustOvertrump = msgspec.UNSET
 
@@ -106,11 +173,11 @@ class PinochleOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class WidowOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Widow Pinochle (RULES 3.C): bidding as 3A, scored in points to 1000."""
 
-    min_bid: Literal[200, 250, 300] = 300
-    roundhouse: bool = False
-    compulsory_opening: bool = False
-    deal_packets: Literal["3", "4"] = "3"
-    must_head_plain: bool = False
+    min_bid: MinBid = 300
+    roundhouse: Roundhouse = False
+    compulsory_opening: CompulsoryOpening = False
+    deal_packets: DealPackets = "3"
+    must_head_plain: MustHeadPlain = False
     double_melds: DoubleMelds = msgspec.UNSET
     must_overtrump: MustOvertrump = msgspec.UNSET
 
@@ -118,7 +185,7 @@ class WidowOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class TurnUpOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Three- and four-hand Pinochle with a turn-up (RULES 3.B, 3.D)."""
 
-    must_head_plain: bool = False
+    must_head_plain: MustHeadPlain = False
     double_melds: DoubleMelds = msgspec.UNSET
     must_overtrump: MustOvertrump = msgspec.UNSET
 

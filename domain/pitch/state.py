@@ -23,20 +23,37 @@ class Phase(StrEnum):
 class PitchOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The table options of RULES 2, validated when the table is created."""
 
-    # RULES 2.3: Low to the seat dealt the lowest trump, or to the seat that wins it.
-    low_point: Literal["dealt", "won"] = "dealt"
-    # RULES 2.4: when every seat passes, the next dealer deals, or the dealer must bid.
-    all_pass: Literal["redeal", "stick_dealer"] = "redeal"
-    # RULES 2.8: one more chip from each loser for every time he was set back.
-    setback_chip: bool = False
+    low_point: Annotated[
+        Literal["dealt", "won"],
+        msgspec.Meta(
+            description="Low goes to the seat `dealt` the lowest trump in play, or to the"
+            " seat that `won` the trick it falls in (RULES 2.3)."
+        ),
+    ] = "dealt"
+    all_pass: Annotated[
+        Literal["redeal", "stick_dealer"],
+        msgspec.Meta(
+            description="When every seat passes: `redeal` (the next dealer deals), or"
+            " `stick_dealer` (the dealer must bid at least 2; RULES 2.4)."
+        ),
+    ] = "redeal"
+    setback_chip: Annotated[
+        bool,
+        msgspec.Meta(
+            description="At the settlement each loser pays the winner one more chip for"
+            " every time he was set back (RULES 2.8)."
+        ),
+    ] = False
     # RULES 2.7, 2.10: the winning order, or the highest score at the target. UNSET when
     # left out, so that a table created without it records the options it always did.
     game_end: (
         Annotated[
             Literal["rules", "highest"],
             msgspec.Meta(
-                description='RULES 2.10: "highest": the highest score at 7 or more wins, a tie'
-                ' at the top plays another deal (default "rules", the order of RULES 2.7)'
+                description="`rules`: the winning order of RULES 2.7 (the default); `highest`:"
+                " the highest score at 7 or more wins, a tie at the top plays another deal"
+                " (RULES 2.10).",
+                extra_json_schema={"default": "rules"},
             ),
         ]
         | msgspec.UnsetType

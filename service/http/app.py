@@ -20,6 +20,7 @@ from service.http.cors import Cors
 from service.http.deadline import deadline_middleware
 from service.http.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
 from service.http.document import finish, openapi_config
+from service.http.games import GameController
 from service.http.headers import nosniff
 from service.http.hooks import allowed_methods, before_request
 from service.http.interventions import InterventionController
@@ -76,6 +77,7 @@ def create_app(settings: Settings) -> Litestar:
             TournamentController,
             RoundController,
             AuditController,
+            GameController,
             stream_table,
             healthz,
             readyz,

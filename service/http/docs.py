@@ -18,7 +18,7 @@ _DESCRIPTIONS = {
     400: "Malformed request, or table settings the game does not accept.",
     401: "Missing or unknown bearer token.",
     403: "The token may not do this (another table's seat, or operator only).",
-    404: "No such table, seat or tournament.",
+    404: "No such table, seat, tournament or game.",
     409: "Not allowed now: a rule refuses the command, the seat is taken, or a race was lost.",
     412: "If-Match is stale: the table has moved on.",
     413: "The body is over 1 MiB.",

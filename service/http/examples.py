@@ -27,6 +27,7 @@ from domain.commands import PlayerCommand
 from domain.registry import GAMES
 from domain.shuffle import shuffle
 from service import settings
+from service.http import games
 from service.http import sample as s
 from service.http import tournament_examples as t
 from service.http.problems import CATALOGUE, problem
@@ -160,6 +161,16 @@ PARAMETERS: dict[str, Any] = {
     **t.PARAMETERS,
 }
 
+
+def operation_parameters() -> dict[str, dict[str, Any]]:
+    """Where one operation's parameter differs from :data:`PARAMETERS`: the catalogue's
+    ETags are its own."""
+    return {
+        "listGames": {"If-None-Match": games.etag(None)},
+        "getGame": {"If-None-Match": games.etag("forty-five")},
+    }
+
+
 # --- responses ------------------------------------------------------------------------------
 
 
@@ -287,6 +298,7 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
         },
         **t.RESPONSES,
         **audit_responses(game),
+        **game_responses(),
         ("health", "200"): {"ok": ("Alive", {"status": "ok", "checks": {}})},
         ("readiness", "200"): {"ready": ("Ready", health)},
         ("readiness", "503"): {
@@ -372,6 +384,19 @@ def audit_responses(game: Any) -> dict[tuple[str, str], dict[str, tuple[str, Any
     }
 
 
+def game_responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
+    """The game catalogue as served (it is read from the registry, like the answers)."""
+    catalogue = msgspec.to_builtins(games.catalogue())
+    by_id = {entry["id"]: entry for entry in catalogue["games"]}
+    return {
+        ("listGames", "200"): {"catalogue": ("Every game", catalogue)},
+        ("getGame", "200"): {
+            "pinochle": ("Three of three to five seats dealt in; options", by_id["pinochle"]),
+            "forty-five": ("Two partnerships; no options", by_id["forty-five"]),
+        },
+    }
+
+
 # Problem codes each operation may answer with, where a status has more than one cause.
 PROBLEMS: dict[str, dict[int, list[str]]] = {
     "createTable": {
@@ -403,6 +428,7 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
     "resumeTable": {403: ["operator-only"], 409: ["not-paused"]},
     "createTournamentTable": {403: ["operator-only"], 404: ["tournament-not-found"]},
     "getTournament": {404: ["tournament-not-found"]},
+    "getGame": {404: ["game-not-found"]},
     "getStandings": {404: ["tournament-not-found"]},
     "exportTable": {403: ["operator-only"]},
     "replayTable": {403: ["operator-only"], 404: ["table-not-found", "version-not-found"]},
@@ -472,6 +498,7 @@ def _path(path: str) -> str:
         path.replace("{table_id}", s.TABLE)
         .replace("{tournament_id}", s.TOURNAMENT)
         .replace("{seat}", "1")
+        .replace("{game}", "euchre")
     )
 
 
@@ -488,8 +515,11 @@ def attach(openapi: OpenAPI) -> None:
             if isinstance(body, RequestBody) and name in bodies:
                 for media in (body.content or {}).values():
                     media.examples = _examples(bodies[name])
+            own = operation_parameters().get(name, {})
             for parameter in operation.parameters or []:
-                if isinstance(parameter, Parameter) and parameter.name in PARAMETERS:
+                if isinstance(parameter, Parameter) and parameter.name in own:
+                    parameter.example = own[parameter.name]
+                elif isinstance(parameter, Parameter) and parameter.name in PARAMETERS:
                     parameter.example = PARAMETERS[parameter.name]
             for status, response in (operation.responses or {}).items():
                 if not isinstance(response, OpenAPIResponse) or not response.content:

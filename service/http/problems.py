@@ -76,6 +76,9 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
     "not-found": ProblemType(404, "Not found", "No such resource or route."),
     "table-not-found": ProblemType(404, "Table not found", "No table has that id."),
     "tournament-not-found": ProblemType(404, "Tournament not found", "No tournament has that id."),
+    "game-not-found": ProblemType(
+        404, "Game not found", "No game has that id; `GET /games` lists them."
+    ),
     "version-not-found": ProblemType(
         404, "Version not found", "The table has not reached that version (yet)."
     ),

@@ -406,3 +406,76 @@ class EventPage(msgspec.Struct, frozen=True):
 class Health(msgspec.Struct, frozen=True):
     status: Literal["ok", "unavailable"]
     checks: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+class GameOption(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One table option of a game, read from the game's options type: the JSON ``type``
+    of its value, whether ``null`` is a value too, its ``default``, and either the
+    ``values`` it takes or its bounds (JSON Schema's names and meanings)."""
+
+    name: str
+    type: Annotated[
+        Literal["boolean", "integer", "number", "string", "array", "object", "any"],
+        msgspec.Meta(description="The JSON type of a value other than `null`."),
+    ]
+    nullable: Annotated[
+        bool, msgspec.Meta(description="`null` is a value too (its meaning is described).")
+    ]
+    default: Annotated[
+        Any, msgspec.Meta(description="The value when the option is left out (always sent).")
+    ]
+    required: Annotated[
+        bool, msgspec.Meta(description="The option has no default and must be given.")
+    ] = False
+    values: Annotated[
+        list[bool | int | str] | None,
+        msgspec.Meta(description="Every value it takes, when they are few."),
+    ] = None
+    minimum: float | None = None
+    exclusive_minimum: float | None = None
+    maximum: float | None = None
+    exclusive_maximum: float | None = None
+    multiple_of: float | None = None
+    min_length: Annotated[int | None, msgspec.Meta(description="Of a string or an array.")] = None
+    max_length: Annotated[int | None, msgspec.Meta(description="Of a string or an array.")] = None
+    pattern: str | None = None
+    description: str | None = None
+
+
+class Seating(msgspec.Struct, frozen=True):
+    """A table of ``seats`` seats of the game."""
+
+    seats: int
+    active: Annotated[
+        int,
+        msgspec.Meta(description="The seats dealt in each deal; the others sit that deal out."),
+    ]
+    partnerships: Annotated[
+        list[list[int]] | None,
+        msgspec.Meta(description="The seats of each partnership; `null`: each for himself."),
+    ]
+
+
+class GameInfo(msgspec.Struct, frozen=True):
+    """A game the service hosts: its seats, its table options and its rules."""
+
+    id: Annotated[str, msgspec.Meta(description="The `game` of createTable.")]
+    min_seats: int
+    max_seats: int
+    seatings: Annotated[
+        list[Seating], msgspec.Meta(description="Each number of seats the game is played at.")
+    ]
+    options: Annotated[list[GameOption], msgspec.Meta(description="The `options` of createTable.")]
+    rules: Annotated[
+        str,
+        msgspec.Meta(
+            description="The game's page of the rulebook: a path in the Cardroom repository,"
+            " e.g. `docs/rules/pitch.md#2-auction-pitch`."
+        ),
+    ]
+
+
+class GameCatalogue(msgspec.Struct, frozen=True):
+    """Every game the service hosts."""
+
+    games: list[GameInfo]

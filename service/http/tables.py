@@ -18,6 +18,7 @@ from domain.events import Event
 from domain.protocol import Audience
 from domain.registry import GAMES
 from service.http.auth import Caller
+from service.http.conditional import IfNoneMatch, entity_tags
 from service.http.docs import errors
 from service.http.problems import ApiProblem
 from service.http.schemas import (
@@ -37,13 +38,6 @@ from service.read.watch import TableWatcher
 from service.write.handler import Answer, Loaded, TableService, etag
 from service.write.store import new_table_id
 
-IfNoneMatch = Annotated[
-    str | None,
-    HeaderParameter(
-        name="If-None-Match",
-        description="An ETag from an earlier GET: answered with 304 while it is current.",
-    ),
-]
 IfMatch = Annotated[
     str | None,
     HeaderParameter(
@@ -136,13 +130,6 @@ _JSON = "application/json"
 
 def _record(version: int, at: datetime, actor: str, event: Event) -> EventRecord:
     return EventRecord(version=version, at=at, actor=actor, event=event)
-
-
-def _tags(header: str | None) -> list[str] | None:
-    """The entity tags of an If-Match / If-None-Match header; weak tags keep no ``W/``."""
-    if header is None:
-        return None
-    return [t.strip().removeprefix("W/") for t in header.split(",") if t.strip()]
 
 
 def _cache(audience: Audience) -> str:
@@ -297,7 +284,7 @@ class TableController(Controller):
         audience = caller.audience_at(table_key)
         loaded = await service.load(table_key)
         caller.require_current(loaded.table)
-        wanted = _tags(if_none_match)
+        wanted = entity_tags(if_none_match)
         if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
             loaded = await _long_poll(table_key, loaded, service, watcher, wait)
         tag = etag(loaded.table.version, audience)
@@ -393,7 +380,7 @@ class TableController(Controller):
             table_key,
             seat,
             data,
-            if_match=_tags(if_match),
+            if_match=entity_tags(if_match),
             idempotency_key=idempotency_key,
             epoch=caller.epoch,
         )

@@ -21,6 +21,7 @@ from domain.commands import (
 from domain.common.tricks import trick_winner
 from domain.errors import RuleCode, RuleError
 from domain.events import AuctionWon, CardsDealt, DealThrownIn, Passed, TrumpNamed
+from domain.pinochle import PINOCHLE
 from domain.pinochle.cards import PACK, legal_plays, power_in_trick
 from domain.pinochle.events import (
     CardsBuried,
@@ -298,6 +299,7 @@ def test_three_seats_are_active(seats: int, dealer: int, active: tuple[int, ...]
     """RULES 3A.1: inactive seats hold no hand and may do nothing."""
     playout = deal_table({}, seats=seats, dealer=dealer)
     assert state_of(playout).active == active
+    assert PINOCHLE.dealt_in(seats) == len(active)
     assert tables.to_act(playout.table) == [active[0]]
     for seat in set(range(seats)) - set(active):
         assert tables.view(playout.table, seat).hand == []

@@ -1,0 +1,28 @@
+"""Conditional requests: the ``If-None-Match`` parameter and the tags a header names."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar.params import HeaderParameter
+
+IfNoneMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-None-Match",
+        description="An ETag from an earlier GET: answered with 304 while it is current.",
+    ),
+]
+
+
+def entity_tags(header: str | None) -> list[str] | None:
+    """The entity tags of an If-Match / If-None-Match header; weak tags keep no ``W/``."""
+    if header is None:
+        return None
+    return [t.strip().removeprefix("W/") for t in header.split(",") if t.strip()]
+
+
+def matches(header: str | None, tag: str) -> bool:
+    """An If-None-Match ``header`` names ``tag`` (or ``*``): the answer is a 304."""
+    wanted = entity_tags(header)
+    return wanted is not None and ("*" in wanted or tag in wanted)
