@@ -252,13 +252,7 @@ def pair_next(
     tournament: Tournament, seed: bytes, table_ids: Iterator[str], at: datetime
 ) -> list[TournamentEvent]:
     """Pair and open the next round: which table each entry sits at, and the byes."""
-    _require_rounds(tournament)
-    _require_unfinished(tournament)
-    if tournament.rounds and not tournament.rounds[-1].complete:
-        raise TournamentError(
-            TournamentCode.ROUND_IN_PROGRESS,
-            f"round {tournament.rounds[-1].number} is still being played",
-        )
+    _require_between_rounds(tournament)
     number = len(tournament.rounds) + 1
     entrants = entrants_of(tournament)
     playing = [e for e in entrants if not e.withdrawn and e.first_round <= number]
@@ -310,13 +304,7 @@ def score(
 
 def finish(tournament: Tournament, seed: bytes) -> list[TournamentEvent]:
     """End the tournament after a complete round (the director stops early)."""
-    _require_rounds(tournament)
-    _require_unfinished(tournament)
-    if tournament.rounds and not tournament.rounds[-1].complete:
-        raise TournamentError(
-            TournamentCode.ROUND_IN_PROGRESS,
-            f"round {tournament.rounds[-1].number} is still being played",
-        )
+    _require_between_rounds(tournament)
     return [TournamentFinished(seed=seed.hex())]
 
 
@@ -327,6 +315,17 @@ def due_to_pair(tournament: Tournament) -> bool:
         return False
     last = tournament.rounds[-1]
     return last.complete and last.number != tournament.total_rounds
+
+
+def _require_between_rounds(tournament: Tournament) -> None:
+    """A tournament in rounds, not finished, with no table of its last round in play."""
+    _require_rounds(tournament)
+    _require_unfinished(tournament)
+    if tournament.rounds and not tournament.rounds[-1].complete:
+        raise TournamentError(
+            TournamentCode.ROUND_IN_PROGRESS,
+            f"round {tournament.rounds[-1].number} is still being played",
+        )
 
 
 def _require_rounds(tournament: Tournament) -> None:
