@@ -35,7 +35,7 @@ class InterventionController(Controller):
     @post(
         "/{table_id:uuid}/seats/{seat:int}/replace",
         operation_id="replaceSeat",
-        summary="Give a seat to another player or to the computer (operator only)",
+        summary="Give a seat to another player or to the computer (operator, or its tournament's director)",
         description=(
             "The seat's old token stops working (401) from this version on; the answer"
             " carries the new player's token (`null` when the computer takes the seat)."
@@ -53,7 +53,7 @@ class InterventionController(Controller):
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
     ) -> SeatHandedOver:
-        caller.require_operator("only the operator replaces a player")
+        await _require_in_charge(caller, service, table_id, "only the operator replaces a player")
         name = data.name or ("Computer" if data.computer else f"Player {seat + 1}")
         table, token = await interventions.replace_seat(
             service, str(table_id), seat, name, by_computer=data.computer
@@ -63,7 +63,7 @@ class InterventionController(Controller):
     @post(
         "/{table_id:uuid}/abort",
         operation_id="abortTable",
-        summary="Stop a table for good (operator only)",
+        summary="Stop a table for good (operator, or its tournament's director)",
         description=(
             "The table's status becomes `aborted`: it takes no further command and counts"
             " in no standings. Aborting it again is a 409 `table-aborted`."
@@ -79,13 +79,13 @@ class InterventionController(Controller):
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
     ) -> Response[TableView]:
-        caller.require_operator("only the operator aborts a table")
+        await _require_in_charge(caller, service, table_id, "only the operator aborts a table")
         return _operator_view(await interventions.abort(service, str(table_id), data.reason))
 
     @post(
         "/{table_id:uuid}/pause",
         operation_id="pauseTable",
-        summary="Stop the clocks and hold every command (operator only)",
+        summary="Stop the clocks and hold every command (operator, or its tournament's director)",
         description=(
             "Until `resume`, commands are refused with 409 `table-paused` and no clock"
             " runs; a turn in progress keeps the time it had left."
@@ -100,13 +100,13 @@ class InterventionController(Controller):
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
     ) -> Response[TableView]:
-        caller.require_operator("only the operator pauses a table")
+        await _require_in_charge(caller, service, table_id, "only the operator pauses a table")
         return _operator_view(await interventions.pause(service, str(table_id)))
 
     @post(
         "/{table_id:uuid}/resume",
         operation_id="resumeTable",
-        summary="Restart a paused table's clocks (operator only)",
+        summary="Restart a paused table's clocks (operator, or its tournament's director)",
         status_code=200,
         responses=errors(400, 401, 403, 404, 409, 503),
         security=[{"bearer": []}],
@@ -117,5 +117,18 @@ class InterventionController(Controller):
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
     ) -> Response[TableView]:
-        caller.require_operator("only the operator resumes a table")
+        await _require_in_charge(caller, service, table_id, "only the operator resumes a table")
         return _operator_view(await interventions.resume(service, str(table_id)))
+
+
+async def _require_in_charge(
+    caller: Caller, service: TableService, table_id: UUID, why: str
+) -> None:
+    """The operator, or the director of the table's tournament (DESIGN 14: the director
+    acts as the operator for that tournament only; the table records ``operator``)."""
+    if caller.kind == "director":
+        table = (await service.load(str(table_id))).table
+        if table.tournament is not None:
+            caller.require_director(table.tournament, why)
+            return
+    caller.require_operator(why)

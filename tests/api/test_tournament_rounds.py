@@ -288,3 +288,25 @@ async def test_tournaments_list_pages_and_filters(
     assert len(first["tournaments"]) == 1 and first["next"] is not None
     second = ok(await client.get(f"/tournaments?limit=1&cursor={first['next']}"))
     assert second["tournaments"][0]["id"] != first["tournaments"][0]["id"]
+
+
+async def test_the_director_may_pause_his_tournaments_tables_and_no_other(client: Any) -> None:
+    mine = await open_event(client, format="swiss", rounds=1)
+    other = await open_event(client, format="swiss", rounds=1)
+    for name in ("Ann", "Bob"):
+        await enter(client, mine, name=name)
+    director = bearer(mine["director_token"])
+    paired = ok(await client.post(f"/tournaments/{mine['id']}/rounds", headers=director), 201)
+    table = paired["tables"][0]["table"]
+    assert_problem(
+        await client.post(f"/tables/{table}/pause", headers=bearer(other["director_token"])),
+        403,
+        "operator-only",
+    )
+    paused = ok(await client.post(f"/tables/{table}/pause", headers=director))
+    assert paused["paused"] is True
+    ok(await client.post(f"/tables/{table}/resume", headers=director))
+    loose = ok(await client.post("/tables", json={"game": "reserve-bridge", "seats": 2}), 201)
+    assert_problem(
+        await client.post(f"/tables/{loose['id']}/pause", headers=director), 403, "operator-only"
+    )
