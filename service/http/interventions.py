@@ -35,7 +35,7 @@ class InterventionController(Controller):
     @post(
         "/{table_id:uuid}/seats/{seat:int}/replace",
         operation_id="replaceSeat",
-        summary="Give a seat to another player or to the computer (operator, or its tournament's director)",
+        summary="Give a seat to another player or the computer (operator, or the director)",
         description=(
             "The seat's old token stops working (401) from this version on; the answer"
             " carries the new player's token (`null` when the computer takes the seat)."
@@ -85,7 +85,7 @@ class InterventionController(Controller):
     @post(
         "/{table_id:uuid}/pause",
         operation_id="pauseTable",
-        summary="Stop the clocks and hold every command (operator, or its tournament's director)",
+        summary="Stop the clocks and hold every command (operator, or the director)",
         description=(
             "Until `resume`, commands are refused with 409 `table-paused` and no clock"
             " runs; a turn in progress keeps the time it had left."
