@@ -35,7 +35,7 @@ class InterventionController(Controller):
     @post(
         "/{table_id:uuid}/seats/{seat:int}/replace",
         operation_id="replaceSeat",
-        summary="Give a seat to another player or the computer (operator, or the tournament's director)",
+        summary="Give a seat to another player or the computer (operator, or the director)",
         description=(
             "The seat's old token stops working (401) from this version on; the answer"
             " carries the new player's token (`null` when the computer takes the seat)."
@@ -63,7 +63,7 @@ class InterventionController(Controller):
     @post(
         "/{table_id:uuid}/abort",
         operation_id="abortTable",
-        summary="Stop a table for good (operator, or the tournament's director)",
+        summary="Stop a table for good (operator, or the director)",
         description=(
             "The table's status becomes `aborted`: it takes no further command and counts"
             " in no standings. Aborting it again is a 409 `table-aborted`."
@@ -85,7 +85,7 @@ class InterventionController(Controller):
     @post(
         "/{table_id:uuid}/pause",
         operation_id="pauseTable",
-        summary="Stop the clocks and hold every command (operator, or the tournament's director)",
+        summary="Stop the clocks and hold every command (operator, or the director)",
         description=(
             "Until `resume`, commands are refused with 409 `table-paused` and no clock"
             " runs; a turn in progress keeps the time it had left."
@@ -106,7 +106,7 @@ class InterventionController(Controller):
     @post(
         "/{table_id:uuid}/resume",
         operation_id="resumeTable",
-        summary="Restart a paused table's clocks (operator, or the tournament's director)",
+        summary="Restart a paused table's clocks (operator, or the director)",
         status_code=200,
         responses=errors(400, 401, 403, 404, 409, 503),
         security=[{"bearer": []}],
