@@ -239,7 +239,11 @@ async def test_a_withdrawn_entrant_is_never_paired_again_and_keeps_his_results(
     second = ok(await client.post(rounds, headers=director), 201)
     paired = [e for t in second["tables"] for e in t["seats"]] + second["byes"]
     assert bob["entry"] not in paired
-    assert first["round"] == 1
+    standings = ok(await client.get(f"/tournaments/{event['id']}/standings"))["entries"]
+    kept = next(e for e in standings if e["entry"] == bob["entry"])
+    assert [line["round"] for line in kept["rounds"]] == [1], "his round 1 result stands"
+    was_bye = bob["entry"] in first["byes"]
+    assert kept["rounds"][0]["result"] == ("bye" if was_bye else "loss")
 
 
 async def _round_over(client: Any, tournament_id: str, number: int) -> None:
