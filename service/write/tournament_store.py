@@ -7,6 +7,7 @@ and, kept out of every answer, the pairing seed and the key its seat tokens come
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -16,7 +17,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from domain.tournament.events import TOURNAMENT_EVENTS, TournamentEvent
-from domain.tournament.stream import Tournament, fold
+from domain.tournament.stream import Tournament, evolve, fold
 from service import metrics
 from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.refusals import TournamentNotFound
@@ -25,6 +26,9 @@ from service.write.store import NewEvent, Notifier, VersionConflict
 
 _json = msgspec.json.Encoder()
 decode_event = msgspec.json.Decoder(TOURNAMENT_EVENTS).decode
+
+
+CACHED = 1_000  # tournaments whose fold a process keeps
 
 
 class StoredTournamentEvent(msgspec.Struct, frozen=True):
@@ -45,6 +49,9 @@ class TournamentStore:
     def __init__(self, pool: AsyncConnectionPool[Any], notifier: Notifier | None = None) -> None:
         self.pool = pool
         self.notifier = notifier
+        # The last fold of recent tournaments: committed versions only, so any process's
+        # later appends are simply the events after it.
+        self._folded: OrderedDict[str, tuple[Tournament, bytes]] = OrderedDict()
 
     async def create(
         self,
@@ -80,12 +87,33 @@ class TournamentStore:
             await self._append(conn, data["tournament"], 0, GENESIS, [created], at, "open")
 
     async def load(self, tournament_id: str) -> tuple[Tournament, bytes]:
-        """The tournament folded from its stream, and the chain hash of its last event."""
-        stored = await self.read_stream(tournament_id)
+        """The tournament as committed when this call began, and the chain hash of its
+        last event.
+
+        Postgres is asked every time, for the events after the version this process
+        folded last (another process may have appended since): players poll ``/me`` and
+        the standings, and a stream of thousands of entries is folded once, not per
+        request."""
+        cached = self._folded.get(tournament_id)
+        after = cached[0].version if cached is not None else 0
+        stored = await self.read_stream(tournament_id, after)
+        if cached is not None and not stored:
+            return cached
         if not stored:
             raise TournamentNotFound(f"no tournament {tournament_id}")
-        tournament = fold([decode_event(s.data) for s in stored])
-        return tournament, bytes.fromhex(stored[-1].hash)
+        events = [decode_event(s.data) for s in stored]
+        if cached is None:
+            tournament = fold(events)
+        else:
+            tournament = cached[0]
+            for event in events:
+                tournament = evolve(tournament, event)
+        loaded = (tournament, bytes.fromhex(stored[-1].hash))
+        self._folded[tournament_id] = loaded
+        self._folded.move_to_end(tournament_id)
+        if len(self._folded) > CACHED:
+            self._folded.popitem(last=False)
+        return loaded
 
     async def read_stream(self, tournament_id: str, after: int = 0) -> list[StoredTournamentEvent]:
         async with self.pool.connection() as conn:
