@@ -26,7 +26,7 @@ from service.http.hooks import allowed_methods, before_request
 from service.http.interventions import InterventionController
 from service.http.lifespan import lifespan
 from service.http.limits import MAX_BODY_BYTES
-from service.http.live import stream_table
+from service.http.live import stream_table, stream_tournament
 from service.http.ops import healthz, readyz
 from service.http.ops import metrics as metrics_endpoint
 from service.http.problems import EXCEPTION_HANDLERS
@@ -79,6 +79,7 @@ def create_app(settings: Settings) -> Litestar:
             AuditController,
             GameController,
             stream_table,
+            stream_tournament,
             healthz,
             readyz,
             metrics_endpoint,

@@ -13,27 +13,28 @@ from typing import Any
 import msgspec
 
 from service.http.document import API_VERSION
-from service.read.records import EventRecord
+from service.read.records import EventRecord, TournamentEventRecord
 from service.workers.streams import GLOBAL_STREAM_LENGTH, TABLE_STREAM_LENGTH
 
 _FIELDS_DESCRIPTION = (
-    "A Redis stream entry is a flat map of string fields: `table`, `version`, `position`,"
-    " `type` and `data`. `data` is the JSON text of an `EventRecord` (the event as a"
-    " spectator sees it); the other fields repeat its keys for cheap filtering."
+    "A Redis stream entry is a flat map of string fields: `{owner}`, `version`, `position`,"
+    " `type` and `data`. `data` is the JSON text of {record}; the other fields repeat its"
+    " keys for cheap filtering."
 )
 
 
-def _entry_schema() -> dict[str, Any]:
+def _entry_schema(owner: str, record: str, described: str) -> dict[str, Any]:
+    """A stream entry of a table's (``owner`` ``table``) or a tournament's events."""
     return {
         "type": "object",
-        "description": _FIELDS_DESCRIPTION,
-        "required": ["table", "version", "position", "type", "data"],
+        "description": _FIELDS_DESCRIPTION.format(owner=owner, record=described),
+        "required": [owner, "version", "position", "type", "data"],
         "properties": {
-            "table": {"type": "string", "format": "uuid", "description": "The table's id."},
+            owner: {"type": "string", "format": "uuid", "description": f"The {owner}'s id."},
             "version": {
                 "type": "string",
                 "pattern": r"^[1-9][0-9]*$(?!\n)",
-                "description": "The event's version in its table (1, 2, 3, … no gaps).",
+                "description": f"The event's version in its {owner} (1, 2, 3, … no gaps).",
             },
             "position": {
                 "type": "string",
@@ -44,24 +45,50 @@ def _entry_schema() -> dict[str, Any]:
             "data": {
                 "type": "string",
                 "contentMediaType": "application/json",
-                "contentSchema": {"$ref": "#/components/schemas/EventRecord"},
+                "contentSchema": {"$ref": f"#/components/schemas/{record}"},
                 "description": "JSON text of the event record.",
             },
         },
     }
 
 
+def _receive(channel: str, message: str, summary: str) -> dict[str, Any]:
+    return {
+        "action": "receive",
+        "channel": {"$ref": f"#/channels/{channel}"},
+        "summary": summary,
+        "messages": [{"$ref": f"#/channels/{channel}/messages/{message}"}],
+    }
+
+
 def document() -> dict[str, Any]:
     _, components = msgspec.json.schema_components(
-        [EventRecord], ref_template="#/components/schemas/{name}"
+        [EventRecord, TournamentEventRecord], ref_template="#/components/schemas/{name}"
     )
-    schemas = {**components, "RedisEntry": _entry_schema()}
+    schemas = {
+        **components,
+        "RedisEntry": _entry_schema(
+            "table", "EventRecord", "an `EventRecord` (the event as a spectator sees it)"
+        ),
+        "TournamentRedisEntry": _entry_schema(
+            "tournament",
+            "TournamentEventRecord",
+            "a `TournamentEventRecord` (as `GET /tournaments/{id}/stream` sends it)",
+        ),
+    }
     message = {
         "name": "event",
         "title": "A table event",
         "summary": "One event, public form, as published after its commit.",
         "contentType": "application/json",
         "payload": {"$ref": "#/components/schemas/RedisEntry"},
+    }
+    tournament_message = {
+        "name": "tournament_event",
+        "title": "A tournament event",
+        "summary": "One event of a tournament's stream (public), as published after its commit.",
+        "contentType": "application/json",
+        "payload": {"$ref": "#/components/schemas/TournamentRedisEntry"},
     }
     return {
         "asyncapi": "3.0.0",
@@ -107,22 +134,33 @@ def document() -> dict[str, Any]:
                 ),
                 "messages": {"event": {"$ref": "#/components/messages/event"}},
             },
+            "tournament": {
+                "address": "cardroom:tournament:{tournament}",
+                "title": "One tournament's events",
+                "description": (
+                    "Entries, pairings, results and the end of one tournament (DESIGN 14),"
+                    " published like a table's: entry ids are `{version}-0`, so `XREAD"
+                    " STREAMS cardroom:tournament:{tournament} {version}-0` resumes after a"
+                    " version and an event is never stored twice. Not in the global stream."
+                    " After any doubt, read `GET /tournaments/{id}/stream?after=V`."
+                ),
+                "parameters": {"tournament": {"description": "The tournament's id (a UUID)."}},
+                "messages": {
+                    "tournament_event": {"$ref": "#/components/messages/tournament_event"}
+                },
+            },
         },
         "operations": {
-            "readTable": {
-                "action": "receive",
-                "channel": {"$ref": "#/channels/table"},
-                "summary": "XREAD one table's stream from a version.",
-                "messages": [{"$ref": "#/channels/table/messages/event"}],
-            },
-            "readEvents": {
-                "action": "receive",
-                "channel": {"$ref": "#/channels/events"},
-                "summary": "XREAD (or XREADGROUP) the global stream.",
-                "messages": [{"$ref": "#/channels/events/messages/event"}],
-            },
+            "readTable": _receive("table", "event", "XREAD one table's stream from a version."),
+            "readEvents": _receive("events", "event", "XREAD (or XREADGROUP) the global stream."),
+            "readTournament": _receive(
+                "tournament", "tournament_event", "XREAD one tournament's stream from a version."
+            ),
         },
-        "components": {"schemas": schemas, "messages": {"event": message}},
+        "components": {
+            "schemas": schemas,
+            "messages": {"event": message, "tournament_event": tournament_message},
+        },
     }
 
 

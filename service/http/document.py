@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import (
     Components,
@@ -23,8 +24,9 @@ from domain import RULES_ENGINE_VERSION
 from service.http.examples import attach as attach_examples
 from service.http.problems import PROBLEM_JSON
 from service.http.reference import PLAYING, docs_router, problem_table, render_plugins
+from service.read.records import TournamentEventRecord
 
-API_VERSION = "1.6.0"  # the README's changelog says what each version changed
+API_VERSION = "1.7.0"  # the README's changelog says what each version changed
 
 DESCRIPTION = f"""\
 Cardroom hosts auction card games over a REST API, event-sourced: every bid, exchange
@@ -135,6 +137,19 @@ def _tidy_parameters(openapi: Any) -> None:
                     schema.one_of = None
 
 
+def _stream_records(openapi: Any) -> None:
+    """A stream message's ``data`` is JSON text whose schema is named only by its
+    ``contentSchema``, so Litestar never meets the record's type: add it as a component
+    (its event types are components already)."""
+    _, found = msgspec.json.schema_components(
+        [TournamentEventRecord], ref_template="#/components/schemas/{name}"
+    )
+    schemas = openapi.components.schemas
+    missing = found.keys() - schemas.keys() - {"TournamentEventRecord"}
+    assert not missing, f"not components of the document: {sorted(missing)}"
+    schemas["TournamentEventRecord"] = found["TournamentEventRecord"]
+
+
 def openapi_config() -> OpenAPIConfig:
     return OpenAPIConfig(
         title="Cardroom",
@@ -164,4 +179,5 @@ def finish(openapi: OpenAPI) -> None:
     _rate_limit_headers(openapi)
     _retry_after(openapi)
     _tidy_parameters(openapi)
+    _stream_records(openapi)
     attach_examples(openapi)

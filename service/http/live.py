@@ -1,14 +1,20 @@
-"""``GET /tables/{id}/stream``: Server-Sent Events with resume (DESIGN 7).
+"""Server-Sent Events with resume: ``GET /tables/{id}/stream`` (DESIGN 7) and
+``GET /tournaments/{id}/stream`` (DESIGN 14).
 
-The stream first catches up from Postgres (after ``Last-Event-ID``), then follows the
-process's fan-out hub (service.workers.fanout): one Redis reader of the relay's global
-stream for every stream of the process. A spectator's events come from Redis as
-published, each encoded once for all the process's spectators; a seat's or the
-operator's stream uses Redis only as a doorbell and reads its events from Postgres, so
-private cards never pass through Redis. A gap in what Redis delivers (a trimmed or
-restarted stream, a stream that fell behind the hub) is filled from Postgres, and with
-Redis down the stream falls back to Postgres notifications. Each message's ``id`` is the
-event's version; ``: keep-alive`` comments flow when idle.
+Every stream first catches up from Postgres (after ``Last-Event-ID``), then follows. A
+table's stream follows the process's fan-out hub (service.workers.fanout): one Redis
+reader of the relay's global stream for every stream of the process. A spectator's
+events come from Redis as published, each encoded once for all the process's
+spectators; a seat's or the operator's stream uses Redis only as a doorbell and reads its
+events from Postgres, so private cards never pass through Redis. A gap in what Redis
+delivers (a trimmed or restarted stream, a stream that fell behind the hub) is filled
+from Postgres, and with Redis down the stream falls back to Postgres notifications.
+
+A tournament's stream (a few public events per round) always follows the Postgres
+notifications and reads what they announce from Postgres: ``NOTIFY`` reaches every
+process listening on the database, so a stream served by one process sees what any
+other committed, with Redis or without. Each message's ``id`` is the event's version;
+``: keep-alive`` comments flow when idle.
 """
 
 from __future__ import annotations
@@ -26,13 +32,17 @@ from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
 from domain.protocol import Audience
+from domain.tournament.events import TournamentFinished
+from domain.tournament.stream import Tournament
 from service.http.auth import Caller
 from service.http.docs import errors
-from service.http.schemas import StreamMessage
-from service.read.records import EventRecord
+from service.http.schemas import StreamMessage, TournamentStreamMessage
+from service.read.records import EventRecord, TournamentEventRecord
 from service.read.watch import TableWatcher
 from service.workers.fanout import Hub, Published, Subscription
 from service.write.handler import TableService
+from service.write.tournament_store import TournamentStore, decode_event
+from service.write.tournaments import TournamentService
 
 KEEP_ALIVE = 15.0
 KEEP_ALIVE_COMMENT = b": keep-alive\r\n\r\n"
@@ -70,14 +80,62 @@ OpenFor = Annotated[
         ge=1,
         le=3600,
         description="Seconds before the server ends the stream; clients reconnect with"
-        " Last-Event-ID. The stream also ends after the last event of a finished table.",
+        " Last-Event-ID. The stream also ends after the last event of a finished table"
+        " or tournament.",
     ),
 ]
 
+Record = EventRecord | TournamentEventRecord
+PAGE = 500  # events per read from Postgres
+
 
 class Follower:
-    """One client's stream: catch up from Postgres, then follow the process's fan-out hub
-    (or, while it has no Redis, the commit notifications)."""
+    """One client's stream of one event stream: catch up from Postgres after ``last``,
+    then wait for the stream's commit notifications (``key``, as the watcher knows it)
+    and catch up again. Subclasses read the pages, and may follow something faster."""
+
+    def __init__(self, key: str, after: int, watcher: TableWatcher) -> None:
+        self.key = key
+        self.last = after
+        self.watcher = watcher
+        self.finished = False
+
+    def open(self) -> None:
+        """Before the first catch-up."""
+
+    def close(self) -> None:
+        """After the last message."""
+
+    async def page(self) -> tuple[list[Record], bool]:
+        """Records after ``last`` (``PAGE`` at most, unless the stream is known to be
+        short), and whether the stream has ended once they are sent."""
+        raise NotImplementedError
+
+    def _message(self, record: Record) -> bytes:
+        self.last = record.version
+        tag = type(record.event).__struct_config__.tag
+        return sse_message(record.version, str(tag), _encode(record))
+
+    async def catch_up(self) -> list[bytes]:
+        messages = []
+        while True:
+            records, ended = await self.page()
+            messages.extend([self._message(record) for record in records])
+            if len(records) < PAGE:
+                self.finished = ended
+                return messages
+
+    async def follow(self, quiet: float) -> list[bytes]:
+        """The next messages, or none after ``quiet`` seconds without any. A quiet spell
+        ends with a look at Postgres too: a notification lost while the watcher
+        reconnected delays a message by one keep-alive at most."""
+        await self.watcher.wait_for_table(self.key, self.last, quiet)
+        return await self.catch_up()
+
+
+class TableFollower(Follower):
+    """A table's stream: follows the process's fan-out hub (or, while it has no Redis,
+    the commit notifications)."""
 
     def __init__(
         self,
@@ -88,13 +146,11 @@ class Follower:
         hub: Hub,
         watcher: TableWatcher,
     ) -> None:
+        super().__init__(table_id, after, watcher)
         self.table_id = table_id
         self.audience = audience
-        self.last = after
         self.service = service
         self.hub = hub
-        self.watcher = watcher
-        self.finished = False
         self.subscription: Subscription | None = None
 
     def open(self) -> None:
@@ -106,33 +162,21 @@ class Follower:
             self.hub.unsubscribe(self.subscription)
             self.subscription = None
 
-    def _message(self, record: EventRecord) -> bytes:
-        self.last = record.version
-        tag = type(record.event).__struct_config__.tag
-        return sse_message(record.version, str(tag), _encode(record))
-
-    async def catch_up(self) -> list[bytes]:
-        messages = []
-        while True:
-            table, page = await self.service.events(self.table_id, self.audience, self.last, 500)
-            for stored, event in page:
-                record = EventRecord(stored.version, stored.recorded_at, stored.actor, event)
-                messages.append(self._message(record))
-            if len(page) < 500:
-                self.finished = (
-                    table.status in ("finished", "aborted", "expired")
-                    and self.last >= table.version
-                )
-                return messages
+    async def page(self) -> tuple[list[Record], bool]:
+        table, page = await self.service.events(self.table_id, self.audience, self.last, PAGE)
+        records: list[Record] = [
+            EventRecord(stored.version, stored.recorded_at, stored.actor, event)
+            for stored, event in page
+        ]
+        last = records[-1].version if records else self.last
+        ended = table.status in ("finished", "aborted", "expired") and last >= table.version
+        return records, ended
 
     async def follow(self, quiet: float) -> list[bytes]:
-        """The next messages, or none after ``quiet`` seconds without any."""
         assert self.subscription is not None, "open() first"
         if not self.hub.live:
             # Redis is a doorbell only: without it, Postgres notifications ring instead.
-            if await self.watcher.wait_for_table(self.table_id, self.last, quiet):
-                return await self.catch_up()
-            return []
+            return await super().follow(quiet)
         published, lost = await self.subscription.take(quiet)
         if lost or not published:
             # Entries may be missing (the hub lost Redis, or this stream fell behind), or
@@ -156,6 +200,33 @@ class Follower:
         return messages
 
 
+class TournamentFollower(Follower):
+    """A tournament's stream: short and public, read whole after ``last`` at each commit
+    notification; it ends after ``tournament_finished``."""
+
+    def __init__(
+        self, tournament: Tournament, after: int, store: TournamentStore, watcher: TableWatcher
+    ) -> None:
+        super().__init__(f"tournament:{tournament.id}", after, watcher)
+        self.tournament_id = tournament.id
+        self.store = store
+        # The version of ``tournament_finished``, once known.
+        self.final = tournament.version if tournament.status == "finished" else None
+
+    async def page(self) -> tuple[list[Record], bool]:
+        stored = await self.store.read_stream(self.tournament_id, self.last)
+        records: list[Record] = []
+        for event in stored:
+            record = TournamentEventRecord(
+                event.version, event.recorded_at, event.actor, decode_event(event.data)
+            )
+            if isinstance(record.event, TournamentFinished):
+                self.final = record.version
+            records.append(record)
+        last = records[-1].version if records else self.last
+        return records, self.final is not None and last >= self.final
+
+
 def sse_message(version: int, event: str, data: bytes) -> bytes:
     """One message on the wire; ``data`` is compact JSON, so one line."""
     return b"id: %d\r\nevent: %s\r\ndata: %s\r\n\r\n" % (version, event.encode(), data)
@@ -177,6 +248,18 @@ def rendered(item: Published) -> bytes | None:
     return item.rendered or None
 
 
+def messages_of(message: type[StreamMessage], record: str) -> ResponseSpec:
+    return ResponseSpec(
+        data_container=message,
+        media_type="text/event-stream",
+        description=(
+            f"A stream of messages whose `data` is {record}, with `id` (the version),"
+            " `event` (its type) and keep-alive comments."
+        ),
+        generate_examples=False,
+    )
+
+
 @get(
     "/tables/{table_id:uuid}/stream",
     operation_id="streamTable",
@@ -189,15 +272,7 @@ def rendered(item: Published) -> bytes | None:
     tags=["tables"],
     media_type="text/event-stream",
     responses={
-        200: ResponseSpec(
-            data_container=StreamMessage,
-            media_type="text/event-stream",
-            description=(
-                "A stream of messages whose `data` is an event record, with `id` (the"
-                " version), `event` (its type) and keep-alive comments."
-            ),
-            generate_examples=False,
-        ),
+        200: messages_of(StreamMessage, "an event record"),
         **errors(400, 401, 403, 404, 503),
     },
     security=[{}, {"bearer": []}],
@@ -216,8 +291,50 @@ async def stream_table(
     audience = caller.audience_at(table_key)
     loaded = await service.load(table_key)  # 404 before the stream starts
     caller.require_current(loaded.table)
-    start = int(last_event_id) if last_event_id is not None else (after or 0)
-    follower = Follower(table_key, audience, start, service, hub, watcher)
+    start = resume_after(last_event_id, after)
+    return stream_of(TableFollower(table_key, audience, start, service, hub, watcher), timeout)
+
+
+@get(
+    "/tournaments/{tournament_id:uuid}/stream",
+    operation_id="streamTournament",
+    summary="Live events of a tournament (Server-Sent Events)",
+    description=(
+        "Each message is one event of the tournament's stream (entries, pairings, results,"
+        " the end): `id` is the version, `event` the event type, `data` the event record"
+        " (`version`, `at`, `actor`, `event`). Resume with `Last-Event-ID` (or `?after=`)."
+        " Public: a tournament's events carry no token. The stream ends after"
+        " `tournament_finished`."
+    ),
+    tags=["tournaments"],
+    media_type="text/event-stream",
+    responses={
+        200: messages_of(TournamentStreamMessage, "a tournament event record"),
+        **errors(400, 401, 404, 503),
+    },
+    security=[{}, {"bearer": []}],
+)
+async def stream_tournament(
+    tournament_id: FromPath[UUID],
+    caller: NamedDependency[Caller],
+    tournaments: NamedDependency[TournamentService],
+    watcher: NamedDependency[TableWatcher],
+    last_event_id: LastEventId = None,
+    after: After = None,
+    timeout: OpenFor = 900,
+) -> Stream:
+    tournament = await tournaments.load(str(tournament_id))  # 404 before the stream starts
+    start = resume_after(last_event_id, after)
+    return stream_of(TournamentFollower(tournament, start, tournaments.store, watcher), timeout)
+
+
+def resume_after(last_event_id: str | None, after: int | None) -> int:
+    """The version a stream starts after: ``Last-Event-ID`` (a reconnecting browser sends
+    it) over ``after``."""
+    return int(last_event_id) if last_event_id is not None else (after or 0)
+
+
+def stream_of(follower: Follower, timeout: float) -> Stream:
     # The messages are written here (sse_message) rather than by Litestar's
     # ServerSentEvent, so that a published event is encoded once for all its streams.
     return Stream(

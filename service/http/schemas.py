@@ -379,20 +379,29 @@ class SeatGranted(msgspec.Struct, frozen=True):
     version: int
 
 
+def _json_text(component: str) -> msgspec.Meta:
+    """A string holding JSON text of a component (a stream message's ``data``)."""
+    return msgspec.Meta(
+        extra_json_schema={
+            "contentMediaType": "application/json",
+            "contentSchema": {"$ref": f"#/components/schemas/{component}"},
+        }
+    )
+
+
 class StreamMessage(msgspec.Struct, frozen=True):
     """One Server-Sent Events message: ``data`` is an ``EventRecord`` as JSON text."""
 
-    data: Annotated[
-        str,
-        msgspec.Meta(
-            extra_json_schema={
-                "contentMediaType": "application/json",
-                "contentSchema": {"$ref": "#/components/schemas/EventRecord"},
-            }
-        ),
-    ]
+    data: Annotated[str, _json_text("EventRecord")]
     event: Annotated[str, msgspec.Meta(description="The event type, e.g. `card_played`.")]
     id: Annotated[str, msgspec.Meta(pattern=r"^[1-9][0-9]*$(?!\n)", description="The version.")]
+
+
+class TournamentStreamMessage(StreamMessage, frozen=True):
+    """One Server-Sent Events message of a tournament: ``data`` is a
+    ``TournamentEventRecord`` as JSON text."""
+
+    data: Annotated[str, _json_text("TournamentEventRecord")]
 
 
 class EventPage(msgspec.Struct, frozen=True):

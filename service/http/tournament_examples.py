@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
+from domain.tournament.events import RoundPaired, TableScored
 from service.http import sample as s
+from service.read.records import TournamentEventRecord
 
 ENTRIES = ("a1f3c9d2e8b4", "b7e2d4a9c1f6", "c5d8e1f3a7b2", "d9a4b6c2e5f1")
 ROUND_TABLES = ("7d1e9c3a-5b2f-4e8d-a6c4-0f9e8d7c6b5a", "8e2f0d4b-6c3a-4f9e-b7d5-1a0f9e8d7c6b")
@@ -57,6 +61,36 @@ FIRST_ROUND = {
     "byes": [],
     "deadline": None,
 }
+
+ROUND_PAIRED = {
+    "type": "round_paired",
+    "round": 1,
+    "tables": FIRST_ROUND["tables"],
+    "byes": [],
+    "inputs": s.head(5),
+    "deadline": None,
+}
+# The record of the first table's result, as the tournament's stream sends it.
+TABLE_SCORED = TournamentEventRecord(
+    version=7,
+    at=s.at(140),
+    actor="tournament",
+    event=TableScored(
+        round=1,
+        table=ROUND_TABLES[0],
+        outcomes=["loss", "win"],
+        scores=[140, 620],
+        reason="played",
+        deal_scores=[[60, 180], [80, 440]],
+    ),
+)
+
+
+def _message(record: TournamentEventRecord) -> dict[str, Any]:
+    """A Server-Sent Events message as ``streamTournament`` sends it."""
+    tag = type(record.event).__struct_config__.tag
+    data = msgspec.json.encode(record).decode()
+    return {"id": str(record.version), "event": str(tag), "data": data}
 
 
 def _line(table: int | None, opponent: str | None, result: str) -> dict[str, Any]:
@@ -199,19 +233,23 @@ RESPONSES: dict[tuple[str, str], dict[str, tuple[str, Any]]] = {
                 "recorded_at": s.json(s.at(20)),
                 "actor": "director",
                 "command": {"type": "pair_round"},
-                "data": {
-                    "type": "round_paired",
-                    "round": 1,
-                    "tables": FIRST_ROUND["tables"],
-                    "byes": [],
-                    "inputs": s.head(5),
-                    "deadline": None,
-                },
+                "data": ROUND_PAIRED,
                 "hash": s.head(6),
             },
         ),
     },
     ("getRound", "200"): {"round": ("The first round, in play", FIRST_ROUND)},
+    ("streamTournament", "200"): {
+        "paired": (
+            "A round paired (its `data` is a tournament event record)",
+            _message(
+                TournamentEventRecord(
+                    6, s.at(20), "director", msgspec.convert(ROUND_PAIRED, RoundPaired)
+                )
+            ),
+        ),
+        "scored": ("A table's result recorded", _message(TABLE_SCORED)),
+    },
 }
 
 
@@ -258,4 +296,5 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
     },
     "getRound": {404: ["no-such-round", "tournament-not-found"]},
     "exportTournament": {403: ["operator-only"], 404: ["tournament-not-found"]},
+    "streamTournament": {404: ["tournament-not-found"]},
 }

@@ -1,6 +1,7 @@
 """The records every reader is answered with: an event as a caller may see it, a view,
-and a command's result. Shared by the HTTP layer, the relay (which publishes records to
-Redis) and the write path (which stores a command's answer with its idempotency key).
+a command's result, and a tournament's event. Shared by the HTTP layer, the relay (which
+publishes records to Redis) and the write path (which stores a command's answer with its
+idempotency key).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import msgspec
 from domain.events import Event
 from domain.protocol import View
 from domain.registry import GAMES
+from domain.tournament.events import TOURNAMENT_EVENTS
 from service.write.codec import event_classes
 
 if TYPE_CHECKING:
@@ -30,6 +32,16 @@ class EventRecord(msgspec.Struct, frozen=True):
     at: datetime
     actor: str
     event: AnyEvent
+
+
+class TournamentEventRecord(msgspec.Struct, frozen=True):
+    """One event of a tournament's stream: public, as stored (no token is ever in it, and
+    the seed only once ``tournament_finished`` reveals it)."""
+
+    version: int
+    at: datetime
+    actor: str
+    event: TOURNAMENT_EVENTS
 
 
 class ActionResult(msgspec.Struct, frozen=True):

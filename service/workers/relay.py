@@ -7,6 +7,9 @@ checkpoint: a relay killed between the two republishes the batch on restart (the
 per-table stream refuses the repeats by entry id; the global stream may repeat them,
 which its readers dedupe by table and version). With Redis down it keeps the checkpoint
 where it is and retries with backoff; nothing is skipped.
+
+Tournament events (DESIGN 14) are relayed the same way from their own table, with a
+checkpoint of their own, to one stream per tournament (service.workers.streams).
 """
 
 from __future__ import annotations
@@ -18,11 +21,12 @@ from typing import Any
 import msgspec
 import psycopg
 from redis.asyncio import Redis
+from redis.asyncio.client import Pipeline
 from redis.exceptions import RedisError, ResponseError
 
 from domain import table as tables
 from domain.registry import GAMES
-from service.read.records import EventRecord
+from service.read.records import EventRecord, TournamentEventRecord
 from service.read.watch import TableWatcher
 from service.settings import Settings
 from service.workers.clients import named_client
@@ -33,13 +37,16 @@ from service.workers.streams import (
     entry_id,
     global_stream,
     table_stream,
+    tournament_stream,
 )
 from service.write.codec import event_decoder
-from service.write.store import EventStore, StoredEvent
+from service.write.store import Checkpoint, EventStore, StoredEvent
+from service.write.tournament_store import StoredTournamentEvent, TournamentStore, decode_event
 
 log = logging.getLogger("cardroom.relay")
 LEADER_LOCK = 0x636172642D72656C  # "card-rel"
 CHECKPOINT = "relay"
+TOURNAMENT_CHECKPOINT = "relay-tournaments"
 COALESCE = 0.003  # seconds
 _encode = msgspec.json.Encoder().encode
 
@@ -60,6 +67,7 @@ class Relay:
         batch: int = 500,
     ) -> None:
         self.store = store
+        self.tournaments = TournamentStore(store.pool)
         self.redis = redis
         self.prefix = prefix
         self.conninfo = conninfo
@@ -82,16 +90,25 @@ class Relay:
 
     async def _relay(self, stop: asyncio.Event, lock: psycopg.AsyncConnection[Any]) -> None:
         checkpoint = await self.store.checkpoint(CHECKPOINT)
+        tournaments = await self.store.checkpoint(TOURNAMENT_CHECKPOINT)
         failures = 0
         while not stop.is_set():
             seen = self.watcher.delivered if self.watcher is not None else 0
             batch = await self.store.read_all(checkpoint, limit=self.batch)
-            if not batch:
+            more = await self.tournaments.read_all(tournaments, limit=self.batch)
+            if not batch and not more:
                 await lock.execute("SELECT 1")  # still leading: the lock's session is alive
                 await self._idle(stop, seen)
                 continue
             try:
-                await self.publish([event for _, event in batch])
+                if batch:
+                    await self.publish([event for _, event in batch])
+                    checkpoint = (batch[-1][0], batch[-1][1].position)
+                    await self.store.save_checkpoint(CHECKPOINT, checkpoint)
+                if more:
+                    await self.publish_tournaments(more)
+                    tournaments = more[-1][0]
+                    await self.store.save_checkpoint(TOURNAMENT_CHECKPOINT, tournaments)
             except RedisError as exc:
                 failures += 1
                 delay = min(5.0, 0.05 * 2**failures)
@@ -99,8 +116,6 @@ class Relay:
                 await pause(stop, delay)
                 continue
             failures = 0
-            checkpoint = (batch[-1][0], batch[-1][1].position)
-            await self.store.save_checkpoint(CHECKPOINT, checkpoint)
 
     async def _idle(self, stop: asyncio.Event, seen: int) -> None:
         if self.watcher is not None:
@@ -146,10 +161,47 @@ class Relay:
             pipe.xadd(
                 global_stream(self.prefix), fields, maxlen=GLOBAL_STREAM_LENGTH, approximate=True
             )
-        for result in await pipe.execute(raise_on_error=False):
-            if isinstance(result, Exception) and not is_repeat(result):
-                raise result
+        await _execute(pipe)
         self.published += len(batch)
+
+    async def publish_tournaments(
+        self, batch: list[tuple[Checkpoint, str, StoredTournamentEvent]]
+    ) -> None:
+        """Tournament events (as ``TournamentStore.read_all`` reads them) to their
+        tournaments' streams. They are public as stored: no token is ever in them, and
+        the seed only once ``tournament_finished`` reveals it."""
+        pipe = self.redis.pipeline(transaction=False)
+        for (_, position), tournament_id, stored in batch:
+            try:
+                event = decode_event(stored.data)
+            except msgspec.ValidationError:
+                log.error(
+                    "skipping unreadable event of tournament %s v%s", tournament_id, stored.version
+                )
+                continue
+            record = TournamentEventRecord(stored.version, stored.recorded_at, stored.actor, event)
+            fields: dict[Any, Any] = {
+                "tournament": tournament_id,
+                "version": stored.version,
+                "position": position,
+                "type": type(event).__struct_config__.tag,
+                "data": _encode(record),
+            }
+            pipe.xadd(
+                tournament_stream(self.prefix, tournament_id),
+                fields,
+                id=entry_id(stored.version),
+                maxlen=TABLE_STREAM_LENGTH,
+                approximate=True,
+            )
+        await _execute(pipe)
+
+
+async def _execute(pipe: Pipeline) -> None:
+    """Send a pipeline of XADDs; an entry Redis already has (a republished batch) is fine."""
+    for result in await pipe.execute(raise_on_error=False):
+        if isinstance(result, Exception) and not is_repeat(result):
+            raise result
 
 
 async def run_standalone(settings: Settings) -> None:

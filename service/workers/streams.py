@@ -11,6 +11,12 @@
 Every entry has the fields ``table``, ``version``, ``position``, ``type`` and ``data``
 (the JSON event record as ``GET /tables/{id}/events`` shows it to a spectator). Only the
 public form of an event is ever published.
+
+- ``{prefix}:tournament:{tournament_id}`` — one entry per event of that tournament
+  (DESIGN 14), entry ids ``{version}-0`` as for a table, with the fields ``tournament``,
+  ``version``, ``position``, ``type`` and ``data`` (the JSON tournament event record, as
+  ``GET /tournaments/{id}/stream`` sends it). Tournament events are not in the global
+  stream, whose entries are all table events.
 """
 
 from __future__ import annotations
@@ -21,6 +27,10 @@ GLOBAL_STREAM_LENGTH = 100_000
 
 def table_stream(prefix: str, table_id: str) -> str:
     return f"{prefix}:table:{table_id}"
+
+
+def tournament_stream(prefix: str, tournament_id: str) -> str:
+    return f"{prefix}:tournament:{tournament_id}"
 
 
 def global_stream(prefix: str) -> str:

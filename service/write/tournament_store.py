@@ -22,7 +22,7 @@ from service import metrics
 from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.refusals import TournamentNotFound
 from service.write.codec import event_data
-from service.write.store import NewEvent, Notifier, VersionConflict
+from service.write.store import Checkpoint, NewEvent, Notifier, VersionConflict
 
 _json = msgspec.json.Encoder()
 decode_event = msgspec.json.Decoder(TOURNAMENT_EVENTS).decode
@@ -38,6 +38,18 @@ class StoredTournamentEvent(msgspec.Struct, frozen=True):
     data: msgspec.Raw
     command: msgspec.Raw | None
     hash: str
+
+
+def _stored(row: Sequence[Any]) -> StoredTournamentEvent:
+    """``version, recorded_at, actor, data, command, hash`` as selected."""
+    return StoredTournamentEvent(
+        version=row[0],
+        recorded_at=row[1],
+        actor=row[2],
+        data=msgspec.Raw(row[3].encode()),
+        command=None if row[4] is None else msgspec.Raw(row[4].encode()),
+        hash=bytes(row[5]).hex(),
+    )
 
 
 class Secrets(msgspec.Struct, frozen=True):
@@ -116,6 +128,7 @@ class TournamentStore:
         return loaded
 
     async def read_stream(self, tournament_id: str, after: int = 0) -> list[StoredTournamentEvent]:
+        """The tournament's events after version ``after``, in order."""
         async with self.pool.connection() as conn:
             cur = await conn.execute(
                 "SELECT version, recorded_at, actor, data::text, command::text, hash"
@@ -123,18 +136,25 @@ class TournamentStore:
                 " ORDER BY version",
                 (tournament_id, after),
             )
-            rows = await cur.fetchall()
-        return [
-            StoredTournamentEvent(
-                version=row[0],
-                recorded_at=row[1],
-                actor=row[2],
-                data=msgspec.Raw(row[3].encode()),
-                command=None if row[4] is None else msgspec.Raw(row[4].encode()),
-                hash=bytes(row[5]).hex(),
+            return [_stored(row) for row in await cur.fetchall()]
+
+    async def read_all(
+        self, after: Checkpoint = (0, 0), limit: int = 500
+    ) -> list[tuple[Checkpoint, str, StoredTournamentEvent]]:
+        """Every tournament's events in commit order after checkpoint ``(tx, position)``,
+        below the horizon :meth:`EventStore.read_all` keeps (a late commit is never
+        skipped); each with its checkpoint and its tournament."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT version, recorded_at, actor, data::text, command::text, hash,"
+                " tx::text::bigint, position, tournament_id::text FROM tournament_events"
+                " WHERE (tx, position) > (%s::text::xid8, %s)"
+                " AND tx < pg_snapshot_xmin(pg_current_snapshot())"
+                " ORDER BY tx, position LIMIT %s",
+                (str(after[0]), after[1], limit),
             )
-            for row in rows
-        ]
+            rows = await cur.fetchall()
+        return [((int(row[6]), int(row[7])), row[8], _stored(row)) for row in rows]
 
     async def append(
         self,

@@ -29,11 +29,12 @@ def entry_validator() -> tuple[jsonschema.Draft202012Validator, jsonschema.Draft
 
 
 def test_channels_name_the_keys_the_relay_writes() -> None:
-    from service.workers.streams import global_stream, table_stream
+    from service.workers.streams import global_stream, table_stream, tournament_stream
 
     channels = document()["channels"]
     assert channels["table"]["address"] == table_stream("cardroom", "{table}")
     assert channels["events"]["address"] == global_stream("cardroom")
+    assert channels["tournament"]["address"] == tournament_stream("cardroom", "{tournament}")
 
 
 def test_a_sample_record_validates() -> None:
