@@ -25,22 +25,22 @@ async def enter(client: Any, event: dict[str, Any], **entry: Any) -> dict[str, A
 
 async def finished(client: Any, tournament_id: str) -> dict[str, Any]:
     """The tournament once it has finished (the computers and the worker play it out)."""
-    for _ in range(PATIENCE * 4):
-        tournament = ok(await client.get(f"/tournaments/{tournament_id}"))
-        if tournament["status"] == "finished":
-            return tournament  # type: ignore[no-any-return]
-        await asyncio.sleep(0.25)
-    raise AssertionError(f"not finished: {tournament}")
+    return await _once(client, f"/tournaments/{tournament_id}", "finished")
 
 
 async def round_over(client: Any, tournament_id: str, number: int) -> dict[str, Any]:
     """Round ``number`` once its every table has ended and been recorded."""
+    return await _once(client, f"/tournaments/{tournament_id}/rounds/{number}", "finished")
+
+
+async def _once(client: Any, path: str, status: str) -> dict[str, Any]:
+    """``GET path`` once its ``status`` is ``status``."""
     for _ in range(PATIENCE * 4):
-        played = ok(await client.get(f"/tournaments/{tournament_id}/rounds/{number}"))
-        if played["status"] == "finished":
-            return played  # type: ignore[no-any-return]
+        found = ok(await client.get(path))
+        if found["status"] == status:
+            return found  # type: ignore[no-any-return]
         await asyncio.sleep(0.25)
-    raise AssertionError(f"round {number} did not end")
+    raise AssertionError(f"{path} is still {found['status']}, not {status}")
 
 
 async def tournament_export(client: Any, event: dict[str, Any]) -> bytes:
