@@ -99,9 +99,12 @@ def seated(played_round: dict[str, Any]) -> list[str]:
 
 @pytest.mark.parametrize(("name", "rounds"), [("round-robin of 4", 3), ("round-robin of 5", 5)])
 async def test_a_round_robin_without_rounds_plays_the_berger_number_of_rounds(
-    events: Events, name: str, rounds: int
+    client: Any, events: Events, name: str, rounds: int
 ) -> None:
     played = await events(name)
+    assert played.event["rounds"] is None
+    listed = ok(await client.get(f"/tournaments/{played.event['id']}"))
+    assert listed["rounds"] == rounds, "known once round 1 is paired"
     assert [r["round"] for r in played.rounds] == list(range(1, rounds + 1))
     assert all(r["status"] == "finished" for r in played.rounds)
     for r in played.rounds:
