@@ -96,7 +96,13 @@ class Tournament(msgspec.Struct, frozen=True, kw_only=True):
         if self.created.rounds is not None:
             return self.created.rounds
         if self.format is Format.ROUND_ROBIN and self.rounds:
-            return rounds_needed(self.format, len(_in_round(self, 1)))
+            # The schedule is drawn once, for the field of round 1 (berger.field keeps an
+            # entry that withdrew after playing, and gives its opponents byes): count that
+            # field, not today's entries, or a withdrawal from an odd field would cut the
+            # event two rounds short.
+            first = self.rounds[0]
+            field = {e for t in first.tables for e in t.seats} | set(first.byes)
+            return rounds_needed(self.format, len(field))
         return None
 
     def round_of(self, table_id: str) -> RoundState | None:
@@ -347,10 +353,6 @@ def _require_unfinished(tournament: Tournament) -> None:
 
 
 # --- what pairing and standings are a function of -------------------------------------
-
-
-def _in_round(tournament: Tournament, number: int) -> list[Entrant]:
-    return [e for e in entrants_of(tournament) if not e.withdrawn and e.first_round <= number]
 
 
 def entrants_of(tournament: Tournament) -> list[Entrant]:

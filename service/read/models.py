@@ -9,6 +9,8 @@ import msgspec
 from psycopg_pool import AsyncConnectionPool
 
 from domain.events import ClockSettings
+from domain.tournament.model import Format
+from domain.tournament.pairing import rounds_needed
 from projections.scoresheet import ScoreSheet
 from projections.standings import Standings
 from service.read.catalog import PROJECTIONS
@@ -174,7 +176,9 @@ class ReadSide:
                 " format, status, (SELECT data::text FROM tournament_events e"
                 "  WHERE e.tournament_id = t.id AND e.version = 1),"
                 " (SELECT count(*) FROM tournament_events e"
-                "  WHERE e.tournament_id = t.id AND e.type = 'round_paired')"
+                "  WHERE e.tournament_id = t.id AND e.type = 'round_paired'),"
+                " (SELECT data::text FROM tournament_events e WHERE e.tournament_id = t.id"
+                "  AND e.type = 'round_paired' ORDER BY e.version LIMIT 1)"
                 " FROM tournaments t WHERE id = %s",
                 (tournament_id,),
             )
@@ -196,7 +200,7 @@ class ReadSide:
             status=row[9],
             entry=created.get("entry", "single"),
             seats=created.get("seats") if row[8] != "open" else None,
-            rounds=created.get("rounds"),
+            rounds=_rounds(created, row[8], row[12]),
             round=int(row[11]),
             round_minutes=created.get("round_minutes"),
             auto_rounds=created.get("auto_rounds", False),
@@ -208,3 +212,15 @@ class ReadSide:
         if doc is None:
             return Standings(tournament=tournament.id, game=tournament.game), position
         return msgspec.json.decode(doc, type=Standings), position
+
+
+def _rounds(created: dict[str, Any], format: str, first_round: str | None) -> int | None:
+    """How many rounds the tournament plays: as created, or for a round-robin created
+    without them, the Berger number of the field its first round was drawn for (as
+    ``stream.Tournament.total_rounds`` counts it) once that round is paired."""
+    rounds: int | None = created.get("rounds")
+    if rounds is not None or format != Format.ROUND_ROBIN or first_round is None:
+        return rounds
+    paired = msgspec.json.decode(first_round)
+    field = {e for table in paired["tables"] for e in table["seats"]} | set(paired["byes"])
+    return rounds_needed(Format.ROUND_ROBIN, len(field))

@@ -4,7 +4,6 @@ request a clear problem that changes nothing."""
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import random
@@ -18,28 +17,7 @@ from service.choices import choose, pick_index
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import document_of, lines_of, rechain_tournament
 from tests.support.refusals import assert_problem, stored
-
-PATIENCE = 240  # seconds an all-computer event may take on a busy two-core machine
-
-
-async def open_event(client: Any, game: str = "reserve-bridge", **extra: Any) -> dict[str, Any]:
-    body = {"game": game, "name": "Club night", **extra}
-    return ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)  # type: ignore[no-any-return]
-
-
-async def enter(client: Any, event: dict[str, Any], **entry: Any) -> dict[str, Any]:
-    path = f"/tournaments/{event['id']}/entries"
-    return ok(await client.post(path, json=entry, headers=bearer(event["director_token"])), 201)  # type: ignore[no-any-return]
-
-
-async def finished(client: Any, tournament_id: str) -> dict[str, Any]:
-    """The tournament once it has finished (the computers and the worker play it out)."""
-    for _ in range(PATIENCE * 4):
-        tournament = ok(await client.get(f"/tournaments/{tournament_id}"))
-        if tournament["status"] == "finished":
-            return tournament  # type: ignore[no-any-return]
-        await asyncio.sleep(0.25)
-    raise AssertionError(f"not finished: {tournament}")
+from tests.support.tournaments import enter, finished, open_event, round_over, tournament_export
 
 
 @pytest.fixture(scope="module")
@@ -76,14 +54,6 @@ async def test_an_all_computer_swiss_event_plays_itself_to_the_end(
     assert report.ok, render_tournament(report)
     assert any("2 pairings re-run" in check for check in report.checks)
     assert len(report.tables) == 4
-
-
-async def tournament_export(client: Any, event: dict[str, Any]) -> bytes:
-    path = f"/tournaments/{event['id']}/export"
-    response = await client.get(path, headers=bearer(event["director_token"]))
-    assert response.status_code == 200, response.text
-    assert response.headers["content-type"].startswith("application/x-ndjson")
-    return response.content  # type: ignore[no-any-return]
 
 
 async def test_a_forged_pairing_with_a_recomputed_chain_is_refused(
@@ -235,7 +205,7 @@ async def test_a_withdrawn_entrant_is_never_paired_again_and_keeps_his_results(
                     headers=bearer(me["token"]),
                 )
             )
-    await _round_over(client, event["id"], 1)
+    await round_over(client, event["id"], 1)
     second = ok(await client.post(rounds, headers=director), 201)
     paired = [e for t in second["tables"] for e in t["seats"]] + second["byes"]
     assert bob["entry"] not in paired
@@ -247,15 +217,6 @@ async def test_a_withdrawn_entrant_is_never_paired_again_and_keeps_his_results(
     met_ann = any({ann["entry"], bob["entry"]} <= set(t["seats"]) for t in first["tables"])
     expected = "bye" if was_bye else ("win" if met_ann else "loss")
     assert kept["rounds"][0]["result"] == expected
-
-
-async def _round_over(client: Any, tournament_id: str, number: int) -> None:
-    for _ in range(PATIENCE * 4):
-        played = ok(await client.get(f"/tournaments/{tournament_id}/rounds/{number}"))
-        if played["status"] == "finished":
-            return
-        await asyncio.sleep(0.25)
-    raise AssertionError(f"round {number} did not end")
 
 
 async def test_standings_rank_every_entry_and_the_csv_matches_the_json(

@@ -1,0 +1,61 @@
+"""The tournament aggregate (RULES 5, DESIGN 14): how many rounds it plays and when it
+finishes, decided from its events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from itertools import count
+
+from domain.tournament import stream
+from domain.tournament.events import TournamentEvent
+from domain.tournament.model import Format, TableResult
+from domain.tournament.stream import Tournament
+from tests.domain.tournament.rounds import SEED
+
+AT = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def apply(tournament: Tournament, events: list[TournamentEvent]) -> Tournament:
+    for event in events:
+        tournament = stream.evolve(tournament, event)
+    return tournament
+
+
+def round_robin(field: int) -> Tournament:
+    created = stream.create(
+        "t",
+        "Club night",
+        "reserve-bridge",
+        format=Format.ROUND_ROBIN,
+        entry="single",
+        seats=2,
+        options={},
+        seed=SEED,
+    )
+    tournament = stream.start(created)
+    for n in range(field):
+        tournament = apply(tournament, stream.enter(tournament, f"e{n}", [f"P{n}"]))
+    return tournament
+
+
+def play_round(tournament: Tournament, ids: Iterator[str]) -> Tournament:
+    """Pair the next round; the first seat wins at every table."""
+    tournament = apply(tournament, stream.pair_next(tournament, SEED, ids, AT))
+    for paired in tournament.rounds[-1].tables:
+        won = TableResult(tuple(paired.seats), ("win", "loss"), (1, 0))
+        tournament = apply(tournament, stream.score(tournament, paired.table, won, "played", SEED))
+    return tournament
+
+
+def test_a_round_robin_plays_its_berger_rounds_though_an_entrant_withdraws() -> None:
+    tournament = round_robin(5)
+    ids = (f"table {n}" for n in count())
+    tournament = play_round(tournament, ids)
+    assert tournament.total_rounds == 5
+    tournament = apply(tournament, stream.withdraw(tournament, "e0"))
+    assert tournament.total_rounds == 5, "the schedule drawn for five stands"
+    for _ in range(4):
+        assert tournament.status == "playing"
+        tournament = play_round(tournament, ids)
+    assert tournament.status == "finished" and len(tournament.rounds) == 5
