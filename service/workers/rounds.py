@@ -73,3 +73,7 @@ class RoundKeeper:
             await work
         except (TournamentError, ServiceError) as exc:  # someone else did it first
             log.info("tournament step refused: %s", exc)
+        except psycopg.Error:
+            raise  # the database: the whole step is tried again
+        except Exception:  # a bug with one tournament must not stop every other one
+            log.exception("tournament step failed; the others go on")
