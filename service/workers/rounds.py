@@ -51,8 +51,7 @@ class RoundKeeper:
         done = 0
         store = self.tournaments.store
         for tournament_id, table_id in await store.tables_to_open():
-            tournament = await self.tournaments.load(tournament_id)
-            await self.tournaments.open_tables(tournament, [table_id])
+            await self._quietly(self._open(tournament_id, table_id))
             done += 1
         scored = []
         for tournament_id, table_id in await store.tables_to_score():
@@ -67,6 +66,10 @@ class RoundKeeper:
                 await self._quietly(self.tournaments.pair_round(tournament_id, "tournament"))
                 done += 1
         return done
+
+    async def _open(self, tournament_id: str, table_id: str) -> None:
+        tournament = await self.tournaments.load(tournament_id)
+        await self.tournaments.open_tables(tournament, [table_id])
 
     async def _quietly(self, work: Any) -> None:
         try:
