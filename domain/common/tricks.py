@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar, cast
+
+import msgspec
+from msgspec.structs import replace
 
 from domain.common.structs import CompletedTrick, P, PlayedCard
 from domain.events import TrickWon
@@ -47,3 +51,25 @@ def trick_leader(trick: Sequence[P], tricks: Sequence[CompletedTrick[P]]) -> int
     if tricks:
         return tricks[-1].winner
     return None
+
+
+class InPlay(Protocol):
+    """What :func:`trick_taken` reads of a game's state."""
+
+    @property
+    def trick(self) -> tuple[PlayedCard, ...]: ...
+
+    @property
+    def tricks(self) -> tuple[CompletedTrick[Any], ...]: ...
+
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+def trick_taken(state: S, winner: int) -> S:
+    """The fold of ``trick_won``: the trick in play joins the deal's tricks as ``winner``'s,
+    and ``winner`` leads the next. ``state`` is any game's state with ``trick``,
+    ``tricks`` and ``turn`` fields (:class:`InPlay`)."""
+    played = cast(InPlay, state)
+    done = CompletedTrick(leader=played.trick[0].seat, winner=winner, cards=played.trick)
+    return replace(state, trick=(), tricks=(*played.tricks, done), turn=winner)

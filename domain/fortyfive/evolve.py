@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import remove_cards
+from domain.cards import remove_cards, remove_from
 from domain.common.draw import DRAW_ORDER, after_draw
-from domain.common.structs import CompletedTrick
-from domain.common.tricks import left_of
+from domain.common.tricks import left_of, trick_taken
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -90,17 +89,14 @@ def evolve(state: State, event: Event) -> State:
         case CardsExchanged():
             return _exchanged(state, event)
         case CardPlayed(seat=seat, card=card):
-            hands = list(state.hands)
-            hands[seat] = remove_cards(hands[seat], [card])
             return replace(
                 state,
-                hands=tuple(hands),
+                hands=remove_from(state.hands, seat, [card]),
                 trick=(*state.trick, FortyFivePlayedCard(seat, card)),
                 turn=left_of(seat, SEATS),
             )
         case TrickWon(seat=winner):
-            done = CompletedTrick(leader=state.trick[0].seat, winner=winner, cards=state.trick)
-            return replace(state, trick=(), tricks=(*state.tricks, done), turn=winner)
+            return trick_taken(state, winner)
         case HandScored(scores=scores):
             return replace(_between_deals(state), scores=(scores[0], scores[1]))
         case GameWon(winners=winners):

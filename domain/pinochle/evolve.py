@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import remove_cards, suit
+from domain.cards import remove_cards, remove_from, suit
 from domain.common.draw import after_draw
-from domain.common.structs import CompletedTrick
+from domain.common.tricks import trick_taken
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -112,12 +112,9 @@ def evolve(rules: Hooks, state: State, event: Event) -> State:
         case CardPlayed(seat=seat, card=card):
             return _played(rules, state, seat, card)
         case TrickWon(seat=winner, cards=cards):
-            done = CompletedTrick(leader=state.trick[0].seat, winner=winner, cards=state.trick)
             taken = list(state.taken)
             taken[winner] += points(cards)
-            return replace(
-                state, trick=(), tricks=(*state.tricks, done), turn=winner, taken=tuple(taken)
-            )
+            return replace(trick_taken(state, winner), taken=tuple(taken))
         case HandScored(scores=scores):
             return replace(_between_deals(state), scores=tuple(scores))
         case ChipsSettled(scores=scores, kitty_total=kitty, reason=reason):
@@ -234,7 +231,7 @@ def _next_melder(state: State, seat: int) -> State:
 
 
 def _played(rules: Hooks, state: State, seat: int, card: str) -> State:
-    hands = _with_hand(state, seat, remove_cards(state.hands[seat], [card]))
+    hands = remove_from(state.hands, seat, [card])
     first_lead = state.phase is Phase.PREPARE
     state = replace(
         state,
