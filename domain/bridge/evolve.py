@@ -31,6 +31,7 @@ from domain.bridge.state import (
 from domain.bridge.state import other as other_seat
 from domain.cards import remove_cards, remove_from
 from domain.common.draw import after_draw
+from domain.common.fold import game_won, new_deal
 from domain.common.tricks import trick_taken
 from domain.events import (
     AuctionWon,
@@ -123,27 +124,19 @@ def evolve(state: State, event: Event) -> State:
         case PartieWon(parties=parties):
             return replace(state, parties=(parties[0], parties[1]))
         case GameWon(winners=winners):
-            return replace(state, phase=Phase.FINISHED, winners=tuple(winners), turn=None)
+            return game_won(state, winners, Phase.FINISHED)
     return state
 
 
 def _dealt(state: State, event: CardsDealt) -> State:
     return replace(
-        state,
-        phase=Phase.AUCTION,
-        deal=event.deal,
-        dealer=event.dealer,
-        hands=tuple(tuple(h or ()) for h in event.hands),
+        new_deal(state, event, Phase.AUCTION, turn=other_seat(event.dealer)),
         reserves=((), ()),
         reserve_laid=(False, False),
         stock=tuple(event.rest or ()),
         stage=1,
         round=1,
-        turn=other_seat(event.dealer),
-        calls=(),
         passed=None,
-        high_bid=0,
-        high_bidder=None,
         slam_only=False,
         bids=(0, 0),
         previous_bids=(0, 0),
@@ -151,8 +144,6 @@ def _dealt(state: State, event: CardsDealt) -> State:
         doubling="none",
         changed=False,
         honours=(),
-        trick=(),
-        tricks=(),
     )
 
 

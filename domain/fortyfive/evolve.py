@@ -6,6 +6,7 @@ from msgspec.structs import replace
 
 from domain.cards import remove_cards, remove_from
 from domain.common.draw import DRAW_ORDER, after_draw
+from domain.common.fold import game_won, new_deal
 from domain.common.tricks import left_of, trick_taken
 from domain.events import (
     AuctionWon,
@@ -100,29 +101,18 @@ def evolve(state: State, event: Event) -> State:
         case HandScored(scores=scores):
             return replace(_between_deals(state), scores=(scores[0], scores[1]))
         case GameWon(winners=winners):
-            return replace(state, phase=Phase.FINISHED, winners=tuple(winners), turn=None)
+            return game_won(state, winners, Phase.FINISHED)
     return state
 
 
 def _dealt(state: State, event: CardsDealt) -> State:
-    hands = tuple(tuple(h or ()) for h in event.hands)
     return replace(
-        state,
-        phase=Phase.AUCTION,
-        deal=event.deal,
-        dealer=event.dealer,
-        hands=hands,
+        new_deal(state, event, Phase.AUCTION, turn=left_of(event.dealer, SEATS)),
         stock=tuple(event.rest or ()),
         discarded=(),
-        turn=left_of(event.dealer, SEATS),
-        calls=(),
         passed=(),
-        high_bid=0,
-        high_bidder=None,
         trump=None,
         exchanged=(None,) * SEATS,
-        trick=(),
-        tricks=(),
     )
 
 

@@ -6,6 +6,7 @@ from msgspec.structs import replace
 
 from domain.cards import remove_from
 from domain.common.draw import DRAW_ORDER, after_draw
+from domain.common.fold import game_won, new_deal
 from domain.common.tricks import left_of, trick_taken
 from domain.events import (
     AuctionWon,
@@ -84,7 +85,7 @@ def evolve(state: State, event: Event) -> State:
                 setbacks[contract.seat] += 1
             return replace(_between_deals(state), scores=tuple(scores), setbacks=tuple(setbacks))
         case GameWon(winners=winners):
-            return replace(state, phase=Phase.FINISHED, winners=tuple(winners), turn=None)
+            return game_won(state, winners, Phase.FINISHED)
         case PitchChipsSettled(chips=chips):
             return replace(state, chips=tuple(chips))
     return state
@@ -92,20 +93,10 @@ def evolve(state: State, event: Event) -> State:
 
 def _dealt(state: State, event: CardsDealt) -> State:
     return replace(
-        state,
-        phase=Phase.AUCTION,
-        deal=event.deal,
-        dealer=event.dealer,
-        hands=tuple(tuple(h or ()) for h in event.hands),
+        new_deal(state, event, Phase.AUCTION, turn=left_of(event.dealer, state.seats)),
         undealt=tuple(event.rest or ()),
-        turn=left_of(event.dealer, state.seats),
-        calls=(),
-        high_bid=0,
-        high_bidder=None,
         pitcher=None,
         trump=None,
-        trick=(),
-        tricks=(),
     )
 
 
