@@ -9,7 +9,7 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.common.structs import CompletedTrick, P, PlayedCard
-from domain.events import TrickWon
+from domain.events import Event, TrickWon
 
 
 def left_of(seat: int, seats: int, steps: int = 1) -> int:
@@ -73,3 +73,23 @@ def trick_taken(state: S, winner: int) -> S:
     played = cast(InPlay, state)
     done = CompletedTrick(leader=played.trick[0].seat, winner=winner, cards=played.trick)
     return replace(state, trick=(), tricks=(*played.tricks, done), turn=winner)
+
+
+T = TypeVar("T", bound=InPlay)
+
+
+def trick_closed(
+    state: T,
+    number: int,
+    power: Callable[[str], int],
+    evolve: Callable[[T, Event], T],
+    score_deal: Callable[[T], list[Event]],
+    tricks: int,
+) -> list[Event]:
+    """What follows the card that fills a trick: its ``trick_won`` (the deal's
+    ``number``-th, by ``power``), and after the deal's last of ``tricks`` its scoring."""
+    won = trick_won(state.trick, number, power)
+    state = evolve(state, won)
+    if len(state.tricks) == tricks:
+        return [won, *score_deal(state)]
+    return [won]
