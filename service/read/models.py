@@ -11,6 +11,7 @@ from psycopg_pool import AsyncConnectionPool
 from domain.events import ClockSettings
 from projections.scoresheet import ScoreSheet
 from projections.standings import Standings
+from service.pg import fetch_all, fetch_one
 from service.read.catalog import PROJECTIONS
 from service.refusals import TournamentNotFound
 
@@ -97,9 +98,7 @@ class ReadSide:
             "SELECT seq, id::text, game, status, version, players, tournament, created_at"
             f" FROM tables WHERE {' AND '.join(clauses)} ORDER BY seq DESC LIMIT %s"
         )
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(sql, [*params, limit + 1])
-            rows = await cur.fetchall()
+        rows = await fetch_all(self.pool, sql, [*params, limit + 1])
         page = [TableSummary(*row[1:]) for row in rows[:limit]]
         more = len(rows) > limit
         return page, encode_cursor(rows[limit - 1][0]) if more else None
@@ -127,9 +126,7 @@ class ReadSide:
             "SELECT seq, id::text, name, game, format, status, created_at"
             f" FROM tournaments WHERE {' AND '.join(clauses)} ORDER BY seq DESC LIMIT %s"
         )
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(sql, [*params, limit + 1])
-            rows = await cur.fetchall()
+        rows = await fetch_all(self.pool, sql, [*params, limit + 1])
         page = [TournamentSummary(*row[1:]) for row in rows[:limit]]
         more = len(rows) > limit
         return page, encode_cursor(rows[limit - 1][0]) if more else None
@@ -137,13 +134,12 @@ class ReadSide:
     async def _doc(self, projection: str, key: str) -> tuple[bytes | None, int]:
         """A read model document and the position its projection has reached."""
         name = PROJECTIONS[projection].checkpoint_name
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT (SELECT doc::text FROM read_models WHERE projection = %s AND key = %s),"
-                " (SELECT position FROM consumer_checkpoints WHERE name = %s)",
-                (projection, key, name),
-            )
-            row = await cur.fetchone()
+        row = await fetch_one(
+            self.pool,
+            "SELECT (SELECT doc::text FROM read_models WHERE projection = %s AND key = %s),"
+            " (SELECT position FROM consumer_checkpoints WHERE name = %s)",
+            (projection, key, name),
+        )
         assert row is not None
         return (row[0].encode() if row[0] else None), int(row[1] or 0)
 
@@ -155,30 +151,27 @@ class ReadSide:
 
     async def tournament_decks(self, tournament_id: str) -> list[list[str]] | None:
         """The operator decks a tournament's tables share (operator use only)."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT deals::text FROM tournaments WHERE id = %s", (tournament_id,)
-            )
-            row = await cur.fetchone()
+        row = await fetch_one(
+            self.pool, "SELECT deals::text FROM tournaments WHERE id = %s", (tournament_id,)
+        )
         if row is None or row[0] is None:
             return None
         decks: list[list[str]] = msgspec.json.decode(row[0])
         return decks
 
     async def tournament(self, tournament_id: str) -> Tournament:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT id::text, name, game, options::text,"
-                " ARRAY(SELECT id::text FROM tables WHERE tournament = t.id::text ORDER BY seq),"
-                " coalesce(jsonb_array_length(deals), 0), first_dealer, clock::text,"
-                " format, status, (SELECT data::text FROM tournament_events e"
-                "  WHERE e.tournament_id = t.id AND e.version = 1),"
-                " (SELECT count(*) FROM tournament_events e"
-                "  WHERE e.tournament_id = t.id AND e.type = 'round_paired')"
-                " FROM tournaments t WHERE id = %s",
-                (tournament_id,),
-            )
-            row = await cur.fetchone()
+        row = await fetch_one(
+            self.pool,
+            "SELECT id::text, name, game, options::text,"
+            " ARRAY(SELECT id::text FROM tables WHERE tournament = t.id::text ORDER BY seq),"
+            " coalesce(jsonb_array_length(deals), 0), first_dealer, clock::text,"
+            " format, status, (SELECT data::text FROM tournament_events e"
+            "  WHERE e.tournament_id = t.id AND e.version = 1),"
+            " (SELECT count(*) FROM tournament_events e"
+            "  WHERE e.tournament_id = t.id AND e.type = 'round_paired')"
+            " FROM tournaments t WHERE id = %s",
+            (tournament_id,),
+        )
         if row is None:
             raise TournamentNotFound(f"no tournament {tournament_id}")
         clock = None if row[7] is None else msgspec.json.decode(row[7], type=ClockSettings)
