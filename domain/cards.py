@@ -71,6 +71,15 @@ def remove_cards(hand: tuple[str, ...], cards: Iterable[str]) -> tuple[str, ...]
     return tuple(rest)
 
 
+def remove_from(
+    hands: tuple[tuple[str, ...], ...], seat: int, cards: Iterable[str]
+) -> tuple[tuple[str, ...], ...]:
+    """``hands`` with ``seat``'s hand less one copy of each of ``cards``."""
+    changed = list(hands)
+    changed[seat] = remove_cards(changed[seat], cards)
+    return tuple(changed)
+
+
 def holds_all(hand: Iterable[str], cards: Iterable[str]) -> bool:
     """True when ``hand`` contains every card of ``cards``, counting duplicates."""
     need = Counter(cards)

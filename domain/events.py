@@ -23,6 +23,19 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", forbid_unknown_fields
     """Base of every event; the ``type`` tag names the fact, in the past tense."""
 
 
+class SeatEvent(Event, frozen=True):
+    """Base of the events about one ``seat``, which is their first field; never stored
+    under its own tag (a field added here would change every such event)."""
+
+    seat: int
+
+
+class SeatAmount(SeatEvent, frozen=True):
+    """Base of the events that give a ``seat`` an ``amount`` (a bid, a hold, a contract)."""
+
+    amount: int
+
+
 # --- the table --------------------------------------------------------------------------
 
 
@@ -115,36 +128,26 @@ class DealThrownIn(Event, frozen=True, tag="deal_thrown_in"):
 # --- the auction ------------------------------------------------------------------------
 
 
-class BidMade(Event, frozen=True, tag="bid_made"):
-    seat: int
-    amount: int
+class BidMade(SeatAmount, frozen=True, tag="bid_made"): ...
 
 
-class Passed(Event, frozen=True, tag="passed"):
-    seat: int
+class Passed(SeatEvent, frozen=True, tag="passed"): ...
 
 
-class Held(Event, frozen=True, tag="held"):
+class Held(SeatAmount, frozen=True, tag="held"):
     """The dealer took the current high bid at the same amount."""
 
-    seat: int
-    amount: int
+
+class AuctionWon(SeatAmount, frozen=True, tag="auction_won"): ...
 
 
-class AuctionWon(Event, frozen=True, tag="auction_won"):
-    seat: int
-    amount: int
-
-
-class TrumpNamed(Event, frozen=True, tag="trump_named"):
-    seat: int
+class TrumpNamed(SeatEvent, frozen=True, tag="trump_named"):
     suit: str
 
 
-class CardsExchanged(Event, frozen=True, tag="cards_exchanged"):
+class CardsExchanged(SeatEvent, frozen=True, tag="cards_exchanged"):
     """The count is public; the cards only to the seat that exchanged."""
 
-    seat: int
     count: int
     discard: list[Card] | None = None
     drawn: list[Card] | None = None
@@ -153,13 +156,11 @@ class CardsExchanged(Event, frozen=True, tag="cards_exchanged"):
 # --- play -------------------------------------------------------------------------------
 
 
-class CardPlayed(Event, frozen=True, tag="card_played"):
-    seat: int
+class CardPlayed(SeatEvent, frozen=True, tag="card_played"):
     card: Card
 
 
-class TrickWon(Event, frozen=True, tag="trick_won"):
-    seat: int
+class TrickWon(SeatEvent, frozen=True, tag="trick_won"):
     trick: int
     cards: list[Card]
 
@@ -211,56 +212,47 @@ class ClockSet(Event, frozen=True, tag="clock_set"):
     moved: int | None = None  # the seat whose player moved after an expiry: its run ends
 
 
-class ClockExpired(Event, frozen=True, tag="clock_expired"):
+class ClockExpired(SeatEvent, frozen=True, tag="clock_expired"):
     """The seat spent its turn's time and its bank; ``in_a_row`` counts its expiries
     without a move of its own in between."""
 
-    seat: int
     in_a_row: int
 
 
-class SeatMarkedAbsent(Event, frozen=True, tag="seat_marked_absent"):
+class SeatMarkedAbsent(SeatEvent, frozen=True, tag="seat_marked_absent"):
     """The computer plays the seat on every turn until its player comes back."""
 
-    seat: int
 
-
-class SeatReturned(Event, frozen=True, tag="seat_returned"):
+class SeatReturned(SeatEvent, frozen=True, tag="seat_returned"):
     """The absent seat's player sent a command: the computer stops playing it."""
 
-    seat: int
 
-
-class SeatLeft(Event, frozen=True, tag="seat_left"):
+class SeatLeft(SeatEvent, frozen=True, tag="seat_left"):
     """The seat's player left for good: its token stops working, the computer plays the
     seat until somebody takes it over (``seat_taken``)."""
 
-    seat: int
 
-
-class SeatReplaced(Event, frozen=True, tag="seat_replaced"):
+class SeatReplaced(SeatEvent, frozen=True, tag="seat_replaced"):
     """The operator gave the seat to another player (or to the computer): the old token
     stops working."""
 
-    seat: int
     name: str
     computer: bool = False
 
 
-class GameResigned(Event, frozen=True, tag="game_resigned"):
+class SideLost(SeatEvent, frozen=True):
+    """Base of the ends in which ``seat``'s side (``losers``) loses and the other wins."""
+
+    winners: list[int]
+    losers: list[int]
+
+
+class GameResigned(SideLost, frozen=True, tag="game_resigned"):
     """``seat`` resigned: its side (``losers``) loses the game, the other side wins."""
 
-    seat: int
-    winners: list[int]
-    losers: list[int]
 
-
-class GameForfeited(Event, frozen=True, tag="game_forfeited"):
+class GameForfeited(SideLost, frozen=True, tag="game_forfeited"):
     """``seat``'s clock expired on a table that forfeits: its side loses."""
-
-    seat: int
-    winners: list[int]
-    losers: list[int]
 
 
 class TimeCalled(Event, frozen=True, tag="time_called"):

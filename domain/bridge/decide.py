@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from domain.bridge import rules
 from domain.bridge.auction import LAST_ROUND, window
 from domain.bridge.events import (
@@ -38,8 +40,8 @@ from domain.commands import (
     SupplyDeck,
 )
 from domain.common.chance import deal_packets, decide_chance
-from domain.common.tricks import trick_won
-from domain.common.turns import acting_seat, not_allowed
+from domain.common.tricks import trick_closed
+from domain.common.turns import acting_seat, not_allowed, seat_to_act
 from domain.errors import RuleCode, RuleError
 from domain.events import AuctionWon, BidMade, CardPlayed, DealThrownIn, Event, Passed
 from domain.protocol import Actor
@@ -51,9 +53,7 @@ def to_act(state: State) -> list[int]:
     """The seats that may act: one at a time, but both lay their reserves at once."""
     if state.phase is Phase.RESERVE:
         return [seat for seat in range(SEATS) if not state.reserve_laid[seat]]
-    if state.phase in _ONE_TO_ACT and state.turn is not None:
-        return [state.turn]
-    return []
+    return seat_to_act(state.phase, state.turn, _ONE_TO_ACT)
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
@@ -294,9 +294,5 @@ def _play(state: State, seat: int, card: str) -> list[Event]:
     if len(state.trick) < rules.trick_size(number):
         return events
     trump, led = rules.trump_of(state.denomination), suit(state.trick[0].card)
-    won = trick_won(state.trick, number, lambda c: rules.power_in_trick(c, trump, led))
-    events.append(won)
-    state = evolve(state, won)
-    if len(state.tricks) == rules.TRICKS:
-        events.extend(score_deal(state))
-    return events
+    power = partial(rules.power_in_trick, trump=trump, led=led)
+    return [*events, *trick_closed(state, number, power, evolve, score_deal, rules.TRICKS)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from domain.cards import Card
-from domain.events import Event
+from domain.events import Event, SeatAmount, SeatEvent
 
 
 class StageDealt(Event, frozen=True, tag="stage_dealt"):
@@ -22,87 +22,72 @@ class StageDealt(Event, frozen=True, tag="stage_dealt"):
     hands: list[list[Card] | None]
 
 
-class SlamBidMade(Event, frozen=True, tag="slam_bid_made"):
+class SlamBidMade(SeatAmount, frozen=True, tag="slam_bid_made"):
     """A slam bid beyond the ``cap`` that applied: it may only be played as that slam."""
 
-    seat: int
-    amount: int
     cap: int
 
 
-class BidStood(Event, frozen=True, tag="bid_stood"):
+class BidStood(SeatAmount, frozen=True, tag="bid_stood"):
     """The opponent having passed, the player kept his ``amount`` for this round."""
 
-    seat: int
-    amount: int
 
-
-class DenominationNamed(Event, frozen=True, tag="denomination_named"):
-    seat: int
+class DenominationNamed(SeatEvent, frozen=True, tag="denomination_named"):
     denomination: str
 
 
-class ContraCalled(Event, frozen=True, tag="contra_called"):
-    seat: int
+class ContraCalled(SeatEvent, frozen=True, tag="contra_called"): ...
 
 
-class RecontraCalled(Event, frozen=True, tag="recontra_called"):
-    seat: int
+class RecontraCalled(SeatEvent, frozen=True, tag="recontra_called"): ...
 
 
-class DenominationChanged(Event, frozen=True, tag="denomination_changed"):
+class DenominationChanged(SeatEvent, frozen=True, tag="denomination_changed"):
     """After a contra the declarer moved to another denomination; the contra stands."""
 
-    seat: int
     denomination: str
     previous: str
 
 
-class ContractSettled(Event, frozen=True, tag="contract_settled"):
+class ContractSettled(SeatAmount, frozen=True, tag="contract_settled"):
     """The contract to be played: ``seat`` is the declarer."""
 
-    seat: int
-    amount: int
     denomination: str
     doubling: Literal["none", "contra", "recontra"]
     odd_tricks: int
 
 
-class HonoursAnnounced(Event, frozen=True, tag="honours_announced"):
+class HonoursAnnounced(SeatEvent, frozen=True, tag="honours_announced"):
     """Honours held once the deal is complete (RULES 4.7), scored above the line.
 
     Only the kind and count are announced, never the cards: the reserve is laid after
     this, and naming the cards would expose some of them [decision].
     """
 
-    seat: int
     kind: Literal["run", "aces", "sevens"]
     count: int
     points: int
 
 
-class ReserveLaid(Event, frozen=True, tag="reserve_laid"):
+class ReserveLaid(SeatEvent, frozen=True, tag="reserve_laid"):
     """Three cards face down; ``cards`` is seen by their owner and the operator only."""
 
-    seat: int
     cards: list[Card] | None = None
 
 
-class PartieWon(Event, frozen=True, tag="partie_won"):
+class PartieWon(SeatEvent, frozen=True, tag="partie_won"):
     """20 or more below the line in the current partie; ``parties`` won so far per seat."""
 
-    seat: int
     parties: list[int]
 
 
-class RubberWon(Event, frozen=True, tag="rubber_won"):
+class RubberWon(SeatEvent, frozen=True, tag="rubber_won"):
     """The second partie ends the rubber and the table (RULES 4.8).
 
     ``totals`` are every point each player scored; ``difference`` is the higher total
     less the lower, the result of the table.
     """
 
-    seat: int
     parties: list[int]
     totals: list[int]
     difference: int

@@ -29,9 +29,10 @@ from domain.bridge.state import (
     State,
 )
 from domain.bridge.state import other as other_seat
-from domain.cards import remove_cards
+from domain.cards import remove_cards, remove_from
 from domain.common.draw import after_draw
-from domain.common.structs import CompletedTrick
+from domain.common.fold import game_won, new_deal
+from domain.common.tricks import trick_taken
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -117,34 +118,25 @@ def evolve(state: State, event: Event) -> State:
         case CardPlayed(seat=seat, card=card):
             return _played(state, seat, card)
         case TrickWon(seat=winner):
-            done = CompletedTrick(leader=state.trick[0].seat, winner=winner, cards=state.trick)
-            return replace(state, trick=(), tricks=(*state.tricks, done), turn=winner)
+            return trick_taken(state, winner)
         case HandScored():
             return _scored(state, event)
         case PartieWon(parties=parties):
             return replace(state, parties=(parties[0], parties[1]))
         case GameWon(winners=winners):
-            return replace(state, phase=Phase.FINISHED, winners=tuple(winners), turn=None)
+            return game_won(state, winners, Phase.FINISHED)
     return state
 
 
 def _dealt(state: State, event: CardsDealt) -> State:
     return replace(
-        state,
-        phase=Phase.AUCTION,
-        deal=event.deal,
-        dealer=event.dealer,
-        hands=tuple(tuple(h or ()) for h in event.hands),
+        new_deal(state, event, Phase.AUCTION, turn=other_seat(event.dealer)),
         reserves=((), ()),
         reserve_laid=(False, False),
         stock=tuple(event.rest or ()),
         stage=1,
         round=1,
-        turn=other_seat(event.dealer),
-        calls=(),
         passed=None,
-        high_bid=0,
-        high_bidder=None,
         slam_only=False,
         bids=(0, 0),
         previous_bids=(0, 0),
@@ -152,8 +144,6 @@ def _dealt(state: State, event: CardsDealt) -> State:
         doubling="none",
         changed=False,
         honours=(),
-        trick=(),
-        tricks=(),
     )
 
 
@@ -204,13 +194,9 @@ def _reserved(state: State, event: ReserveLaid) -> State:
 
 def _played(state: State, seat: int, card: str) -> State:
     if rules.from_reserve(state.trick_number):
-        reserves = list(state.reserves)
-        reserves[seat] = remove_cards(reserves[seat], [card])
-        state = replace(state, reserves=tuple(reserves))
+        state = replace(state, reserves=remove_from(state.reserves, seat, [card]))
     else:
-        hands = list(state.hands)
-        hands[seat] = remove_cards(hands[seat], [card])
-        state = replace(state, hands=tuple(hands))
+        state = replace(state, hands=remove_from(state.hands, seat, [card]))
     # Within every trick the players alternate: leader, opponent, leader, opponent.
     return replace(state, trick=(*state.trick, BridgePlayedCard(seat, card)), turn=other_seat(seat))
 

@@ -7,6 +7,7 @@
 - :mod:`.draw`: the first-dealer draw (RULES 0.4), decided and folded.
 - :mod:`.turns`: the checks ``decide`` makes before its phase logic, and their errors.
 - :mod:`.tricks`: seats clockwise; a trick's winner, its ``trick_won`` event and its leader.
+- :mod:`.fold`: what every ``evolve`` folds alike: a new deal's reset, the game's end.
 - :mod:`.scoring`: a deal's ``hand_scored``, the running scores carried forward.
 - :mod:`.view`: the view fields every game fills alike, and a deal as a seat sees it.
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar, cast
+
+import msgspec
+from msgspec.structs import replace
 
 from domain.common.structs import CompletedTrick, P, PlayedCard
-from domain.events import TrickWon
+from domain.events import Event, TrickWon
 
 
 def left_of(seat: int, seats: int, steps: int = 1) -> int:
@@ -47,3 +51,45 @@ def trick_leader(trick: Sequence[P], tricks: Sequence[CompletedTrick[P]]) -> int
     if tricks:
         return tricks[-1].winner
     return None
+
+
+class InPlay(Protocol):
+    """What :func:`trick_taken` reads of a game's state."""
+
+    @property
+    def trick(self) -> tuple[PlayedCard, ...]: ...
+
+    @property
+    def tricks(self) -> tuple[CompletedTrick[Any], ...]: ...
+
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+def trick_taken(state: S, winner: int) -> S:
+    """The fold of ``trick_won``: the trick in play joins the deal's tricks as ``winner``'s,
+    and ``winner`` leads the next. ``state`` is any game's state with ``trick``,
+    ``tricks`` and ``turn`` fields (:class:`InPlay`)."""
+    played = cast(InPlay, state)
+    done = CompletedTrick(leader=played.trick[0].seat, winner=winner, cards=played.trick)
+    return replace(state, trick=(), tricks=(*played.tricks, done), turn=winner)
+
+
+T = TypeVar("T", bound=InPlay)
+
+
+def trick_closed(
+    state: T,
+    number: int,
+    power: Callable[[str], int],
+    evolve: Callable[[T, Event], T],
+    score_deal: Callable[[T], list[Event]],
+    tricks: int,
+) -> list[Event]:
+    """What follows the card that fills a trick: its ``trick_won`` (the deal's
+    ``number``-th, by ``power``), and after the deal's last of ``tricks`` its scoring."""
+    won = trick_won(state.trick, number, power)
+    state = evolve(state, won)
+    if len(state.tricks) == tricks:
+        return [won, *score_deal(state)]
+    return [won]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from domain.commands import PlayerCommand
 from domain.errors import RuleCode, RuleError
@@ -13,6 +13,13 @@ def require_system(actor: Actor) -> None:
     """Decks come from the service alone (the chance steps)."""
     if actor != SYSTEM:
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, "only the service supplies decks")
+
+
+def seat_to_act(phase: str, turn: int | None, acting: Collection[str]) -> list[int]:
+    """The seat whose ``turn`` it is, in a phase where one seat acts at a time; else none."""
+    if phase in acting and turn is not None:
+        return [turn]
+    return []
 
 
 def game_over() -> RuleError:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import remove_cards
+from domain.cards import remove_cards, remove_from
 from domain.common.draw import DRAW_ORDER, after_draw
-from domain.common.structs import CompletedTrick
-from domain.common.tricks import left_of
+from domain.common.fold import game_won, new_deal
+from domain.common.tricks import left_of, trick_taken
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -90,43 +90,29 @@ def evolve(state: State, event: Event) -> State:
         case CardsExchanged():
             return _exchanged(state, event)
         case CardPlayed(seat=seat, card=card):
-            hands = list(state.hands)
-            hands[seat] = remove_cards(hands[seat], [card])
             return replace(
                 state,
-                hands=tuple(hands),
+                hands=remove_from(state.hands, seat, [card]),
                 trick=(*state.trick, FortyFivePlayedCard(seat, card)),
                 turn=left_of(seat, SEATS),
             )
         case TrickWon(seat=winner):
-            done = CompletedTrick(leader=state.trick[0].seat, winner=winner, cards=state.trick)
-            return replace(state, trick=(), tricks=(*state.tricks, done), turn=winner)
+            return trick_taken(state, winner)
         case HandScored(scores=scores):
             return replace(_between_deals(state), scores=(scores[0], scores[1]))
         case GameWon(winners=winners):
-            return replace(state, phase=Phase.FINISHED, winners=tuple(winners), turn=None)
+            return game_won(state, winners, Phase.FINISHED)
     return state
 
 
 def _dealt(state: State, event: CardsDealt) -> State:
-    hands = tuple(tuple(h or ()) for h in event.hands)
     return replace(
-        state,
-        phase=Phase.AUCTION,
-        deal=event.deal,
-        dealer=event.dealer,
-        hands=hands,
+        new_deal(state, event, Phase.AUCTION, turn=left_of(event.dealer, SEATS)),
         stock=tuple(event.rest or ()),
         discarded=(),
-        turn=left_of(event.dealer, SEATS),
-        calls=(),
         passed=(),
-        high_bid=0,
-        high_bidder=None,
         trump=None,
         exchanged=(None,) * SEATS,
-        trick=(),
-        tricks=(),
     )
 
 

@@ -22,7 +22,7 @@ from domain.commands import (
     TakeWidow,
 )
 from domain.common.chance import decide_chance
-from domain.common.turns import game_over, not_allowed
+from domain.common.turns import game_over, not_allowed, seat_to_act
 from domain.errors import RuleCode, RuleError
 from domain.events import Event, Passed
 from domain.pinochle import auction, deal, play, soloist
@@ -37,9 +37,7 @@ ACTING = (Phase.AUCTION, Phase.WIDOW, Phase.PREPARE, Phase.DIX, Phase.MELD, Phas
 
 def to_act(state: State) -> list[int]:
     """The seat the game waits on (opponents who may concede are not waited on)."""
-    if state.phase in ACTING and state.turn is not None:
-        return [state.turn]
-    return []
+    return seat_to_act(state.phase, state.turn, ACTING)
 
 
 def decide(

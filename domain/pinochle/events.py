@@ -12,51 +12,44 @@ import msgspec
 
 from domain.cards import Card
 from domain.commands import MeldClaim
-from domain.events import Contract, Event, ScoreItem
+from domain.events import Contract, Event, ScoreItem, SeatEvent
 
 
-class WidowTurnedUp(Event, frozen=True, tag="widow_turned_up"):
+class WidowTurnedUp(SeatEvent, frozen=True, tag="widow_turned_up"):
     """The soloist turns the widow face up for everyone and takes it (RULES 3A.4)."""
 
-    seat: int
     cards: list[Card]
 
 
-class MeldsClaimed(Event, frozen=True, tag="melds_claimed"):
+class MeldsClaimed(SeatEvent, frozen=True, tag="melds_claimed"):
     """A seat's meld claim, public, replacing its earlier claim of the deal (RULES 3.3)."""
 
-    seat: int
     melds: list[MeldClaim]
     points: int
 
 
-class CardsBuried(Event, frozen=True, tag="cards_buried"):
+class CardsBuried(SeatEvent, frozen=True, tag="cards_buried"):
     """The soloist's burial, replacing any earlier one. Whether it holds trumps is public;
     how many is not [decision: RULES 3A.4 makes only "the fact" public]."""
 
-    seat: int
     count: int
     trumps: bool
     cards: list[Card] | None = None
 
 
-class DealConceded(Event, frozen=True, tag="deal_conceded"):
+class DealConceded(SeatEvent, frozen=True, tag="deal_conceded"):
     """The soloist gives up, or one opponent agrees to give him the deal (RULES 3A.5)."""
 
-    seat: int
 
-
-class TrumpTurnedUp(Event, frozen=True, tag="trump_turned_up"):
+class TrumpTurnedUp(SeatEvent, frozen=True, tag="trump_turned_up"):
     """The dealer's last card, face up: its suit is trump (RULES 3.B)."""
 
-    seat: int
     card: Card
 
 
-class DixExchanged(Event, frozen=True, tag="dix_exchanged"):
+class DixExchanged(SeatEvent, frozen=True, tag="dix_exchanged"):
     """``seat`` gave the nine of trumps to ``dealer`` for the turned-up ``card`` (3.B)."""
 
-    seat: int
     dealer: int
     dix: Card
     card: Card

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import remove_cards, suit
+from domain.cards import remove_cards, remove_from, suit
 from domain.common.draw import after_draw
-from domain.common.structs import CompletedTrick
+from domain.common.fold import game_won, new_deal
+from domain.common.tricks import trick_taken
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -112,12 +113,9 @@ def evolve(rules: Hooks, state: State, event: Event) -> State:
         case CardPlayed(seat=seat, card=card):
             return _played(rules, state, seat, card)
         case TrickWon(seat=winner, cards=cards):
-            done = CompletedTrick(leader=state.trick[0].seat, winner=winner, cards=state.trick)
             taken = list(state.taken)
             taken[winner] += points(cards)
-            return replace(
-                state, trick=(), tricks=(*state.tricks, done), turn=winner, taken=tuple(taken)
-            )
+            return replace(trick_taken(state, winner), taken=tuple(taken))
         case HandScored(scores=scores):
             return replace(_between_deals(state), scores=tuple(scores))
         case ChipsSettled(scores=scores, kitty_total=kitty, reason=reason):
@@ -127,7 +125,7 @@ def evolve(rules: Hooks, state: State, event: Event) -> State:
         case TargetRaised(target=target):
             return replace(state, target=target)
         case GameWon(winners=winners):
-            return replace(state, phase=Phase.FINISHED, winners=tuple(winners), turn=None)
+            return game_won(state, winners, Phase.FINISHED)
     return state
 
 
@@ -155,20 +153,15 @@ def _next_bidder(state: State, passed: tuple[int, ...], after: int) -> int | Non
 
 def _dealt(rules: Hooks, state: State, event: CardsDealt) -> State:
     seats = state.seats
+    active = rules.active_seats(seats, event.dealer)
+    phase = Phase.AUCTION if rules.auction else Phase.DIX
+    hands = tuple(sorted_cards(h or ()) for h in event.hands)
     return replace(
-        state,
-        phase=Phase.AUCTION if rules.auction else Phase.DIX,
-        deal=event.deal,
-        dealer=event.dealer,
-        active=rules.active_seats(seats, event.dealer),
-        hands=tuple(sorted_cards(h or ()) for h in event.hands),
+        new_deal(state, event, phase, turn=active[0], hands=hands),
+        active=active,
         widow=tuple(event.rest or ()),
         widow_up=False,
-        turn=rules.active_seats(seats, event.dealer)[0],
-        calls=(),
         passed=(),
-        high_bid=0,
-        high_bidder=None,
         soloist=None,
         trump=None,
         turn_up=None,
@@ -180,8 +173,6 @@ def _dealt(rules: Hooks, state: State, event: CardsDealt) -> State:
         buried=(),
         trumps_buried=False,
         conceded=(),
-        trick=(),
-        tricks=(),
         taken=per_seat(seats),
     )
 
@@ -234,7 +225,7 @@ def _next_melder(state: State, seat: int) -> State:
 
 
 def _played(rules: Hooks, state: State, seat: int, card: str) -> State:
-    hands = _with_hand(state, seat, remove_cards(state.hands[seat], [card]))
+    hands = remove_from(state.hands, seat, [card])
     first_lead = state.phase is Phase.PREPARE
     state = replace(
         state,

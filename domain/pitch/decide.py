@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from domain.cards import suit
 from domain.commands import Bid, Hold, LegalAction, Pass, Play, PlayerCommand, SupplyDeck
 from domain.common.chance import deal_packets, decide_chance
 from domain.common.draw import DRAW_ORDER
-from domain.common.tricks import clockwise_from, left_of, trick_won
-from domain.common.turns import acting_seat, not_allowed
+from domain.common.tricks import clockwise_from, left_of, trick_closed
+from domain.common.turns import acting_seat, not_allowed, seat_to_act
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
@@ -30,9 +32,7 @@ ACTING = (Phase.AUCTION, Phase.PLAY)
 
 
 def to_act(state: State) -> list[int]:
-    if state.phase in ACTING and state.turn is not None:
-        return [state.turn]
-    return []
+    return seat_to_act(state.phase, state.turn, ACTING)
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
@@ -172,11 +172,6 @@ def _play(state: State, seat: int, card: str) -> list[Event]:
     trump = state.trump
     assert trump is not None
     led = suit(state.trick[0].card)
-    won = trick_won(
-        state.trick, len(state.tricks) + 1, lambda c: rules.power_in_trick(c, trump, led)
-    )
-    events.append(won)
-    state = evolve(state, won)
-    if len(state.tricks) == rules.TRICKS:
-        events.extend(score_deal(state))
-    return events
+    number = len(state.tricks) + 1
+    power = partial(rules.power_in_trick, trump=trump, led=led)
+    return [*events, *trick_closed(state, number, power, evolve, score_deal, rules.TRICKS)]

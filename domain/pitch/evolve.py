@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import remove_cards
+from domain.cards import remove_from
 from domain.common.draw import DRAW_ORDER, after_draw
-from domain.common.structs import CompletedTrick
-from domain.common.tricks import left_of
+from domain.common.fold import game_won, new_deal
+from domain.common.tricks import left_of, trick_taken
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -69,26 +69,23 @@ def evolve(state: State, event: Event) -> State:
         case DealThrownIn():
             return _between_deals(state)
         case CardPlayed(seat=seat, card=card):
-            hands = list(state.hands)
-            hands[seat] = remove_cards(hands[seat], [card])
             return replace(
                 state,
-                hands=tuple(hands),
+                hands=remove_from(state.hands, seat, [card]),
                 trick=(*state.trick, PitchPlayedCard(seat, card)),
                 turn=left_of(seat, n),
             )
         case TrumpNamed(suit=suit):
             return replace(state, trump=suit)
         case TrickWon(seat=winner):
-            done = CompletedTrick(leader=state.trick[0].seat, winner=winner, cards=state.trick)
-            return replace(state, trick=(), tricks=(*state.tricks, done), turn=winner)
+            return trick_taken(state, winner)
         case HandScored(scores=scores, contract=contract):
             setbacks = list(state.setbacks)
             if contract is not None and not contract.made:
                 setbacks[contract.seat] += 1
             return replace(_between_deals(state), scores=tuple(scores), setbacks=tuple(setbacks))
         case GameWon(winners=winners):
-            return replace(state, phase=Phase.FINISHED, winners=tuple(winners), turn=None)
+            return game_won(state, winners, Phase.FINISHED)
         case PitchChipsSettled(chips=chips):
             return replace(state, chips=tuple(chips))
     return state
@@ -96,20 +93,10 @@ def evolve(state: State, event: Event) -> State:
 
 def _dealt(state: State, event: CardsDealt) -> State:
     return replace(
-        state,
-        phase=Phase.AUCTION,
-        deal=event.deal,
-        dealer=event.dealer,
-        hands=tuple(tuple(h or ()) for h in event.hands),
+        new_deal(state, event, Phase.AUCTION, turn=left_of(event.dealer, state.seats)),
         undealt=tuple(event.rest or ()),
-        turn=left_of(event.dealer, state.seats),
-        calls=(),
-        high_bid=0,
-        high_bidder=None,
         pitcher=None,
         trump=None,
-        trick=(),
-        tricks=(),
     )
 
 

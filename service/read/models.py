@@ -13,6 +13,7 @@ from domain.tournament.model import Format
 from domain.tournament.pairing import rounds_needed
 from projections.scoresheet import ScoreSheet
 from projections.standings import Standings
+from service.pg import fetch_all, fetch_one
 from service.read.catalog import PROJECTIONS
 from service.refusals import TournamentNotFound
 
@@ -83,28 +84,11 @@ class ReadSide:
         limit: int,
     ) -> tuple[list[TableSummary], str | None]:
         """Newest first; the cursor of the next page, or None on the last one."""
-        clauses: list[str] = ["TRUE"]
-        params: list[Any] = []
-        for column, value in (("game", game), ("status", status), ("tournament", tournament)):
-            if value is not None:
-                clauses.append(f"{column} = %s")
-                params.append(value)
-        if player is not None:
-            clauses.append("%s = ANY(players)")
-            params.append(player)
-        if cursor is not None:
-            clauses.append("seq < %s")
-            params.append(decode_cursor(cursor))
-        sql = (
-            "SELECT seq, id::text, game, status, version, players, tournament, created_at"
-            f" FROM tables WHERE {' AND '.join(clauses)} ORDER BY seq DESC LIMIT %s"
-        )
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(sql, [*params, limit + 1])
-            rows = await cur.fetchall()
-        page = [TableSummary(*row[1:]) for row in rows[:limit]]
-        more = len(rows) > limit
-        return page, encode_cursor(rows[limit - 1][0]) if more else None
+        filters = {"game": game, "status": status, "tournament": tournament}
+        extra = [] if player is None else [("%s = ANY(players)", player)]
+        columns = "id::text, game, status, version, players, tournament, created_at"
+        rows, following = await self._page("tables", columns, filters, extra, cursor, limit)
+        return [TableSummary(*row) for row in rows], following
 
     async def list_tournaments(
         self,
@@ -116,36 +100,51 @@ class ReadSide:
         limit: int,
     ) -> tuple[list[TournamentSummary], str | None]:
         """Newest first; the cursor of the next page, or None on the last one."""
+        filters = {"game": game, "status": status, "format": format}
+        columns = "id::text, name, game, format, status, created_at"
+        rows, following = await self._page("tournaments", columns, filters, [], cursor, limit)
+        return [TournamentSummary(*row) for row in rows], following
+
+    async def _page(
+        self,
+        relation: str,
+        columns: str,
+        filters: dict[str, str | None],
+        extra: list[tuple[str, Any]],
+        cursor: str | None,
+        limit: int,
+    ) -> tuple[list[tuple[Any, ...]], str | None]:
+        """A page of ``relation``'s rows, newest first (by ``seq``), matching every filter
+        given (column = value) and every ``extra`` clause; the next page's cursor."""
         clauses: list[str] = ["TRUE"]
         params: list[Any] = []
-        for column, value in (("game", game), ("status", status), ("format", format)):
+        for column, value in filters.items():
             if value is not None:
                 clauses.append(f"{column} = %s")
                 params.append(value)
+        for clause, value in extra:
+            clauses.append(clause)
+            params.append(value)
         if cursor is not None:
             clauses.append("seq < %s")
             params.append(decode_cursor(cursor))
         sql = (
-            "SELECT seq, id::text, name, game, format, status, created_at"
-            f" FROM tournaments WHERE {' AND '.join(clauses)} ORDER BY seq DESC LIMIT %s"
+            f"SELECT seq, {columns} FROM {relation} WHERE {' AND '.join(clauses)}"
+            " ORDER BY seq DESC LIMIT %s"
         )
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(sql, [*params, limit + 1])
-            rows = await cur.fetchall()
-        page = [TournamentSummary(*row[1:]) for row in rows[:limit]]
-        more = len(rows) > limit
-        return page, encode_cursor(rows[limit - 1][0]) if more else None
+        rows = await fetch_all(self.pool, sql, [*params, limit + 1])
+        following = encode_cursor(rows[limit - 1][0]) if len(rows) > limit else None
+        return [row[1:] for row in rows[:limit]], following
 
     async def _doc(self, projection: str, key: str) -> tuple[bytes | None, int]:
         """A read model document and the position its projection has reached."""
         name = PROJECTIONS[projection].checkpoint_name
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT (SELECT doc::text FROM read_models WHERE projection = %s AND key = %s),"
-                " (SELECT position FROM consumer_checkpoints WHERE name = %s)",
-                (projection, key, name),
-            )
-            row = await cur.fetchone()
+        row = await fetch_one(
+            self.pool,
+            "SELECT (SELECT doc::text FROM read_models WHERE projection = %s AND key = %s),"
+            " (SELECT position FROM consumer_checkpoints WHERE name = %s)",
+            (projection, key, name),
+        )
         assert row is not None
         return (row[0].encode() if row[0] else None), int(row[1] or 0)
 
@@ -157,32 +156,29 @@ class ReadSide:
 
     async def tournament_decks(self, tournament_id: str) -> list[list[str]] | None:
         """The operator decks a tournament's tables share (operator use only)."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT deals::text FROM tournaments WHERE id = %s", (tournament_id,)
-            )
-            row = await cur.fetchone()
+        row = await fetch_one(
+            self.pool, "SELECT deals::text FROM tournaments WHERE id = %s", (tournament_id,)
+        )
         if row is None or row[0] is None:
             return None
         decks: list[list[str]] = msgspec.json.decode(row[0])
         return decks
 
     async def tournament(self, tournament_id: str) -> Tournament:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT id::text, name, game, options::text,"
-                " ARRAY(SELECT id::text FROM tables WHERE tournament = t.id::text ORDER BY seq),"
-                " coalesce(jsonb_array_length(deals), 0), first_dealer, clock::text,"
-                " format, status, (SELECT data::text FROM tournament_events e"
-                "  WHERE e.tournament_id = t.id AND e.version = 1),"
-                " (SELECT count(*) FROM tournament_events e"
-                "  WHERE e.tournament_id = t.id AND e.type = 'round_paired'),"
-                " (SELECT data::text FROM tournament_events e WHERE e.tournament_id = t.id"
-                "  AND e.type = 'round_paired' ORDER BY e.version LIMIT 1)"
-                " FROM tournaments t WHERE id = %s",
-                (tournament_id,),
-            )
-            row = await cur.fetchone()
+        row = await fetch_one(
+            self.pool,
+            "SELECT id::text, name, game, options::text,"
+            " ARRAY(SELECT id::text FROM tables WHERE tournament = t.id::text ORDER BY seq),"
+            " coalesce(jsonb_array_length(deals), 0), first_dealer, clock::text,"
+            " format, status, (SELECT data::text FROM tournament_events e"
+            "  WHERE e.tournament_id = t.id AND e.version = 1),"
+            " (SELECT count(*) FROM tournament_events e"
+            "  WHERE e.tournament_id = t.id AND e.type = 'round_paired'),"
+            " (SELECT data::text FROM tournament_events e WHERE e.tournament_id = t.id"
+            "  AND e.type = 'round_paired' ORDER BY e.version LIMIT 1)"
+            " FROM tournaments t WHERE id = %s",
+            (tournament_id,),
+        )
         if row is None:
             raise TournamentNotFound(f"no tournament {tournament_id}")
         clock = None if row[7] is None else msgspec.json.decode(row[7], type=ClockSettings)

@@ -35,6 +35,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from service import metrics
 from service.audit.chain import canonical_bytes, chain
+from service.pg import fetch_all, fetch_one
 
 log = logging.getLogger("cardroom.store")
 CHANNEL = "cardroom_events"
@@ -229,12 +230,12 @@ class EventStore:
 
     async def computer_turns(self, limit: int = 100) -> list[str]:
         """Tables waiting on a seat the computer plays, longest waiting first."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT id::text FROM tables WHERE computer_turn ORDER BY updated_at LIMIT %s",
-                (limit,),
-            )
-            return [row[0] for row in await cur.fetchall()]
+        rows = await fetch_all(
+            self.pool,
+            "SELECT id::text FROM tables WHERE computer_turn ORDER BY updated_at LIMIT %s",
+            (limit,),
+        )
+        return [row[0] for row in rows]
 
     async def load_many(
         self, wanted: Sequence[tuple[str, int | None]]
@@ -318,9 +319,7 @@ class EventStore:
             idem is not None,
         )
         try:
-            async with self.pool.connection() as conn:
-                cur = await conn.execute(sql, params, prepare=True)
-                row = await cur.fetchone()
+            row = await fetch_one(self.pool, sql, params, prepare=True)
         except psycopg.errors.UniqueViolation as exc:
             metrics.CONFLICTS.inc()
             raise VersionConflict(commit.table_id) from exc
@@ -333,60 +332,56 @@ class EventStore:
         return previous
 
     async def seeds(self, table_id: str, shuffles: Sequence[int]) -> dict[int, bytes | None]:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT shuffle, seed FROM shuffle_secrets"
-                " WHERE table_id = %s AND shuffle = ANY(%s)",
-                (table_id, list(shuffles)),
-            )
-            return {n: None if seed is None else bytes(seed) for n, seed in await cur.fetchall()}
+        rows = await fetch_all(
+            self.pool,
+            "SELECT shuffle, seed FROM shuffle_secrets WHERE table_id = %s AND shuffle = ANY(%s)",
+            (table_id, list(shuffles)),
+        )
+        return {n: None if seed is None else bytes(seed) for n, seed in rows}
 
     async def seat_for_token(self, digest: bytes) -> tuple[str, int, int] | None:
         """The table, seat and epoch of a seat token (a token never changes: the table
         says whether its epoch is still the seat's)."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT table_id::text, seat, epoch FROM seat_tokens WHERE token_hash = %s",
-                (digest,),
-            )
-            row = await cur.fetchone()
+        row = await fetch_one(
+            self.pool,
+            "SELECT table_id::text, seat, epoch FROM seat_tokens WHERE token_hash = %s",
+            (digest,),
+        )
         return None if row is None else (row[0], int(row[1]), int(row[2]))
 
     async def due_tables(self, at: datetime, limit: int = 200) -> list[str]:
         """Tables with a clock that expired by ``at``, the most overdue first."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT id::text FROM tables WHERE deadline <= %s ORDER BY deadline LIMIT %s",
-                (at, limit),
-                prepare=True,
-            )
-            return [row[0] for row in await cur.fetchall()]
+        rows = await fetch_all(
+            self.pool,
+            "SELECT id::text FROM tables WHERE deadline <= %s ORDER BY deadline LIMIT %s",
+            (at, limit),
+            prepare=True,
+        )
+        return [row[0] for row in rows]
 
     async def next_deadline(self) -> datetime | None:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute("SELECT min(deadline) FROM tables", prepare=True)
-            row = await cur.fetchone()
+        row = await fetch_one(self.pool, "SELECT min(deadline) FROM tables", prepare=True)
         return None if row is None else row[0]
 
     async def armed_after(self, moment: datetime) -> list[str]:
         """Tables whose running clocks expire after ``moment``: those an outage that
         began then may have charged."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT id::text FROM tables WHERE deadline > %s ORDER BY deadline", (moment,)
-            )
-            return [row[0] for row in await cur.fetchall()]
+        rows = await fetch_all(
+            self.pool,
+            "SELECT id::text FROM tables WHERE deadline > %s ORDER BY deadline",
+            (moment,),
+        )
+        return [row[0] for row in rows]
 
     async def idempotent_answer(
         self, table_id: str, actor: str, key: str
     ) -> IdempotencyRecord | None:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT request_hash, status, body, etag FROM idempotency_keys"
-                " WHERE table_id = %s AND actor = %s AND key = %s",
-                (table_id, actor, key),
-            )
-            row = await cur.fetchone()
+        row = await fetch_one(
+            self.pool,
+            "SELECT request_hash, status, body, etag FROM idempotency_keys"
+            " WHERE table_id = %s AND actor = %s AND key = %s",
+            (table_id, actor, key),
+        )
         if row is None:
             return None
         return IdempotencyRecord(actor, key, bytes(row[0]), int(row[1]), bytes(row[2]), row[3])
@@ -412,27 +407,27 @@ class EventStore:
         """Tables still waiting for players that were created before ``before``, oldest
         first: ``(created_at, id)`` pairs, a page of ``limit`` after the pair ``after``."""
         since, table = after or (_EARLIEST, _NO_TABLE)
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT created_at, id::text AS table_id FROM tables"
-                " WHERE status = 'waiting' AND created_at < %s"
-                " AND (created_at, id) > (%s, %s::uuid)"
-                " ORDER BY created_at, id LIMIT %s",
-                (before, since, table, limit),
-            )
-            return [(row[0], row[1]) for row in await cur.fetchall()]
+        rows = await fetch_all(
+            self.pool,
+            "SELECT created_at, id::text AS table_id FROM tables"
+            " WHERE status = 'waiting' AND created_at < %s"
+            " AND (created_at, id) > (%s, %s::uuid)"
+            " ORDER BY created_at, id LIMIT %s",
+            (before, since, table, limit),
+        )
+        return [(row[0], row[1]) for row in rows]
 
     async def read_stream(
         self, table_id: str, after: int = 0, limit: int = 1000
     ) -> list[StoredEvent]:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT table_id::text, version, position, recorded_at, actor, data::text,"
-                " command::text, hash FROM events"
-                " WHERE table_id = %s AND version > %s ORDER BY version LIMIT %s",
-                (table_id, after, limit),
-            )
-            return [_stored(row) for row in await cur.fetchall()]
+        rows = await fetch_all(
+            self.pool,
+            "SELECT table_id::text, version, position, recorded_at, actor, data::text,"
+            " command::text, hash FROM events"
+            " WHERE table_id = %s AND version > %s ORDER BY version LIMIT %s",
+            (table_id, after, limit),
+        )
+        return [_stored(row) for row in rows]
 
     async def checkpoint(
         self, name: str, conn: psycopg.AsyncConnection[Any] | None = None
@@ -461,11 +456,12 @@ class EventStore:
             await own.execute(sql, (name, *checkpoint))
 
     async def games_of(self, table_ids: Sequence[str]) -> dict[str, str]:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT id::text, game FROM tables WHERE id = ANY(%s::uuid[])", (list(table_ids),)
-            )
-            return {row[0]: row[1] for row in await cur.fetchall()}
+        rows = await fetch_all(
+            self.pool,
+            "SELECT id::text, game FROM tables WHERE id = ANY(%s::uuid[])",
+            (list(table_ids),),
+        )
+        return {row[0]: row[1] for row in rows}
 
     async def read_all(
         self, after: Checkpoint = (0, 0), limit: int = 1000
