@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 import psycopg
 
 from domain.errors import RuleError
 from service.read.watch import TableWatcher
-from service.workers.leader import while_leading
+from service.workers.leader import lead_on_commits
 from service.write.handler import TableService
 
 log = logging.getLogger("cardroom.computers")
@@ -33,16 +32,16 @@ class ComputerPlayers:
         self.played = 0
 
     async def run(self, conninfo: str, stop: asyncio.Event) -> None:
-        async def lead(_: psycopg.AsyncConnection[Any]) -> None:
-            await self._lead(stop)
-
-        await while_leading(conninfo, LEADER_LOCK, stop, self.leading, lead, "computers")
-
-    async def _lead(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            since = self.watcher.delivered
-            await self.step()
-            await self.watcher.wait_for_any(since, LOOK_EVERY)
+        await lead_on_commits(
+            conninfo,
+            LEADER_LOCK,
+            stop,
+            self.leading,
+            self.step,
+            self.watcher,
+            "computers",
+            LOOK_EVERY,
+        )
 
     async def step(self) -> int:
         """Play every table waiting on the computer now; how many commands were sent."""

@@ -15,6 +15,7 @@ from typing import Any
 import psycopg
 
 from service import metrics
+from service.read.watch import TableWatcher
 
 log = logging.getLogger("cardroom.leader")
 STANDBY = 2.0  # seconds between a standby's attempts to lead
@@ -70,3 +71,29 @@ async def while_leading(
 async def pause(stop: asyncio.Event, seconds: float) -> None:
     with suppress(TimeoutError):
         await asyncio.wait_for(stop.wait(), timeout=seconds)
+
+
+async def lead_on_commits(
+    conninfo: str,
+    lock: int,
+    stop: asyncio.Event,
+    leading: asyncio.Event,
+    step: Callable[[], Awaitable[Any]],
+    watcher: TableWatcher,
+    name: str,
+    every: float = 1.0,
+) -> None:
+    """While this process leads, take ``step`` whenever a commit is announced, and at
+    least every ``every`` seconds in case a notification was lost. A step the database
+    fails is taken again at the next look."""
+
+    async def work(_: psycopg.AsyncConnection[Any]) -> None:
+        while not stop.is_set():
+            since = watcher.delivered
+            try:
+                await step()
+            except psycopg.Error as exc:
+                log.warning("%s step failed (%s); will look again", name, exc)
+            await watcher.wait_for_any(since, every)
+
+    await while_leading(conninfo, lock, stop, leading, work, name)

@@ -19,7 +19,7 @@ from domain.tournament import stream
 from domain.tournament.errors import TournamentError
 from service.read.watch import TableWatcher
 from service.refusals import ServiceError
-from service.workers.leader import while_leading
+from service.workers.leader import lead_on_commits
 from service.write.tournaments import TournamentService
 
 log = logging.getLogger("cardroom.rounds")
@@ -34,16 +34,9 @@ class RoundKeeper:
         self.leading = asyncio.Event()
 
     async def run(self, conninfo: str, stop: asyncio.Event) -> None:
-        async def lead(_: psycopg.AsyncConnection[Any]) -> None:
-            while not stop.is_set():
-                since = self.watcher.delivered
-                try:
-                    await self.step()
-                except psycopg.Error as exc:
-                    log.warning("tournament step failed (%s); will look again", exc)
-                await self.watcher.wait_for_any(since, LOOK_EVERY)
-
-        await while_leading(conninfo, LEADER_LOCK, stop, self.leading, lead, "rounds")
+        await lead_on_commits(
+            conninfo, LEADER_LOCK, stop, self.leading, self.step, self.watcher, "rounds", LOOK_EVERY
+        )
 
     async def step(self) -> int:
         """Open missing round tables, record ended ones, pair rounds that are due; how many
