@@ -278,3 +278,23 @@ async def test_the_director_may_pause_his_tournaments_tables_and_no_other(client
     assert_problem(
         await client.post(f"/tables/{loose['id']}/pause", headers=director), 403, "operator-only"
     )
+
+
+async def test_a_round_robin_takes_no_entry_once_started_and_changes_nothing(
+    client: Any, database_url: str
+) -> None:
+    event = await open_event(client, format="round-robin")
+    for name in ("Ann", "Bob"):
+        await enter(client, event, name=name)
+    director = bearer(event["director_token"])
+    ok(await client.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
+    before = await stored(database_url)
+    late = await client.post(
+        f"/tournaments/{event['id']}/entries", json={"name": "Cy"}, headers=director
+    )
+    assert_problem(late, 409, "tournament-started")
+    wrong = await client.post(
+        f"/tournaments/{event['id']}/entries", json={"names": ["Cy", "Di"]}, headers=director
+    )
+    assert_problem(wrong, 422, "wrong-entry")
+    assert await stored(database_url) == before
