@@ -298,3 +298,16 @@ async def test_a_round_robin_takes_no_entry_once_started_and_changes_nothing(
     )
     assert_problem(wrong, 422, "wrong-entry")
     assert await stored(database_url) == before
+
+
+async def test_a_tournaments_clock_runs_at_every_table_it_opens(client: Any) -> None:
+    clock = {"action_seconds": 30, "bank_seconds": 300}
+    event = await open_event(client, format="swiss", rounds=1, clock=clock)
+    assert event["clock"]["action_seconds"] == 30
+    for name in ("Ann", "Bob"):
+        await enter(client, event, name=name)
+    director = bearer(event["director_token"])
+    paired = ok(await client.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
+    view = ok(await client.get(f"/tables/{paired['tables'][0]['table']}"))
+    assert view["clock"]["action_seconds"] == 30 and view["clock"]["bank_seconds"] == 300
+    assert view["deadline"] is not None
