@@ -97,7 +97,7 @@ expected-statuses = ["2XX", "3XX", 401, 403, 404, 409, 412, 422]
 # JSON Schema cannot state: a schema-valid body may still be refused with 400.
 # The stream stays open until its `timeout`: keep it short here.
 [[operations]]
-include-operation-id = "streamTable"
+include-operation-id = ["streamTable", "streamTournament"]
 parameters = { timeout = 1 }
 
 # Likewise a long-poll whose If-None-Match happens to be current holds for `wait` seconds.
