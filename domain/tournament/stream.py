@@ -355,6 +355,18 @@ def _require_unfinished(tournament: Tournament) -> None:
 # --- what pairing and standings are a function of -------------------------------------
 
 
+def seat_names(tournament: Tournament, seats: Sequence[str]) -> list[str]:
+    """The name at each seat of a round table seating ``seats`` (an entry per seat): a
+    partnership's two names in turn."""
+    names: list[str] = []
+    held: dict[str, int] = {}
+    for entry in seats:
+        options = tournament.entries[entry].names
+        names.append(options[held.get(entry, 0) % len(options)])
+        held[entry] = held.get(entry, 0) + 1
+    return names
+
+
 def entrants_of(tournament: Tournament) -> list[Entrant]:
     return [
         Entrant(entry=e.entry, first_round=e.first_round, withdrawn=e.withdrawn)

@@ -218,7 +218,7 @@ def _rerun(
         raise _Stop(TournamentFailure("the stream does not open with its tournament_created", 1))
     folded = stream.fold([r.event for r in recorded])
     seed = bytes.fromhex(folded.seed) if folded.seed is not None else None
-    if seed is not None and _sha256(seed) != first.seed_hash:
+    if seed is not None and hashlib.sha256(seed).hexdigest() != first.seed_hash:
         raise _Stop(TournamentFailure("the revealed seed is not the one committed to", None))
     tournament = stream.start(first)
     paired = scored = 0
@@ -277,12 +277,7 @@ def _check_opened(
     if found is None:
         return  # a table of the round in play, not exported yet
     table = found.table
-    names = [tournament.entries[e].names for e in seats]
-    used: dict[str, int] = {}
-    expected = []
-    for entry, options in zip(seats, names, strict=True):
-        expected.append(options[used.get(entry, 0) % len(options)])
-        used[entry] = used.get(entry, 0) + 1
+    expected = stream.seat_names(tournament, seats)
     if table.tournament != tournament.id or table.ends_at != event.deadline:
         raise _Stop(TournamentFailure("the table was not opened for this round", version, table_id))
     first_names = [e.name for e in found.events if isinstance(e, SeatTaken)]
@@ -320,7 +315,3 @@ def _check_scored(
                 event.table,
             )
         )
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()

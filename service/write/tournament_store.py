@@ -64,6 +64,7 @@ class TournamentStore:
         # The last fold of recent tournaments: committed versions only, so any process's
         # later appends are simply the events after it.
         self._folded: OrderedDict[str, tuple[Tournament, bytes]] = OrderedDict()
+        self._secrets: dict[str, Secrets] = {}
 
     async def create(
         self,
@@ -238,6 +239,11 @@ class TournamentStore:
             self.notifier.notify(f"tournament:{tournament_id}", new_version)
 
     async def secrets(self, tournament_id: str) -> Secrets:
+        """A tournament's seed and seat key; they never change, so a process keeps them
+        (``/me`` is polled, and each answer derives a seat token from the key)."""
+        known = self._secrets.get(tournament_id)
+        if known is not None:
+            return known
         async with self.pool.connection() as conn:
             cur = await conn.execute(
                 "SELECT seed, seat_key FROM tournaments WHERE id = %s", (tournament_id,)
@@ -245,7 +251,11 @@ class TournamentStore:
             row = await cur.fetchone()
         if row is None or row[0] is None:
             raise TournamentNotFound(f"no tournament {tournament_id}")
-        return Secrets(seed=bytes(row[0]), seat_key=bytes(row[1]))
+        found = Secrets(seed=bytes(row[0]), seat_key=bytes(row[1]))
+        if len(self._secrets) >= CACHED:
+            self._secrets.clear()
+        self._secrets[tournament_id] = found
+        return found
 
     async def duplicate_deals(
         self, tournament_id: str

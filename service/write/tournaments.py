@@ -165,7 +165,10 @@ class TournamentService:
         for paired in current.tables:
             if paired.table not in table_ids:
                 continue
-            names, computers = self._seating(tournament, paired.seats)
+            names = stream.seat_names(tournament, paired.seats)
+            computers = frozenset(
+                seat for seat, e in enumerate(paired.seats) if tournament.entries[e].computer
+            )
             created = tables.create(
                 paired.table,
                 tournament.created.game,
@@ -185,21 +188,6 @@ class TournamentService:
                 )
             except VersionConflict:
                 continue  # opened meanwhile by another process
-
-    def _seating(
-        self, tournament: Tournament, seats: Sequence[str]
-    ) -> tuple[list[str], frozenset[int]]:
-        """Each seat's name (a partnership's two names in turn) and the computer's seats."""
-        names: list[str] = []
-        computers = set()
-        used: dict[str, int] = {}
-        for seat, entry in enumerate(seats):
-            found = tournament.entries[entry]
-            names.append(found.names[used.get(entry, 0) % len(found.names)])
-            used[entry] = used.get(entry, 0) + 1
-            if found.computer:
-                computers.add(seat)
-        return names, frozenset(computers)
 
     async def score_table(self, tournament_id: str, table_id: str) -> Tournament:
         """Record how a round table ended (once; a second call finds it recorded)."""
