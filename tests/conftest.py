@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from litestar import Litestar
@@ -18,6 +19,22 @@ OPERATOR_TOKEN = "operator-test-token"
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     services.cleanup()
+
+
+# The suite runs on every core (pytest-xdist, `--dist=loadgroup`). Tests that touch no
+# server (the rules, the folds, the offline verifier: the seeded playouts above all) go
+# to whichever worker is free, one at a time. Every test that talks to Postgres or Redis
+# stays on one worker, in order, as in a serial run: side by side they would need twice
+# the connections of the shared Postgres (100 by default) and disturb each other's timing.
+PURE = frozenset({"domain", "projections", "audit"})
+TESTS = Path(__file__).parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.relative_to(TESTS).parts[0] not in PURE:
+            item.add_marker(pytest.mark.xdist_group("services"))
 
 
 def make_settings(database_url: str) -> Settings:
