@@ -71,3 +71,10 @@ LIVE_OVERFLOWS = Counter(
     "cardroom_live_overflows_total",
     "Times an SSE stream fell behind the fan-out hub and caught up from Postgres instead",
 )
+LIVE_READS = Counter(
+    "cardroom_live_postgres_reads_total",
+    "Times a table's SSE stream, with the fan-out hub live, read its events from Postgres"
+    " instead of taking the hub's: entries missing (lost), nothing for a while (quiet), a"
+    " gap or the table's end (gap), or a seat's or the operator's hidden cards (private)",
+    ["reason"],
+)

@@ -23,7 +23,21 @@ _FIELDS_DESCRIPTION = (
 )
 
 
-def _entry_schema(owner: str, record: str, described: str) -> dict[str, Any]:
+# Only a table's entries: a tournament's events hide nothing.
+_WHOLE = {
+    "whole": {
+        "type": "string",
+        "enum": ["0", "1"],
+        "description": "`1` when `data` hides nothing (a bid, a card played): every audience,"
+        " seats and operator included, sees this very record; `0` when a seat or the operator"
+        " sees more (read it from `GET /tables/{id}/events` with the token).",
+    }
+}
+
+
+def _entry_schema(
+    owner: str, record: str, described: str, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A stream entry of a table's (``owner`` ``table``) or a tournament's events."""
     return {
         "type": "object",
@@ -48,6 +62,7 @@ def _entry_schema(owner: str, record: str, described: str) -> dict[str, Any]:
                 "contentSchema": {"$ref": f"#/components/schemas/{record}"},
                 "description": "JSON text of the event record.",
             },
+            **(extra or {}),
         },
     }
 
@@ -68,7 +83,7 @@ def document() -> dict[str, Any]:
     schemas = {
         **components,
         "RedisEntry": _entry_schema(
-            "table", "EventRecord", "an `EventRecord` (the event as a spectator sees it)"
+            "table", "EventRecord", "an `EventRecord` (the event as a spectator sees it)", _WHOLE
         ),
         "TournamentRedisEntry": _entry_schema(
             "tournament",

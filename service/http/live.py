@@ -37,6 +37,7 @@ from domain.tournament.stream import Tournament
 from service.http.auth import Caller
 from service.http.docs import errors
 from service.http.schemas import StreamMessage, TournamentStreamMessage
+from service.metrics import LIVE_READS
 from service.read.records import EventRecord, TournamentEventRecord
 from service.read.watch import TableWatcher
 from service.workers.fanout import Hub, Published, Subscription
@@ -181,23 +182,28 @@ class TableFollower(Follower):
         if lost or not published:
             # Entries may be missing (the hub lost Redis, or this stream fell behind), or
             # it is quiet: a cheap look at Postgres notices a finished table and any gap.
-            return await self.catch_up()
+            return await self._read_postgres("lost" if lost else "quiet")
         fresh = [item for item in published if item.version > self.last]  # repeats dropped
         if not fresh:
             return []
-        if self.audience != "spectator":
-            # A seat's or the operator's events come from Postgres, private cards and all.
-            return await self.catch_up()
+        if self.audience != "spectator" and not all(item.whole for item in fresh):
+            # A seat's or the operator's events come from Postgres, private cards and all,
+            # unless the relay hid nothing (a bid, a card played): then they are the same.
+            return await self._read_postgres("private")
         messages: list[bytes] = []
         for item in fresh:
             message = rendered(item)
             if item.version != self.last + 1 or item.final or message is None:
                 # A gap (trimmed or restarted stream), the end, or an entry that does not
                 # read as a record: Postgres has it all.
-                return [*messages, *await self.catch_up()]
+                return [*messages, *await self._read_postgres("gap")]
             messages.append(message)
             self.last = item.version
         return messages
+
+    async def _read_postgres(self, reason: str) -> list[bytes]:
+        LIVE_READS.labels(reason).inc()
+        return await self.catch_up()
 
 
 class TournamentFollower(Follower):

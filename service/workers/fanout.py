@@ -43,16 +43,18 @@ FINAL = frozenset({"game_won", "table_aborted"})
 class Published:
     """One entry of the global stream, shared by every subscription of its table.
 
-    ``data`` is the JSON event record as published (its public form); ``rendered`` is
-    where the HTTP layer keeps the message it made of it, made once for all its streams.
+    ``data`` is the JSON event record as published (its public form); ``whole`` says the
+    relay hid nothing in it, so it is what every audience sees; ``rendered`` is where the
+    HTTP layer keeps the message it made of it, made once for all its streams.
     """
 
-    __slots__ = ("data", "final", "rendered", "type", "version")
+    __slots__ = ("data", "final", "rendered", "type", "version", "whole")
 
-    def __init__(self, version: int, type_: str, data: bytes) -> None:
+    def __init__(self, version: int, type_: str, data: bytes, whole: bool = False) -> None:
         self.version = version
         self.type = type_
         self.data = data
+        self.whole = whole
         self.final = type_ in FINAL
         self.rendered: bytes | None = None
 
@@ -203,7 +205,12 @@ class Hub:
         if not subscriptions:
             return
         try:
-            item = Published(int(fields[b"version"]), fields[b"type"].decode(), fields[b"data"])
+            item = Published(
+                int(fields[b"version"]),
+                fields[b"type"].decode(),
+                fields[b"data"],
+                whole=fields.get(b"whole") == b"1",  # absent from older entries: not whole
+            )
         except (KeyError, ValueError):
             log.error("unreadable entry in %s for table %s", self.key, table)
             for subscription in subscriptions:

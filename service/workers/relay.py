@@ -150,6 +150,9 @@ class Relay:
                 "position": stored.position,
                 "type": type(public).__struct_config__.tag,
                 "data": _encode(record),
+                # Nothing hidden from spectators: every audience sees this very record, so
+                # a seat's stream need not read it from Postgres (service.http.live).
+                "whole": int(public == event),
             }
             pipe.xadd(
                 table_stream(self.prefix, stored.table_id),

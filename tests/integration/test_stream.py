@@ -23,7 +23,7 @@ from service.workers.fanout import Hub
 from service.workers.streams import global_stream
 from tests.conftest import make_settings
 from tests.support import services
-from tests.support.api import all_events, bearer, new_table, ok, seat_all
+from tests.support.api import OPERATOR, all_events, bearer, new_table, ok, seat_all
 from tests.support.live import serving
 from tests.support.playout import choose, pick_index
 from tests.support.redis_server import RedisServer
@@ -80,7 +80,11 @@ async def collect(
 
 
 async def follow_until(
-    http: httpx.AsyncClient, url: str, after: int, final: asyncio.Task[int]
+    http: httpx.AsyncClient,
+    url: str,
+    after: int,
+    final: asyncio.Task[int],
+    headers: dict[str, str] | None = None,
 ) -> list[Message]:
     """The stream's messages after version ``after`` up to the version ``final`` returns."""
     found: list[Message] = []
@@ -88,7 +92,8 @@ async def follow_until(
 
     async def read() -> None:
         nonlocal newest
-        async with http.stream("GET", url, headers={"Last-Event-ID": str(after)}) as response:
+        resume = {**(headers or {}), "Last-Event-ID": str(after)}
+        async with http.stream("GET", url, headers=resume) as response:
             assert response.status_code == 200
             async for message in messages(response):
                 found.append(message)
@@ -148,6 +153,62 @@ async def test_a_seat_stream_carries_its_own_cards_and_no_one_elses(
     assert dealt_to_seat["hands"][2] and len(dealt_to_seat["hands"][2]) == 5
     assert [h for i, h in enumerate(dealt_to_seat["hands"]) if i != 2] == [None] * 3
     assert dealt_public["hands"] == [None] * 4 and dealt_public["rest"] is None
+
+
+async def test_seat_and_operator_streams_read_postgres_only_for_what_hides_cards(
+    http: httpx.AsyncClient,
+) -> None:
+    """A bid or a card played hides nothing: the relay marks it whole and a seat's or the
+    operator's stream takes it from the hub; a deal hides hands: those streams read it
+    from Postgres, their own cards included. Either way each stream is exactly what
+    `GET /events` gives its audience."""
+    rng = random.Random(5)
+    table = await new_table(http)
+    table_id = table["id"]
+    tokens = await seat_all(http, table_id, 4)
+    start = ok(await http.get(f"/tables/{table_id}"))["version"]
+    audiences = {"seat": bearer(tokens[1]), "operator": OPERATOR}
+
+    def reads_from_postgres() -> dict[str, float]:
+        return {
+            reason: REGISTRY.get_sample_value(
+                "cardroom_live_postgres_reads_total", {"reason": reason}
+            )
+            or 0.0
+            for reason in ("private", "lost", "quiet", "gap")
+        }
+
+    async def play_past_the_next_deal() -> int:
+        await asyncio.sleep(0.3)  # both streams are following the hub
+        deal = ok(await http.get(f"/tables/{table_id}"))["deal"]
+        while ok(await http.get(f"/tables/{table_id}"))["deal"] == deal:
+            await step(http, table_id, tokens, rng)
+        return int(ok(await http.get(f"/tables/{table_id}"))["version"])
+
+    before = reads_from_postgres()
+    actor = asyncio.create_task(play_past_the_next_deal())
+    url = f"/tables/{table_id}/stream"
+    streamed = await asyncio.wait_for(
+        asyncio.gather(
+            *(follow_until(http, url, start, actor, headers) for headers in audiences.values())
+        ),
+        timeout=60,
+    )
+    after = reads_from_postgres()
+    reads = {reason: after[reason] - before[reason] for reason in after}
+
+    public = await all_events(http, table_id)
+    everything = await all_events(http, table_id, OPERATOR)
+    hiding = [s for s, e in zip(public, everything, strict=True) if s != e and s["version"] > start]
+    assert hiding, "the next deal hides the hands from spectators"
+    for (name, headers), got in zip(audiences.items(), streamed, strict=True):
+        expected = [e for e in await all_events(http, table_id, headers) if e["version"] > start]
+        assert [m["data"] for m in got if "id" in m] == expected, name
+    # A seat's own cards reach its stream from Postgres only: each stream read it at least
+    # once. At most one read per stream for each event that hides something, none for the
+    # rest (fewer when a keep-alive's look at Postgres got there first).
+    assert sum(reads.values()) >= len(audiences), reads
+    assert reads["private"] <= 2 * len(hiding) < len(public) - start, reads
 
 
 async def test_keep_alive_comments_flow_while_nothing_happens(
