@@ -106,7 +106,10 @@ export function follow(path, options) {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
+      // SSE lines may end in CRLF, LF or CR; a CR last in a chunk waits for the next.
       buffer += value;
+      const held = buffer.endsWith("\r") ? "\r" : "";
+      buffer = buffer.slice(0, buffer.length - held.length).replace(/\r\n?/g, "\n");
       let end;
       while ((end = buffer.indexOf("\n\n")) >= 0) {
         const block = buffer.slice(0, end);
@@ -123,6 +126,7 @@ export function follow(path, options) {
           options.onEvent(id, JSON.parse(data));
         }
       }
+      buffer += held;
     }
   }
 

@@ -66,7 +66,8 @@ function pip(suit, x, y, size) {
 export function cardPicture(code) {
   const picture = svg("svg", { viewBox: "0 0 60 84", class: "card", role: "img" });
   const title = svg("title", {});
-  title.textContent = code ? cardName(code) : "a card face down";
+  // The short form first: it is the text the picture shows (a button's name must hold it).
+  title.textContent = code ? `${cardText(code)}, ${cardName(code)}` : "a card face down";
   picture.append(title);
   picture.setAttribute("aria-label", title.textContent);
   if (!code) {
@@ -83,10 +84,6 @@ export function cardPicture(code) {
   const corner = svg("text", { x: 5, y: 17, class: "rank" });
   corner.textContent = rank;
   picture.append(corner, pip(suit, 5, 21, 9));
-  const under = svg("text", { x: 5, y: 17, class: "rank" });
-  under.textContent = rank;
-  under.setAttribute("transform", "rotate(180 30 42)");
-  picture.append(under);
   const low = pip(suit, 5, 21, 9);
   low.setAttribute("transform", `rotate(180 30 42) translate(5 21) scale(0.9)`);
   picture.append(low);

@@ -51,7 +51,7 @@ export function announce(text) {
 export function grid(caption, head, rows) {
   return h(
     "div",
-    { class: "scroll" },
+    { class: "scroll", role: "region", "aria-label": caption, tabindex: 0 },
     h(
       "table",
       { class: "grid" },

@@ -5,7 +5,7 @@
 
 import { api, follow, forgetSeat, operatorToken, Problem, seatToken } from "./api.js";
 import { countdown, drawAuction, drawDetails, drawTable, namer } from "./board.js";
-import { cardName, cardPicture, isCard } from "./cards.js";
+import { cardName, cardPicture, cardText, isCard } from "./cards.js";
 import { announce, h, replace } from "./dom.js";
 import { actionLabel, explainEvent } from "./explain.js";
 
@@ -19,7 +19,7 @@ export async function tablePage(main, table) {
   let view = null;
   let refreshing = false;
   let again = false;
-  const log = h("ol", { class: "log", "aria-label": "What happened" });
+  const log = h("ol", { class: "log", "aria-label": "What happened", tabindex: 0 });
   const board = h("div", { class: "board" });
   const mine = h("div", { class: "mine" });
   const side = h("div", { class: "side" });
@@ -45,7 +45,9 @@ export async function tablePage(main, table) {
 
   /** @param {any} next */
   function render(next) {
-    if (view && next.version < view.version) return;
+    // A version is never served with different content: drawing it again would only
+    // replace the cards under the player's pointer.
+    if (view && next.version <= view.version) return;
     view = next;
     document.body.dataset.version = String(view.version);
     document.body.dataset.status = view.status;
@@ -115,7 +117,7 @@ export async function tablePage(main, table) {
       (v.hand || []).map((/** @type {string} */ code) => {
         const play = plays.get(code);
         if (!play) return h("li", null, cardPicture(code));
-        return h("li", null, h("button", { type: "button", class: "card-button", "data-action": play.index, "aria-label": `${actionLabel(play.action).split(" ")[0]} the ${cardName(code)}`, onclick: () => send(play.action) }, cardPicture(code)));
+        return h("li", null, h("button", { type: "button", class: "card-button", "data-action": play.index, "aria-label": `${actionLabel(play.action).split(" ")[0]} ${cardText(code)}, the ${cardName(code)}`, onclick: () => send(play.action) }, cardPicture(code)));
       }),
     );
     const turn = v.to_act.includes(v.you) && v.status === "playing";
@@ -134,7 +136,7 @@ export async function tablePage(main, table) {
     const choice = action[field];
     /** @type {Set<string>} */
     const picked = new Set();
-    const sendButton = h("button", { type: "button", class: "action send", "data-action": index }, "");
+    const sendButton = h("button", { type: "button", class: "action send", "data-action": index, "data-min": choice.min }, "");
     const update = () => {
       const ok = picked.size >= choice.min && picked.size <= choice.max;
       sendButton.textContent = `${actionLabel({ type: action.type })}: ${picked.size} picked (${choice.min === choice.max ? choice.min : `${choice.min}–${choice.max}`})`;
@@ -143,7 +145,7 @@ export async function tablePage(main, table) {
     };
     sendButton.addEventListener("click", () => send({ ...action, [field]: [...picked] }));
     const cards = choice.from.map((/** @type {string} */ code) => {
-      const button = h("button", { type: "button", class: "card-button pick", "aria-pressed": "false", "aria-label": `Pick the ${cardName(code)}`, "data-card": code }, cardPicture(code));
+      const button = h("button", { type: "button", class: "card-button pick", "aria-pressed": "false", "aria-label": `Pick ${cardText(code)}, the ${cardName(code)}`, "data-card": code }, cardPicture(code));
       button.addEventListener("click", () => {
         if (picked.has(code)) picked.delete(code);
         else picked.add(code);
