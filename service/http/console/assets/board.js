@@ -125,7 +125,7 @@ function centre(view) {
     lines.push(h("p", null, `Contract: ${who(c.declarer)} ${c.amount}${c.denomination ? ` ${c.denomination}` : ""}${c.doubling && c.doubling !== "none" ? ` ${c.doubling}` : ""}`));
   }
   if (view.trick && view.trick.cards && view.trick.cards.length) lines.push(trickCards(view.trick, view, "The trick in play"));
-  else if (view.last_trick && view.last_trick.cards) lines.push(h("div", { class: "last" }, h("p", null, `Last trick${typeof view.last_trick.winner === "number" ? `, won by ${who(view.last_trick.winner)}` : ""}`), trickCards(view.last_trick, view, "The last trick")));
+  if (view.last_trick && view.last_trick.cards) lines.push(h("div", { class: "last" }, h("p", null, `Last trick${typeof view.last_trick.winner === "number" ? `, won by ${who(view.last_trick.winner)}` : ""}`), trickCards(view.last_trick, view, "The last trick")));
   if ((view.to_act || []).length && view.status === "playing") lines.push(h("p", { class: "turn" }, `${view.to_act.map(who).join(", ")} to act`));
   if (view.result) lines.push(h("p", { class: "result" }, `Result: ${view.result.reason}${view.result.winners ? ` — ${view.result.winners.map(who).join(", ")} won` : ""}`));
   return h("div", { class: "centre" }, lines);

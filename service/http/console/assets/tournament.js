@@ -51,18 +51,50 @@ export async function tournamentPage(main, id) {
     }
   }
 
+  /** What the page shows, as last drawn (without the projections' global positions,
+   * which move with every other table): the page is drawn again only when it changes,
+   * so a reader's focus and a verification result stay put. */
+  let shown = "";
+  let audited = false;
+
   async function draw() {
     const [t, table, entries] = await Promise.all([
       api(`/tournaments/${id}`),
       api(`/tournaments/${id}/standings`),
       api(`/tournaments/${id}/entries`),
     ]);
+    const rounds = [];
+    for (let n = 1; n <= t.round; n += 1) {
+      const r = await api(`/tournaments/${id}/rounds/${n}`);
+      const sheets = await Promise.all(r.tables.map((/** @type {any} */ p) => sheetOf(p.table)));
+      rounds.push({ r, sheets });
+    }
+    const loose = t.round ? [] : await Promise.all(t.tables.map(sheetOf));
+    const deals = token ? await api(`/tournaments/${id}/deals`, { token }).catch(() => null) : null;
+    const data = { t, entries: table.entries, standings: table.standings && table.standings.players, names: entries.entries, rounds, loose, deals };
+    const signature = JSON.stringify(data);
+    if (signature === shown) return;
+    shown = signature;
+    render(data);
+    document.body.dataset.rendered = String(Date.now());
+    document.body.dataset.status = t.status;
+  }
+
+  /** @param {string} table */
+  async function sheetOf(table) {
+    const found = await api(`/tables/${table}/scoresheet`).catch(() => null);
+    return { table, sheet: found && found.sheet };
+  }
+
+  /** @param {any} data */
+  function render(data) {
+    const { t } = data;
     /** @type {Map<string, string>} */
-    const names = new Map(entries.entries.map((/** @type {any} */ e) => [e.entry, e.names.join(" & ")]));
+    const names = new Map(data.names.map((/** @type {any} */ e) => [e.entry, e.names.join(" & ")]));
     replace(head, h("h1", null, t.name || "Tournament"), h("p", { class: "sub" }, `${t.game} · ${t.format} · ${t.status} · round ${t.round}${t.rounds ? ` of ${t.rounds}` : ""}`));
 
     const tie = t.format === "duplicate" ? ["Matchpoints", "%"] : ["swiss", "round-robin"].includes(t.format) ? ["Buchholz", "S-B"] : [];
-    const rows = (table.entries || []).map((/** @type {any} */ e) => [
+    const rows = (data.entries || []).map((/** @type {any} */ e) => [
       String(e.rank),
       e.name,
       String(e.points),
@@ -73,42 +105,33 @@ export async function tournamentPage(main, id) {
     if (rows.length) replace(standings, h("h2", null, "Standings"), grid("Entries ranked", ["Rank", "Entry", "Points", "W–L–D", "Score", ...tie], rows));
     else {
       // An open tournament ranks its players from the score sheets.
-      const players = (table.standings && table.standings.players) || [];
+      const players = data.standings || [];
       replace(standings, h("h2", null, "Standings"), grid("Players ranked", ["Player", "Played", "Won", "Score"], players.map((/** @type {any} */ p) => [p.name, String(p.played), String(p.won), String(p.score)])));
     }
 
     const tables = [];
-    for (let n = 1; n <= t.round; n += 1) {
-      const r = await api(`/tournaments/${id}/rounds/${n}`);
-      tables.push(h("h3", null, `Round ${n} · ${r.status}`));
-      for (const pairing of r.tables) {
-        const sheet = await api(`/tables/${pairing.table}/scoresheet`).catch(() => null);
-        tables.push(scoreSheet(pairing.table, pairing.seats.map((/** @type {string} */ e) => names.get(e) || e), sheet && sheet.sheet));
-      }
+    for (const { r, sheets } of data.rounds) {
+      tables.push(h("h3", null, `Round ${r.round} · ${r.status}`));
+      r.tables.forEach((/** @type {any} */ pairing, /** @type {number} */ i) => {
+        tables.push(scoreSheet(pairing.table, pairing.seats.map((/** @type {string} */ e) => names.get(e) || e), sheets[i].sheet));
+      });
       if (r.byes.length) tables.push(h("p", null, `Byes: ${r.byes.map((/** @type {string} */ e) => names.get(e) || e).join(", ")}`));
     }
-    if (!t.round && t.tables.length) {
-      for (const table of t.tables) {
-        const sheet = await api(`/tables/${table}/scoresheet`).catch(() => null);
-        tables.push(scoreSheet(table, (sheet && sheet.sheet && sheet.sheet.players) || [], sheet && sheet.sheet));
-      }
-    }
+    for (const { table, sheet } of data.loose) tables.push(scoreSheet(table, (sheet && sheet.players) || [], sheet));
     replace(rounds, h("h2", null, "Tables and score sheets"), tables.length ? tables : h("p", null, "No table yet."));
 
     if (token) {
-      const report = await api(`/tournaments/${id}/deals`, { token }).catch(() => null);
+      const report = data.deals;
       replace(duplicate, h("h2", null, "Duplicate deals"), report && report.deals.length ? report.deals.map(dealCompared) : h("p", null, "No deal was played at more than one table."));
-      drawAudit(t);
+      if (!audited) drawAudit();
+      audited = true;
     } else {
       replace(duplicate, h("h2", null, "Duplicate deals"), h("p", null, "Sign in as the operator to compare the deals table by table."));
       replace(audit, h("h2", null, "Export"), h("p", null, "Sign in as the operator to download the export and verify it."));
     }
-    document.body.dataset.rendered = String(Date.now());
-    document.body.dataset.status = t.status;
   }
 
-  /** @param {any} t */
-  function drawAudit(t) {
+  function drawAudit() {
     const result = h("div", { id: "verification", "aria-live": "polite" });
     const download = h("button", { type: "button", class: "action", id: "download" }, "Download the export");
     download.addEventListener("click", async () => {
@@ -127,7 +150,7 @@ export async function tournamentPage(main, id) {
         replace(result, h("p", { class: "bad" }, error instanceof Error ? error.message : String(error)));
       }
     });
-    replace(audit, h("h2", null, "Export and verification"), h("p", null, `The tournament's stream and every table's, as \`cardroom verify\` reads them${t.status === "finished" ? "" : " (the tournament is still running: it verifies as far as it has gone)"}.`), h("div", { class: "actions" }, download, verify), result);
+    replace(audit, h("h2", null, "Export and verification"), h("p", null, `The tournament's stream and every table's, as \`cardroom verify\` reads them. A tournament still running verifies as far as it has gone.`), h("div", { class: "actions" }, download, verify), result);
   }
 
   await load();
