@@ -188,3 +188,34 @@ def test_the_tournament_page_shows_the_standings_of_the_api(
     assert_accessible(browser, "tournaments list")
     screenshots(browser, "tournaments")
     no_errors(browser)
+
+
+def test_operator_buttons_ask_before_they_act(browser: WebDriver, console: Console) -> None:
+    table, _ = console.table("pitch", 4, "operator")
+    browser.get(f"{console.base}/console/tables/{table}")
+    if not browser.find_elements(By.ID, "signout"):
+        sign_in(browser, console.operator)
+    rendered(browser, console.view(table)["version"])
+    assert len(shown_cards(browser, ".felt")) == 4 * 6  # the operator sees every hand
+
+    def button(label: str) -> Any:
+        return wait_for(
+            browser,
+            lambda d: [
+                b for b in d.find_elements(By.CSS_SELECTOR, ".operator button") if b.text == label
+            ],
+        )[0]
+
+    button("Pause").click()
+    browser.switch_to.alert.dismiss()  # not confirmed: nothing happens
+    assert console.view(table)["paused"] is False
+
+    button("Pause").click()
+    browser.switch_to.alert.accept()
+    wait_for(browser, lambda d: console.view(table)["paused"] is True)
+    assert_accessible(browser, "operator's table page")
+    screenshots(browser, "operator")
+    button("Resume").click()
+    browser.switch_to.alert.accept()
+    wait_for(browser, lambda d: console.view(table)["paused"] is False)
+    no_errors(browser)
