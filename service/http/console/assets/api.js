@@ -87,7 +87,8 @@ export function follow(path, options) {
   let last = options.after ?? 0;
   let stopped = false;
   let pause = 250;
-  const controller = { /** @type {AbortController | null} */ current: null };
+  /** @type {{current: AbortController | null}} */
+  const controller = { current: null };
   const state = options.onState || (() => {});
 
   async function once() {

@@ -12,7 +12,7 @@ const DRAWN = new Set([
   "game", "id", "version", "status", "phase", "seats", "you", "deadline", "clock", "paused",
   "result", "dealer", "to_act", "hand", "hands", "legal_actions", "deal", "scores", "options",
   "hand_sizes", "auction", "trick", "last_trick", "tricks_won", "reserve", "reserves",
-  "reserve_sizes", "trump",
+  "reserve_sizes", "trump", "contract",
 ]);
 
 /** @param {any} view @returns {(seat: number) => string} */
@@ -34,6 +34,11 @@ function isCardList(value) {
   return Array.isArray(value) && value.length > 0 && value.every(isCard);
 }
 
+/** JSON with card codes written as cards. @param {string} key @param {any} v */
+function cards(key, v) {
+  return isCard(v) ? cardText(v) : v;
+}
+
 /** A field's value in words or pictures. @param {any} value @param {any} view @param {string} label */
 function show(value, view, label) {
   const who = namer(view);
@@ -45,7 +50,14 @@ function show(value, view, label) {
       value.map((v, seat) => h("li", null, h("span", { class: "who" }, `${who(seat)}: `), isCardList(v) ? cardRow(v, `${label}, ${who(seat)}`, "small") : v === null ? "–" : String(v))),
     );
   }
-  const text = JSON.stringify(value, (key, v) => (isCard(v) ? cardText(v) : v));
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    // A record (a score sheet, a contract): its fields in words, one level deep.
+    const words = Object.entries(value)
+      .filter(([, v]) => v !== null && !(Array.isArray(v) && v.length === 0))
+      .map(([k, v]) => `${k.replaceAll("_", " ")} ${typeof v === "object" ? JSON.stringify(v, cards) : String(v)}`);
+    return h("span", null, words.join("; "));
+  }
+  const text = JSON.stringify(value, cards);
   return h("code", null, text.length > 400 ? `${text.slice(0, 400)}…` : text);
 }
 
@@ -97,7 +109,7 @@ function seatBox(view, seat, at) {
   const n = view.seats.length;
   const angle = (2 * Math.PI * at) / n;
   box.style.left = `${50 - 40 * Math.sin(angle)}%`;
-  box.style.top = `${50 + 36 * Math.cos(angle)}%`;
+  box.style.top = `${50 + 39 * Math.cos(angle)}%`;
   return box;
 }
 
@@ -125,7 +137,10 @@ function centre(view) {
     lines.push(h("p", null, `Contract: ${who(c.declarer)} ${c.amount}${c.denomination ? ` ${c.denomination}` : ""}${c.doubling && c.doubling !== "none" ? ` ${c.doubling}` : ""}`));
   }
   if (view.trick && view.trick.cards && view.trick.cards.length) lines.push(trickCards(view.trick, view, "The trick in play"));
-  if (view.last_trick && view.last_trick.cards) lines.push(h("div", { class: "last" }, h("p", null, `Last trick${typeof view.last_trick.winner === "number" ? `, won by ${who(view.last_trick.winner)}` : ""}`), trickCards(view.last_trick, view, "The last trick")));
+  if (view.last_trick && view.last_trick.cards) {
+    const won = typeof view.last_trick.winner === "number" ? ` (${who(view.last_trick.winner)})` : "";
+    lines.push(h("div", { class: "last" }, h("span", null, `Last trick${won}`), cardRow(view.last_trick.cards.map((/** @type {any} */ p) => p.card), "The last trick", "small")));
+  }
   if ((view.to_act || []).length && view.status === "playing") lines.push(h("p", { class: "turn" }, `${view.to_act.map(who).join(", ")} to act`));
   if (view.result) lines.push(h("p", { class: "result" }, `Result: ${view.result.reason}${view.result.winners ? ` — ${view.result.winners.map(who).join(", ")} won` : ""}`));
   return h("div", { class: "centre" }, lines);
@@ -168,7 +183,7 @@ export function drawDetails(view) {
   const who = namer(view);
   const rows = [];
   if (Array.isArray(view.scores)) {
-    const names = view.scores.length === n(view) ? view.scores.map((_, i) => who(i)) : view.scores.map((_, i) => `Side ${i + 1}`);
+    const names = view.scores.map((/** @type {number} */ _, /** @type {number} */ i) => (view.scores.length === n(view) ? who(i) : `Side ${i + 1}`));
     rows.push(h("dt", null, "Scores"), h("dd", null, view.scores.map((/** @type {number} */ s, /** @type {number} */ i) => `${names[i]} ${s}`).join(" · ")));
   }
   if (view.clock) rows.push(h("dt", null, "Clock"), h("dd", null, `${view.clock.action_seconds} s a turn; bank left ${view.clock.bank.map((/** @type {number} */ b, /** @type {number} */ i) => `${who(i)} ${Math.round(b)} s`).join(", ")}`));

@@ -102,7 +102,9 @@ export async function tablePage(main, table) {
     const actions = v.legal_actions || [];
     /** @type {Map<string, any>} */
     const plays = new Map();
+    /** @type {HTMLElement[]} */
     const buttons = [];
+    /** @type {HTMLElement[]} */
     const picks = [];
     actions.forEach((/** @type {any} */ action, /** @type {number} */ index) => {
       const fields = Object.entries(action).filter(([k]) => k !== "type");
