@@ -46,6 +46,15 @@ class Console(NamedTuple):
             tokens.append(taken.json()["token"])
         return table, tokens
 
+    def act(self, table: str, tokens: list[str], pick: int = 0) -> dict[str, Any]:
+        """The seat to act sends its legal action ``pick`` over the API: the new view."""
+        seat = self.view(table)["to_act"][0]
+        action = self.view(table, tokens[seat])["legal_actions"][pick]
+        headers = {"Authorization": f"Bearer {tokens[seat]}"}
+        answer = self.api.post(f"/tables/{table}/actions", json=action, headers=headers)
+        assert answer.status_code == 200, answer.text
+        return answer.json()["table"]  # type: ignore[no-any-return]
+
     def view(self, table: str, token: str | None = None) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         answer = self.api.get(f"/tables/{table}", headers=headers)

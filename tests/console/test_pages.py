@@ -22,6 +22,7 @@ from tests.support.browser import (
     sign_in,
     wait_for,
 )
+from tests.support.proxy import Relay
 
 CARD = re.compile(r"^(10|[2-9TJQKA])[SHDC]$")
 NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
@@ -76,16 +77,8 @@ def test_a_spectator_follows_a_game_within_a_second_and_never_sees_a_hidden_card
     wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
     slowest = 0.0
     while view["status"] != "finished":
-        seat = view["to_act"][0]
-        action = console.view(table, tokens[seat])["legal_actions"][0]
-        answer = console.api.post(
-            f"/tables/{table}/actions",
-            json=action,
-            headers={"Authorization": f"Bearer {tokens[seat]}"},
-        )
-        assert answer.status_code == 200, answer.text
+        view = console.act(table, tokens)
         sent = time.monotonic()
-        view = answer.json()["table"]
         rendered(browser, view["version"], seconds=1.0)
         slowest = max(slowest, time.monotonic() - sent)
 
@@ -103,20 +96,38 @@ def test_a_spectator_follows_a_game_within_a_second_and_never_sees_a_hidden_card
     no_errors(browser)
 
 
+def test_the_table_page_resumes_its_stream_after_the_connection_drops(
+    browser: WebDriver, console: Console
+) -> None:
+    relay = Relay(int(console.base.rsplit(":", 1)[1]))
+    try:
+        table, tokens = console.table("pitch", 4, "drop")
+        browser.get(f"http://127.0.0.1:{relay.port}/console/tables/{table}")
+        first = console.view(table)["version"]
+        rendered(browser, first)
+        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
+        console.act(table, tokens)
+        relay.drop()  # the page's stream ends; moves go on meanwhile
+        for _ in range(3):
+            last = console.act(table, tokens)["version"]
+        rendered(browser, last)
+        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
+        logged = browser.execute_script(
+            "return [...document.querySelectorAll('.log li')].map(li => Number(li.dataset.version))"
+        )
+        assert sorted(logged) == list(range(min(logged), last + 1))  # each once, no gap
+        assert min(logged) <= first
+        no_errors(browser, expected="ERR_INCOMPLETE_CHUNKED_ENCODING")  # the cut stream
+    finally:
+        relay.close()
+
+
 def test_replay_steps_back_and_forth_as_get_replay_says(
     browser: WebDriver, console: Console
 ) -> None:
     table, tokens = console.table("pitch", 4, "replay")
     for _ in range(30):  # the auction and some tricks
-        view = console.view(table)
-        seat = view["to_act"][0]
-        action = console.view(table, tokens[seat])["legal_actions"][-1]
-        sent = console.api.post(
-            f"/tables/{table}/actions",
-            json=action,
-            headers={"Authorization": f"Bearer {tokens[seat]}"},
-        )
-        assert sent.status_code == 200, sent.text
+        console.act(table, tokens, pick=-1)
     latest = console.view(table)["version"]
 
     browser.get(f"{console.base}/console/tables/{table}/replay")

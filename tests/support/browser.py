@@ -132,11 +132,11 @@ def sign_in(driver: WebDriver, token: str) -> None:
     wait_for(driver, lambda d: d.find_elements(By.ID, "signout"))
 
 
-def no_errors(driver: WebDriver) -> None:
-    """No script error on the page (the browser's console log)."""
+def no_errors(driver: WebDriver, expected: str = "favicon") -> None:
+    """No script error on the page (the browser's console log) but the ``expected``."""
     errors = [
         entry
         for entry in driver.get_log("browser")
-        if entry["level"] == "SEVERE" and "favicon" not in entry["message"]
+        if entry["level"] == "SEVERE" and expected not in entry["message"]
     ]
     assert not errors, errors

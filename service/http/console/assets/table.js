@@ -19,6 +19,7 @@ export async function tablePage(main, table) {
   let view = null;
   let refreshing = false;
   let again = false;
+  let retrying = false;
   const log = h("ol", { class: "log", "aria-label": "What happened", tabindex: 0 });
   const board = h("div", { class: "board" });
   const mine = h("div", { class: "mine" });
@@ -68,8 +69,16 @@ export async function tablePage(main, table) {
         again = false;
         render(await api(`/tables/${table}`, { token }));
       } while (again);
+      if (retrying) message.textContent = "";
+      retrying = false;
     } catch (error) {
       fail(error);
+      // The network or the service failed (not the request): try again shortly, or the
+      // page would stay at a version the stream has already gone past.
+      if (!(error instanceof Problem) || error.status >= 500 || error.status === 429) {
+        retrying = true;
+        setTimeout(refresh, 1000);
+      }
     } finally {
       refreshing = false;
     }
