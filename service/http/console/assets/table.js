@@ -8,6 +8,7 @@ import { countdown, drawAuction, drawDetails, drawTable, namer } from "./board.j
 import { cardName, cardPicture, cardText, isCard } from "./cards.js";
 import { announce, h, replace } from "./dom.js";
 import { actionLabel, explainEvent } from "./explain.js";
+import { scoreSheet } from "./tournament.js";
 
 /** @param {HTMLElement} main @param {string} table */
 export async function tablePage(main, table) {
@@ -24,6 +25,7 @@ export async function tablePage(main, table) {
   const board = h("div", { class: "board" });
   const mine = h("div", { class: "mine" });
   const side = h("div", { class: "side" });
+  const sheet = h("section", { class: "box", "aria-label": "Score sheet" });
   const live = h("span", { class: "live" }, "connecting");
   const message = h("p", { class: "message", role: "alert" });
 
@@ -41,6 +43,7 @@ export async function tablePage(main, table) {
     board,
     mine,
     side,
+    sheet,
     h("section", { class: "box" }, h("h2", null, "What happened"), log),
   );
 
@@ -90,6 +93,15 @@ export async function tablePage(main, table) {
     if (error instanceof Problem && error.status === 401 && seat) {
       forgetSeat(table);
       message.textContent += " This seat's token no longer works.";
+    }
+  }
+
+  async function loadSheet() {
+    try {
+      const found = await api(`/tables/${table}/scoresheet`);
+      replace(sheet, h("h2", null, "Score sheet"), scoreSheet(table, found.sheet.players.map((/** @type {string | null} */ p) => p || "–"), found.sheet));
+    } catch {
+      replace(sheet, h("h2", null, "Score sheet"), h("p", null, "No deal scored yet."));
     }
   }
 
@@ -228,6 +240,7 @@ export async function tablePage(main, table) {
     fail(error);
     return () => {};
   }
+  loadSheet();
   const who = () => namer(view);
   const after = Math.max(0, view.version - 20);
   try {
@@ -246,6 +259,8 @@ export async function tablePage(main, table) {
     after: view.version,
     onEvent: (id, data) => {
       addLog(id, data.event);
+      // The sheet is a projection, written just after the event: read it a moment later.
+      if (data.event.type === "hand_scored" || data.event.type === "game_won") setTimeout(loadSheet, 500);
       if (!view || id > view.version) refresh();
     },
     onState: (state) => {

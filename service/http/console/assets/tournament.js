@@ -164,10 +164,10 @@ export async function tournamentPage(main, id) {
   };
 }
 
-/** @param {string} table @param {string[]} players @param {any} sheet */
-function scoreSheet(table, players, sheet) {
+/** A table's score sheet: a row per scored deal. @param {string} table @param {string[]} players @param {any} sheet */
+export function scoreSheet(table, players, sheet) {
   const link = h("a", { href: `/console/tables/${table}` }, players.join(" v ") || table.slice(0, 8));
-  if (!sheet || !sheet.rows) return h("div", { class: "sheet" }, h("h4", null, link), h("p", null, "No deal scored yet."));
+  if (!sheet || !sheet.rows || !sheet.rows.length) return h("div", { class: "sheet" }, h("h4", null, link), h("p", null, "No deal scored yet."));
   const units = sheet.units.map((/** @type {number[]} */ seats) => seats.map((s) => sheet.players[s] || `Seat ${s + 1}`).join(" & "));
   const rows = sheet.rows.map((/** @type {any} */ row) => [
     String(row.deal),
