@@ -39,9 +39,13 @@ function cards(key, v) {
   return isCard(v) ? cardText(v) : v;
 }
 
-/** A field's value in words or pictures. @param {any} value @param {any} view @param {string} label */
-function show(value, view, label) {
+// Fields that hold a seat number: shown as the seat's player.
+const SEAT_FIELDS = new Set(["high_bidder", "pitcher", "declarer", "non_dealer", "bidder", "maker", "leader"]);
+
+/** A field's value in words or pictures. @param {any} value @param {any} view @param {string} label @param {string} key */
+function show(value, view, label, key) {
   const who = namer(view);
+  if (typeof value === "number" && SEAT_FIELDS.has(key)) return who(value);
   if (isCardList(value)) return cardRow(value, label, "small");
   if (Array.isArray(value) && value.length === view.seats.length && value.every((v) => v === null || typeof v !== "object" || isCardList(v))) {
     return h(
@@ -190,7 +194,7 @@ export function drawDetails(view) {
   for (const [key, value] of Object.entries(view)) {
     if (DRAWN.has(key) || value === null || value === undefined) continue;
     if (Array.isArray(value) && value.length === 0) continue;
-    rows.push(h("dt", null, title(key)), h("dd", null, show(value, view, title(key))));
+    rows.push(h("dt", null, title(key)), h("dd", null, show(value, view, title(key), key)));
   }
   if (view.options && Object.keys(view.options).length) rows.push(h("dt", null, "Options"), h("dd", null, Object.entries(view.options).map(([k, v]) => `${k.replaceAll("_", " ")}: ${v}`).join(", ")));
   return h("section", { class: "box", "aria-label": "Scores and details" }, h("h2", null, "Scores and details"), h("dl", { class: "details" }, rows));
