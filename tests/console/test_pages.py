@@ -3,8 +3,12 @@ operator's replay and the tournament page, each checked by axe-core and photogra
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from selenium.webdriver.common.by import By
@@ -188,6 +192,16 @@ def test_the_tournament_page_shows_the_standings_of_the_api(
     assert [row[:4] for row in shown] == expected
     assert browser.find_elements(By.CSS_SELECTOR, "#rounds .sheet table")
     assert browser.find_elements(By.CSS_SELECTOR, "#duplicate .compare table")
+
+    saved = Path(tempfile.mkdtemp(prefix="console-export-"))
+    browser.execute_cdp_cmd(
+        "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(saved)}
+    )
+    browser.find_element(By.ID, "download").click()
+    export = saved / f"tournament-{event}.ndjson"
+    wait_for(browser, lambda d: export.exists() and export.stat().st_size > 0, seconds=30)
+    assert json.loads(export.read_text().splitlines()[0])["type"] == "tournament_header"
+    shutil.rmtree(saved)
 
     browser.find_element(By.ID, "verify").click()
     verdict = wait_for(browser, lambda d: d.find_elements(By.ID, "verdict"), seconds=60)

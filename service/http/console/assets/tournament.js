@@ -138,7 +138,8 @@ export async function tournamentPage(main, id) {
       const response = await fetch(`/tournaments/${id}/export`, { headers: { Authorization: `Bearer ${token}` } });
       const link = h("a", { href: URL.createObjectURL(await response.blob()), download: `tournament-${id}.ndjson` });
       link.click();
-      URL.revokeObjectURL(link.getAttribute("href") || "");
+      // Revoked once the browser has surely started saving it.
+      setTimeout(() => URL.revokeObjectURL(link.getAttribute("href") || ""), 10000);
     });
     const verify = h("button", { type: "button", class: "action", id: "verify" }, "Verify the export");
     verify.addEventListener("click", async () => {
