@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from tests.console.conftest import Console
@@ -56,16 +57,24 @@ def ready(browser: WebDriver, version: int) -> dict[str, Any] | None:
     return page if page["rendered"] >= version and page["actions"] else None
 
 
-def click_action(browser: WebDriver, index: int) -> None:
+def click_action(browser: WebDriver, index: int, keyboard: bool = False) -> None:
     """Clicks legal action ``index``: a card of the hand, a button, or, for a choice of
-    cards, the first cards it needs and then its send button."""
+    cards, the first cards it needs and then its send button. With ``keyboard``, each
+    control is pressed from the keyboard instead (Space on a card to pick, Enter)."""
     target = browser.find_element(By.CSS_SELECTOR, f'[data-action="{index}"]')
+
+    def press(control: Any, key: str = Keys.ENTER) -> None:
+        if keyboard:
+            control.send_keys(key)  # focuses the control, then the key
+        else:
+            control.click()
+
     if "send" in (target.get_attribute("class") or ""):
         picker = target.find_element(By.XPATH, "./ancestor::div[@class='picker']")
         needed = int(target.get_attribute("data-min") or 0)
         for card in picker.find_elements(By.CSS_SELECTOR, "button.pick")[:needed]:
-            card.click()
-    target.click()
+            press(card, Keys.SPACE)
+    press(target)
 
 
 def play_by_clicking(
@@ -101,7 +110,8 @@ def play_by_clicking(
         shown = set(page["cards"])
         assert set(everything["hands"][seat]) <= shown
         assert not shown & hidden, f"seat {seat} sees {shown & hidden}"
-        click_action(browser, choose(step, view))
+        # Every third move from the keyboard: each control works without a pointer.
+        click_action(browser, choose(step, view), keyboard=step % 3 == 2)
         rendered(browser, view["version"] + 1)
     raise AssertionError("the game did not end")
 
