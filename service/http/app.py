@@ -16,6 +16,7 @@ from litestar.plugins.prometheus import PrometheusConfig
 from service.http.access import RequestEdge
 from service.http.audit import AuditController
 from service.http.auth import Authenticator, Caller
+from service.http.console import console_assets_router, console_router
 from service.http.cors import Cors
 from service.http.deadline import deadline_middleware
 from service.http.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
@@ -84,6 +85,8 @@ def create_app(settings: Settings) -> Litestar:
             readyz,
             metrics_endpoint,
             assets_router(),
+            console_router(),
+            console_assets_router(),
         ],
         lifespan=[lifespan(settings)],
         dependencies={

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, cast
 from uuid import UUID
 
+import anyio
 import msgspec
 from litestar import Controller, get
 from litestar.di import NamedDependency
@@ -18,7 +19,9 @@ from service.audit.duplicate import DuplicateReport, compare
 from service.audit.export import export_lines
 from service.audit.format import NDJSON, ExportLine, TournamentExportLine
 from service.audit.queries import tournament_streams
+from service.audit.render import render_tournament
 from service.audit.tournament_export import tournament_lines
+from service.audit.tournament_verify import verify_tournament_lines
 from service.http.auth import Caller
 from service.http.docs import errors
 from service.http.problems import ApiProblem
@@ -48,6 +51,15 @@ class ReplayStep(msgspec.Struct, frozen=True):
     latest: int
     event: EventRecord
     table: TableView
+
+
+class Verification(msgspec.Struct, frozen=True):
+    """A tournament's export as of now, checked as `cardroom verify` checks it: ``ok``,
+    the first failure (``null`` when intact) and the report the command prints."""
+
+    ok: bool
+    failure: str | None
+    report: str
 
 
 class AuditController(Controller):
@@ -203,3 +215,37 @@ class AuditController(Controller):
         tournament = await read_side.tournament(str(tournament_id))
         streams = await tournament_streams(pool, tournament.game, tournament.tables)
         return compare(tournament.id, tournament.game, tournament.duplicate_deals, streams)
+
+    @get(
+        "/tournaments/{tournament_id:uuid}/verification",
+        operation_id="verifyTournament",
+        summary="Verify a tournament's export now, as `cardroom verify` does (operator)",
+        description=(
+            "Exports the tournament as `GET /tournaments/{id}/export` would and runs the"
+            " offline verifier over it in the service: every table's chain, rules and"
+            " decks, every pairing re-run, every result recomputed. The answer is the"
+            " verdict and the report `cardroom verify` prints; a tournament still in play"
+            " is checked as far as it has gone. For the console's tournament page; an"
+            " auditor who does not trust the service runs `cardroom verify` on the export"
+            " himself (operator or the tournament's director)."
+        ),
+        responses=errors(400, 401, 403, 404, 503),
+        security=[{"bearer": []}],
+    )
+    async def verify_tournament(
+        self,
+        tournament_id: FromPath[UUID],
+        caller: NamedDependency[Caller],
+        service: NamedDependency[TableService],
+        tournaments: NamedDependency[TournamentService],
+    ) -> Verification:
+        caller.require_director(str(tournament_id), "verification is for the operator")
+        tournament = await tournaments.load(str(tournament_id))
+        lines = [line async for line in tournament_lines(tournaments.store, service, tournament.id)]
+        # The verifier is pure CPU work: off the event loop, so other requests go on.
+        report = await anyio.to_thread.run_sync(verify_tournament_lines, lines)
+        return Verification(
+            ok=report.ok,
+            failure=report.failure.message if report.failure else None,
+            report=render_tournament(report),
+        )

@@ -50,7 +50,7 @@ def render_plugins() -> list[OpenAPIRenderPlugin]:
     return [swagger, JsonRenderPlugin()]
 
 
-class _Assets(BaseLocalFileSystem):
+class Assets(BaseLocalFileSystem):
     """The assets' directory, where a path no file can have is simply not found.
 
     The operating system refuses to look such paths up (a NUL byte, a name over 255
@@ -80,7 +80,7 @@ def assets_router() -> Router:
     return create_static_files_router(
         path=ASSETS,
         directories=[swagger_ui_path],
-        file_system=_Assets(),
+        file_system=Assets(),
         include_in_schema=False,
         cache_control=None,
         name="docs-assets",

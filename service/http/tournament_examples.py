@@ -208,6 +208,32 @@ RESPONSES: dict[tuple[str, str], dict[str, tuple[str, Any]]] = {
         ),
     },
     ("pairRound", "201"): {"round": ("The first round, its tables opened", FIRST_ROUND)},
+    ("verifyTournament", "200"): {
+        "intact": (
+            "A finished tournament whose export verifies",
+            {
+                "ok": True,
+                "failure": None,
+                "report": "\n".join(
+                    [
+                        "Cardroom tournament export verification",
+                        "",
+                        f"tournament  {s.TOURNAMENT} (Winter Swiss)",
+                        "game        reserve-bridge, swiss, 2 tables",
+                        "exported    2026-01-10 21:30:00 UTC, finished at version 14",
+                        "",
+                        "checks",
+                        "  ok    the chain of 14 tournament events",
+                        "  ok    2 tables verified",
+                        "  ok    every pairing re-run from the revealed seed",
+                        "",
+                        "RESULT: OK — the stream is intact, every pairing and result follows",
+                        "",
+                    ]
+                ),
+            },
+        )
+    },
     ("exportTournament", "200"): {
         "header": (
             "The first line: the tournament, its stream's head, the tables that follow",
@@ -296,5 +322,6 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
     },
     "getRound": {404: ["no-such-round", "tournament-not-found"]},
     "exportTournament": {403: ["operator-only"], 404: ["tournament-not-found"]},
+    "verifyTournament": {403: ["operator-only"], 404: ["tournament-not-found"]},
     "streamTournament": {404: ["tournament-not-found"]},
 }

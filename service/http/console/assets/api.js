@@ -1,0 +1,158 @@
+// @ts-check
+// Talking to the service: the caller's token, JSON requests, and Server-Sent Events read
+// with fetch (EventSource cannot send an Authorization header, and a token must never
+// travel in a URL, where logs would keep it).
+
+const OPERATOR_KEY = "cardroom.operator";
+
+/** The operator's token, kept for this browser tab only. @returns {string | null} */
+export function operatorToken() {
+  return sessionStorage.getItem(OPERATOR_KEY);
+}
+
+/** @param {string | null} token */
+export function setOperatorToken(token) {
+  if (token) sessionStorage.setItem(OPERATOR_KEY, token);
+  else sessionStorage.removeItem(OPERATOR_KEY);
+}
+
+/**
+ * The seat token of a table's page: taken from the fragment (`#token=…`), which browsers
+ * never send to a server, then kept in this tab's session storage and wiped from the
+ * address bar so that it is not shared with a copied link.
+ * @param {string} table
+ * @returns {string | null}
+ */
+export function seatToken(table) {
+  const key = `cardroom.seat.${table}`;
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const given = fragment.get("token");
+  if (given) {
+    sessionStorage.setItem(key, given);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  return sessionStorage.getItem(key);
+}
+
+/** @param {string} table */
+export function forgetSeat(table) {
+  sessionStorage.removeItem(`cardroom.seat.${table}`);
+}
+
+export class Problem extends Error {
+  /** @param {number} status @param {any} body */
+  constructor(status, body) {
+    super((body && (body.detail || body.title)) || `HTTP ${status}`);
+    this.status = status;
+    this.code = body && body.code;
+  }
+}
+
+/**
+ * One request; the JSON answer, or a thrown Problem.
+ * @param {string} path
+ * @param {{method?: string, body?: unknown, token?: string | null, accept?: string}} [options]
+ * @returns {Promise<any>}
+ */
+export async function api(path, options = {}) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: options.accept || "application/json" };
+  if (options.token) headers.Authorization = `Bearer ${options.token}`;
+  /** @type {RequestInit} */
+  const init = { method: options.method || "GET", headers, cache: "no-store" };
+  if (options.body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    headers["Idempotency-Key"] = crypto.randomUUID();
+    init.body = JSON.stringify(options.body);
+  } else if (init.method === "POST") {
+    headers["Content-Type"] = "application/json";
+    init.body = "{}";
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  const type = response.headers.get("Content-Type") || "";
+  const body = type.includes("json") && text ? JSON.parse(text) : text;
+  if (!response.ok) throw new Problem(response.status, body);
+  return body;
+}
+
+/**
+ * Follows a Server-Sent Events stream and resumes it after a dropped connection from the
+ * last id seen (Last-Event-ID), until `stop()` is called.
+ * @param {string} path
+ * @param {{token?: string | null, after?: number, onEvent: (id: number, data: any) => void, onState?: (state: string) => void}} options
+ * @returns {{stop: () => void}}
+ */
+export function follow(path, options) {
+  let last = options.after ?? 0;
+  let stopped = false;
+  let pause = 250;
+  /** @type {{current: AbortController | null}} */
+  const controller = { current: null };
+  const state = options.onState || (() => {});
+
+  async function once() {
+    const abort = new AbortController();
+    controller.current = abort;
+    /** @type {Record<string, string>} */
+    const headers = { Accept: "text/event-stream" };
+    if (options.token) headers.Authorization = `Bearer ${options.token}`;
+    if (last > 0) headers["Last-Event-ID"] = String(last);
+    const response = await fetch(path, { headers, signal: abort.signal, cache: "no-store" });
+    if (!response.ok || !response.body) throw new Problem(response.status, null);
+    state("live");
+    pause = 250;
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      // SSE lines may end in CRLF, LF or CR; a CR last in a chunk waits for the next.
+      buffer += value;
+      const held = buffer.endsWith("\r") ? "\r" : "";
+      buffer = buffer.slice(0, buffer.length - held.length).replace(/\r\n?/g, "\n");
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let id = null;
+        let data = "";
+        for (const line of block.split("\n")) {
+          if (line.startsWith("id:")) id = Number(line.slice(3).trim());
+          else if (line.startsWith("data:")) data += line.slice(5).trim();
+        }
+        if (id !== null && Number.isFinite(id) && data) {
+          if (id <= last) continue; // a repeat after resuming
+          last = id;
+          options.onEvent(id, JSON.parse(data));
+        }
+      }
+      buffer += held;
+    }
+  }
+
+  (async () => {
+    while (!stopped) {
+      try {
+        await once();
+      } catch (error) {
+        if (stopped) return;
+        if (error instanceof Problem && error.status >= 400 && error.status < 500 && error.status !== 429) {
+          state("closed");
+          return;
+        }
+      }
+      if (stopped) return;
+      state("reconnecting");
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, 5000);
+    }
+  })();
+
+  return {
+    stop() {
+      stopped = true;
+      controller.current?.abort();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+// @ts-check
+// The console's entry point: the operator's sign-in, then the page the path names.
+
+import { operatorToken, setOperatorToken } from "./api.js";
+import { h, replace } from "./dom.js";
+import { replayPage } from "./replay.js";
+import { tablePage } from "./table.js";
+import { tablesPage } from "./tables.js";
+import { tournamentPage, tournamentsPage } from "./tournament.js";
+
+function signin() {
+  const place = document.getElementById("signin");
+  if (!place) return;
+  if (operatorToken()) {
+    const out = h("button", { type: "button", id: "signout" }, "Sign out");
+    out.addEventListener("click", () => {
+      setOperatorToken(null);
+      location.reload();
+    });
+    replace(place, h("span", { class: "tag you" }, "Operator"), " ", out);
+    return;
+  }
+  // A form that never submits to the server: the token stays in this tab's session
+  // storage and goes out only in Authorization headers, never in a URL.
+  const input = h("input", { id: "operator-token", type: "password", autocomplete: "off", size: 14 });
+  const form = h("form", { id: "operator-form", "aria-label": "Operator sign-in" }, h("label", { for: "operator-token" }, "Operator token"), input, h("button", { type: "submit" }, "Sign in"));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = /** @type {HTMLInputElement} */ (input).value.trim();
+    if (value) {
+      setOperatorToken(value);
+      location.reload();
+    }
+  });
+  replace(place, form);
+}
+
+async function route() {
+  const main = /** @type {HTMLElement} */ (document.getElementById("main"));
+  const path = location.pathname.replace(/\/+$/, "");
+  let match;
+  try {
+    if ((match = path.match(/^\/console\/tables\/([^/]+)\/replay$/))) {
+      document.title = "Replay · Cardroom";
+      await replayPage(main, decodeURIComponent(match[1]));
+    } else if ((match = path.match(/^\/console\/tables\/([^/]+)$/))) {
+      document.title = "Table · Cardroom";
+      await tablePage(main, decodeURIComponent(match[1]));
+    } else if ((match = path.match(/^\/console\/tournaments\/([^/]+)$/))) {
+      document.title = "Tournament · Cardroom";
+      await tournamentPage(main, decodeURIComponent(match[1]));
+    } else if (path === "/console/tournaments") {
+      document.title = "Tournaments · Cardroom";
+      await tournamentsPage(main);
+    } else {
+      document.title = "Tables · Cardroom";
+      await tablesPage(main);
+    }
+  } catch (error) {
+    replace(main, h("h1", null, "Something went wrong"), h("p", { role: "alert" }, error instanceof Error ? error.message : String(error)));
+  }
+  document.body.dataset.ready = "1";
+}
+
+// A seat's link opened over the page already shown (only the fragment changed): start
+// again, so that the page takes the token.
+window.addEventListener("hashchange", () => {
+  if (location.hash.includes("token=")) location.reload();
+});
+
+signin();
+route();

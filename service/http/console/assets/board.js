@@ -1,0 +1,206 @@
+// @ts-check
+// A table view drawn as a card table: seats around the felt with their names, the dealer
+// button, whose turn it is, their hands and reserves, the trick in the middle, then the
+// auction, the scores and whatever else the game's view holds. It draws exactly the view
+// it is given: what that audience may see, nothing more.
+
+import { cardPicture, cardRow, cardText, isCard } from "./cards.js";
+import { h } from "./dom.js";
+
+// The fields drawn in their own place; every other field of a view is listed as it is.
+const DRAWN = new Set([
+  "game", "id", "version", "status", "phase", "seats", "you", "deadline", "clock", "paused",
+  "result", "dealer", "to_act", "hand", "hands", "legal_actions", "deal", "scores", "options",
+  "hand_sizes", "auction", "trick", "last_trick", "tricks_won", "reserve", "reserves",
+  "reserve_sizes", "trump", "contract",
+]);
+
+/** @param {any} view @returns {(seat: number) => string} */
+export function namer(view) {
+  return (seat) => {
+    const info = view.seats && view.seats[seat];
+    return (info && info.name) || `Seat ${seat + 1}`;
+  };
+}
+
+/** Seconds left until an RFC 3339 instant, as m:ss. @param {string} deadline */
+export function countdown(deadline) {
+  const left = Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
+  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+}
+
+/** @param {any} value */
+function isCardList(value) {
+  return Array.isArray(value) && value.length > 0 && value.every(isCard);
+}
+
+/** JSON with card codes written as cards. @param {string} key @param {any} v */
+function cards(key, v) {
+  return isCard(v) ? cardText(v) : v;
+}
+
+// Fields that hold a seat number: shown as the seat's player.
+const SEAT_FIELDS = new Set(["high_bidder", "pitcher", "declarer", "non_dealer", "bidder", "maker", "leader"]);
+
+/** A field's value in words or pictures. @param {any} value @param {any} view @param {string} label @param {string} key */
+function show(value, view, label, key) {
+  const who = namer(view);
+  if (typeof value === "number" && SEAT_FIELDS.has(key)) return who(value);
+  if (isCardList(value)) return cardRow(value, label, "small");
+  if (Array.isArray(value) && value.length === view.seats.length && value.every((v) => v === null || typeof v !== "object" || isCardList(v))) {
+    return h(
+      "ul",
+      { class: "per-seat" },
+      value.map((v, seat) => h("li", null, h("span", { class: "who" }, `${who(seat)}: `), isCardList(v) ? cardRow(v, `${label}, ${who(seat)}`, "small") : v === null ? "–" : String(v))),
+    );
+  }
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    // A record (a score sheet, a contract): its fields in words, one level deep.
+    const words = Object.entries(value)
+      .filter(([, v]) => v !== null && !(Array.isArray(v) && v.length === 0))
+      .map(([k, v]) => `${k.replaceAll("_", " ")} ${typeof v === "object" ? JSON.stringify(v, cards) : String(v)}`);
+    return h("span", null, words.join("; "));
+  }
+  const text = JSON.stringify(value, cards);
+  return h("code", null, text.length > 400 ? `${text.slice(0, 400)}…` : text);
+}
+
+/** @param {string} key */
+function title(key) {
+  const words = key.replaceAll("_", " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * @param {any} view
+ * @param {number} seat
+ * @param {number} at  its place round the table, 0 at the bottom
+ */
+function seatBox(view, seat, at) {
+  const who = namer(view);
+  const info = view.seats[seat] || {};
+  const acting = (view.to_act || []).includes(seat);
+  const tags = [];
+  if (view.dealer === seat) tags.push(h("span", { class: "tag dealer", title: "dealer" }, "Dealer"));
+  if (acting) tags.push(h("span", { class: "tag acting" }, view.status === "playing" ? "To act" : ""));
+  if (info.computer) tags.push(h("span", { class: "tag" }, "Computer"));
+  if (info.absent) tags.push(h("span", { class: "tag" }, "Absent"));
+  if (info.vacant) tags.push(h("span", { class: "tag" }, "Vacant"));
+  if (view.you === seat) tags.push(h("span", { class: "tag you" }, "You"));
+  if (acting && view.deadline) tags.push(h("span", { class: "tag clock", "data-deadline": view.deadline }, countdown(view.deadline)));
+
+  const parts = [];
+  const hand = view.hands ? view.hands[seat] : null;
+  const size = view.hand_sizes ? view.hand_sizes[seat] : hand ? hand.length : 0;
+  if (hand) parts.push(cardRow(hand, `${who(seat)}'s hand`, "small"));
+  else if (view.you === seat && view.hand) parts.push(h("p", { class: "note" }, `${view.hand.length} cards, below`));
+  else if (size) parts.push(cardRow(Array(Math.min(size, 16)).fill(null), `${who(seat)}'s hand: ${size} cards face down`, "small backs"));
+  const reserve = view.reserves ? view.reserves[seat] : view.you === seat ? view.reserve : null;
+  const reserveSize = view.reserve_sizes ? view.reserve_sizes[seat] : 0;
+  if (reserve && reserve.length) parts.push(h("div", { class: "reserve" }, "Reserve ", cardRow(reserve, `${who(seat)}'s reserve`, "small")));
+  else if (reserveSize) parts.push(h("div", { class: "reserve" }, "Reserve ", cardRow(Array(reserveSize).fill(null), `${who(seat)}'s reserve: ${reserveSize} cards face down`, "small backs")));
+  const facts = [];
+  if (view.tricks_won && view.tricks_won.length === view.seats.length) facts.push(`tricks ${view.tricks_won[seat]}`);
+  if (view.scores && view.scores.length === view.seats.length) facts.push(`score ${view.scores[seat]}`);
+
+  const box = h(
+    "section",
+    { class: `seat${acting ? " acting" : ""}${view.you === seat ? " mine" : ""}`, "aria-label": `Seat ${seat + 1}: ${who(seat)}`, "data-seat": seat },
+    h("h3", null, who(seat), " ", tags),
+    facts.length ? h("p", { class: "facts" }, facts.join(" · ")) : null,
+    parts,
+  );
+  const n = view.seats.length;
+  const angle = (2 * Math.PI * at) / n;
+  box.style.left = `${50 - 40 * Math.sin(angle)}%`;
+  box.style.top = `${50 + 39 * Math.cos(angle)}%`;
+  return box;
+}
+
+/** The cards of a trick, each with who played it. @param {any} trick @param {any} view @param {string} label */
+function trickCards(trick, view, label) {
+  const who = namer(view);
+  return h(
+    "ul",
+    { class: "cards trick", "aria-label": label },
+    (trick.cards || []).map((/** @type {any} */ played) =>
+      h("li", null, cardPicture(played.card), h("span", { class: "who" }, who(played.seat))),
+    ),
+  );
+}
+
+/** @param {any} view */
+function centre(view) {
+  const who = namer(view);
+  const lines = [];
+  const status = view.paused ? "paused" : view.status;
+  lines.push(h("p", { class: "status" }, `${title(view.game)} · ${status}${view.phase && view.phase !== view.status ? ` · ${view.phase.replaceAll("_", " ")}` : ""}${view.deal ? ` · hand ${view.deal}` : ""}`));
+  if (view.trump) lines.push(h("p", null, `Trumps: ${view.trump}`));
+  if (view.contract) {
+    const c = view.contract;
+    lines.push(h("p", null, `Contract: ${who(c.declarer)} ${c.amount}${c.denomination ? ` ${c.denomination}` : ""}${c.doubling && c.doubling !== "none" ? ` ${c.doubling}` : ""}`));
+  }
+  if (view.trick && view.trick.cards && view.trick.cards.length) lines.push(trickCards(view.trick, view, "The trick in play"));
+  if (view.last_trick && view.last_trick.cards) {
+    const won = typeof view.last_trick.winner === "number" ? ` (${who(view.last_trick.winner)})` : "";
+    lines.push(h("div", { class: "last" }, h("span", null, `Last trick${won}`), cardRow(view.last_trick.cards.map((/** @type {any} */ p) => p.card), "The last trick", "small")));
+  }
+  if ((view.to_act || []).length && view.status === "playing") lines.push(h("p", { class: "turn" }, `${view.to_act.map(who).join(", ")} to act`));
+  if (view.result) lines.push(h("p", { class: "result" }, `Result: ${view.result.reason}${view.result.winners ? ` — ${view.result.winners.map(who).join(", ")} won` : ""}`));
+  return h("div", { class: "centre" }, lines);
+}
+
+/**
+ * The whole table.
+ * @param {any} view
+ * @returns {HTMLElement}
+ */
+export function drawTable(view) {
+  const n = view.seats.length;
+  const bottom = typeof view.you === "number" ? view.you : 0;
+  const seats = [];
+  for (let at = 0; at < n; at += 1) seats.push(seatBox(view, (bottom + at) % n, at));
+  return h("div", { class: `felt seats-${n}`, role: "group", "aria-label": "The card table" }, seats, centre(view));
+}
+
+/** The auction so far. @param {any} view */
+export function drawAuction(view) {
+  if (!Array.isArray(view.auction) || !view.auction.length) return null;
+  const who = namer(view);
+  return h(
+    "section",
+    { class: "box", "aria-label": "Auction" },
+    h("h2", null, "Auction"),
+    h(
+      "ol",
+      { class: "auction" },
+      view.auction.map((/** @type {any} */ call) => {
+        const rest = Object.entries(call).filter(([k, v]) => !["seat", "call", "amount"].includes(k) && v !== null && v !== false);
+        return h("li", null, `${who(call.seat)}: ${String(call.call || call.type || "").replaceAll("_", " ")}${call.amount !== null && call.amount !== undefined ? ` ${call.amount}` : ""}${rest.map(([k, v]) => ` ${k} ${typeof v === "object" ? JSON.stringify(v) : v}`).join("")}`);
+      }),
+    ),
+  );
+}
+
+/** Scores and every field the board does not draw itself. @param {any} view */
+export function drawDetails(view) {
+  const who = namer(view);
+  const rows = [];
+  if (Array.isArray(view.scores)) {
+    const names = view.scores.map((/** @type {number} */ _, /** @type {number} */ i) => (view.scores.length === n(view) ? who(i) : `Side ${i + 1}`));
+    rows.push(h("dt", null, "Scores"), h("dd", null, view.scores.map((/** @type {number} */ s, /** @type {number} */ i) => `${names[i]} ${s}`).join(" · ")));
+  }
+  if (view.clock) rows.push(h("dt", null, "Clock"), h("dd", null, `${view.clock.action_seconds} s a turn; bank left ${view.clock.bank.map((/** @type {number} */ b, /** @type {number} */ i) => `${who(i)} ${Math.round(b)} s`).join(", ")}`));
+  for (const [key, value] of Object.entries(view)) {
+    if (DRAWN.has(key) || value === null || value === undefined) continue;
+    if (Array.isArray(value) && value.length === 0) continue;
+    rows.push(h("dt", null, title(key)), h("dd", null, show(value, view, title(key), key)));
+  }
+  if (view.options && Object.keys(view.options).length) rows.push(h("dt", null, "Options"), h("dd", null, Object.entries(view.options).map(([k, v]) => `${k.replaceAll("_", " ")}: ${v}`).join(", ")));
+  return h("section", { class: "box", "aria-label": "Scores and details" }, h("h2", null, "Scores and details"), h("dl", { class: "details" }, rows));
+}
+
+/** @param {any} view */
+function n(view) {
+  return view.seats.length;
+}

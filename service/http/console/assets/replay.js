@@ -1,0 +1,74 @@
+// @ts-check
+// Replay (operator): the table at any version, every hand shown, with the event that made
+// it, in words. A scrubber over the versions; ← and → step back and forward.
+
+import { api, operatorToken } from "./api.js";
+import { drawAuction, drawDetails, drawTable, namer } from "./board.js";
+import { announce, h, replace } from "./dom.js";
+import { explainEvent } from "./explain.js";
+
+/** @param {HTMLElement} main @param {string} table */
+export async function replayPage(main, table) {
+  const token = operatorToken();
+  const heading = h("h1", null, "Replay of table ", h("span", { class: "id" }, table.slice(0, 8)));
+  if (!token) {
+    replace(main, heading, h("p", null, "The replay shows every hand: sign in as the operator (above) to see it."));
+    return;
+  }
+  const first = await api(`/tables/${table}/replay?version=1`, { token });
+  let latest = first.latest;
+  let version = latest;
+  let seq = 0;
+  const scrubber = h("input", { id: "scrubber", type: "range", min: 1, max: latest, value: latest, step: 1 });
+  const back = h("button", { type: "button", id: "back", "aria-label": "One event back" }, "← Back");
+  const forward = h("button", { type: "button", id: "forward", "aria-label": "One event forward" }, "Forward →");
+  const where = h("output", { id: "where", for: "scrubber" }, "");
+  const said = h("p", { id: "said", class: "said", "aria-live": "polite" }, "");
+  const board = h("div", { class: "board" });
+  const side = h("div", { class: "side" });
+  replace(
+    main,
+    heading,
+    h("p", { class: "sub" }, h("a", { href: `/console/tables/${table}` }, "Back to the live table"), " · ← and → step through the events"),
+    h("div", { class: "scrub" }, back, h("label", { for: "scrubber" }, "Version"), scrubber, forward, where),
+    said,
+    board,
+    side,
+  );
+
+  /** @param {number} target */
+  async function show(target) {
+    version = Math.min(Math.max(1, target), latest);
+    /** @type {HTMLInputElement} */ (scrubber).value = String(version);
+    const mine = ++seq;
+    const step = await api(`/tables/${table}/replay?version=${version}`, { token });
+    if (mine !== seq) return; // a later step was asked for meanwhile
+    latest = step.latest;
+    scrubber.setAttribute("max", String(latest));
+    where.textContent = `${version} of ${latest}`;
+    const words = explainEvent(step.event.event, namer(step.table));
+    said.textContent = `${version}: ${words}`;
+    said.dataset.type = step.event.event.type;
+    replace(board, drawTable(step.table));
+    replace(side, drawAuction(step.table), drawDetails(step.table));
+    document.body.dataset.version = String(version);
+    document.body.dataset.rendered = String(version);
+    announce(words);
+  }
+
+  scrubber.addEventListener("input", () => show(Number(/** @type {HTMLInputElement} */ (scrubber).value)));
+  back.addEventListener("click", () => show(version - 1));
+  forward.addEventListener("click", () => show(version + 1));
+  /** @param {KeyboardEvent} event */
+  const keys = (event) => {
+    const target = /** @type {HTMLElement} */ (event.target);
+    if (target === scrubber || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
+    if (event.key === "ArrowLeft") show(version - 1);
+    else if (event.key === "ArrowRight") show(version + 1);
+    else return;
+    event.preventDefault();
+  };
+  document.addEventListener("keydown", keys);
+  await show(version);
+  return () => document.removeEventListener("keydown", keys);
+}

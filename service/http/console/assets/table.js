@@ -1,0 +1,278 @@
+// @ts-check
+// A table's page: a spectator without a token, a seat with `#token=…`, the operator once
+// signed in. Live over the table's event stream; a seat plays by clicking its legal
+// actions; the operator has the intervention buttons.
+
+import { api, follow, forgetSeat, operatorToken, Problem, seatToken } from "./api.js";
+import { countdown, drawAuction, drawDetails, drawTable, namer } from "./board.js";
+import { cardName, cardPicture, cardText, isCard } from "./cards.js";
+import { announce, h, replace } from "./dom.js";
+import { actionLabel, explainEvent } from "./explain.js";
+import { scoreSheet } from "./tournament.js";
+
+/** @param {HTMLElement} main @param {string} table */
+export async function tablePage(main, table) {
+  const seat = seatToken(table);
+  const operator = operatorToken();
+  const token = seat || operator;
+  const audience = seat ? "seat" : operator ? "operator" : "spectator";
+  /** @type {any} */
+  let view = null;
+  let refreshing = false;
+  let again = false;
+  let retrying = false;
+  const log = h("ol", { class: "log", "aria-label": "What happened", tabindex: 0 });
+  const board = h("div", { class: "board" });
+  const mine = h("div", { class: "mine" });
+  const side = h("div", { class: "side" });
+  const sheet = h("section", { class: "box", "aria-label": "Score sheet" });
+  const live = h("span", { class: "live" }, "connecting");
+  const message = h("p", { class: "message", role: "alert" });
+
+  replace(
+    main,
+    h("h1", null, "Table ", h("span", { class: "id" }, table.slice(0, 8))),
+    h(
+      "p",
+      { class: "sub" },
+      `Watching as ${audience === "seat" ? "a seat" : audience === "operator" ? "the operator (every hand)" : "a spectator"} · `,
+      live,
+      operator ? [" · ", h("a", { href: `/console/tables/${table}/replay` }, "Replay")] : null,
+    ),
+    message,
+    board,
+    mine,
+    side,
+    sheet,
+    h("section", { class: "box" }, h("h2", null, "What happened"), log),
+  );
+
+  /** @param {any} next */
+  function render(next) {
+    // A version is never served with different content: drawing it again would only
+    // replace the cards under the player's pointer.
+    if (view && next.version <= view.version) return;
+    view = next;
+    document.body.dataset.version = String(view.version);
+    document.body.dataset.status = view.status;
+    replace(board, drawTable(view));
+    replace(mine, seat ? drawMine(view) : null);
+    replace(side, drawAuction(view), drawDetails(view), operator && !seat ? drawOperator(view) : null);
+    document.body.dataset.rendered = String(view.version);
+  }
+
+  async function refresh() {
+    if (refreshing) {
+      again = true;
+      return;
+    }
+    refreshing = true;
+    try {
+      do {
+        again = false;
+        render(await api(`/tables/${table}`, { token }));
+      } while (again);
+      if (retrying) message.textContent = "";
+      retrying = false;
+    } catch (error) {
+      fail(error);
+      // The network or the service failed (not the request): try again shortly, or the
+      // page would stay at a version the stream has already gone past.
+      if (!(error instanceof Problem) || error.status >= 500 || error.status === 429) {
+        retrying = true;
+        setTimeout(refresh, 1000);
+      }
+    } finally {
+      refreshing = false;
+    }
+  }
+
+  /** @param {unknown} error */
+  function fail(error) {
+    message.textContent = error instanceof Error ? error.message : String(error);
+    if (error instanceof Problem && error.status === 401 && seat) {
+      forgetSeat(table);
+      message.textContent += " This seat's token no longer works.";
+    }
+  }
+
+  async function loadSheet() {
+    try {
+      const found = await api(`/tables/${table}/scoresheet`);
+      replace(sheet, h("h2", null, "Score sheet"), scoreSheet(table, found.sheet.players.map((/** @type {string | null} */ p) => p || "–"), found.sheet));
+    } catch {
+      replace(sheet, h("h2", null, "Score sheet"), h("p", null, "No deal scored yet."));
+    }
+  }
+
+  /** @param {any} command */
+  async function send(command) {
+    message.textContent = "";
+    try {
+      const answer = await api(`/tables/${table}/actions`, { method: "POST", body: command, token: seat });
+      render(answer.table);
+      announce(actionLabel(command));
+    } catch (error) {
+      fail(error);
+      await refresh();
+    }
+  }
+
+  /** The seat's own hand and its legal actions. @param {any} v */
+  function drawMine(v) {
+    const actions = v.legal_actions || [];
+    /** @type {Map<string, any>} */
+    const plays = new Map();
+    /** @type {HTMLElement[]} */
+    const buttons = [];
+    /** @type {HTMLElement[]} */
+    const picks = [];
+    actions.forEach((/** @type {any} */ action, /** @type {number} */ index) => {
+      const fields = Object.entries(action).filter(([k]) => k !== "type");
+      const choice = fields.find(([, value]) => value && typeof value === "object" && Array.isArray(value.from));
+      if (choice) picks.push(picker(action, choice[0], index));
+      else if (fields.length === 1 && isCard(fields[0][1]) && (v.hand || []).includes(fields[0][1])) plays.set(String(fields[0][1]), { action, index });
+      else buttons.push(h("button", { type: "button", class: "action", "data-action": index, onclick: () => send(action) }, actionLabel(action)));
+    });
+    const hand = h(
+      "ul",
+      { class: "cards hand", "aria-label": "Your hand" },
+      (v.hand || []).map((/** @type {string} */ code) => {
+        const play = plays.get(code);
+        if (!play) return h("li", null, cardPicture(code));
+        return h("li", null, h("button", { type: "button", class: "card-button", "data-action": play.index, "aria-label": `${actionLabel(play.action).split(" ")[0]} ${cardText(code)}, the ${cardName(code)}`, onclick: () => send(play.action) }, cardPicture(code)));
+      }),
+    );
+    const turn = v.to_act.includes(v.you) && v.status === "playing";
+    return h(
+      "section",
+      { class: `box yours${turn ? " turn" : ""}`, "aria-label": "Your seat", "data-actions": actions.length, "data-version": v.version },
+      h("h2", null, turn ? "Your turn" : v.status === "playing" ? "Waiting for the others" : `The table is ${v.status}`),
+      hand,
+      picks,
+      buttons.length ? h("div", { class: "actions", role: "group", "aria-label": "Your choices" }, buttons) : null,
+    );
+  }
+
+  /** A choice of cards: click cards to pick them, then send. @param {any} action @param {string} field @param {number} index */
+  function picker(action, field, index) {
+    const choice = action[field];
+    /** @type {Set<string>} */
+    const picked = new Set();
+    const sendButton = h("button", { type: "button", class: "action send", "data-action": index, "data-min": choice.min }, "");
+    const update = () => {
+      const ok = picked.size >= choice.min && picked.size <= choice.max;
+      sendButton.textContent = `${actionLabel({ type: action.type })}: ${picked.size} picked (${choice.min === choice.max ? choice.min : `${choice.min}–${choice.max}`})`;
+      if (ok) sendButton.removeAttribute("disabled");
+      else sendButton.setAttribute("disabled", "");
+    };
+    sendButton.addEventListener("click", () => send({ ...action, [field]: [...picked] }));
+    const cards = choice.from.map((/** @type {string} */ code) => {
+      const button = h("button", { type: "button", class: "card-button pick", "aria-pressed": "false", "aria-label": `Pick ${cardText(code)}, the ${cardName(code)}`, "data-card": code }, cardPicture(code));
+      button.addEventListener("click", () => {
+        if (picked.has(code)) picked.delete(code);
+        else picked.add(code);
+        button.setAttribute("aria-pressed", String(picked.has(code)));
+        update();
+      });
+      return h("li", null, button);
+    });
+    update();
+    return h("div", { class: "picker", role: "group", "aria-label": `${actionLabel({ type: action.type })}: pick cards` }, h("p", null, `${actionLabel({ type: action.type })}: pick ${choice.min === choice.max ? choice.min : `${choice.min} to ${choice.max}`} ${field}`), h("ul", { class: "cards" }, cards), sendButton);
+  }
+
+  /** The operator's interventions, each confirmed first. @param {any} v */
+  function drawOperator(v) {
+    const who = namer(v);
+    /** @param {string} label @param {string} question @param {string} path @param {() => any} body */
+    const act = (label, question, path, body) =>
+      h("button", {
+        type: "button",
+        class: "action",
+        onclick: async () => {
+          if (!window.confirm(question)) return;
+          try {
+            const answer = await api(`/tables/${table}/${path}`, { method: "POST", body: body(), token: operator });
+            if (answer && answer.token) message.textContent = `New token for seat ${answer.seat + 1}: hand it to the player (/console/tables/${table}#token=…).`;
+            await refresh();
+          } catch (error) {
+            fail(error);
+          }
+        },
+      }, label);
+    const reason = h("input", { id: "abort-reason", type: "text", value: "Stopped by the operator", maxlength: 200 });
+    const seatSelect = h("select", { id: "replace-seat" }, v.seats.map((/** @type {any} */ s) => h("option", { value: s.seat }, `${s.seat + 1}: ${who(s.seat)}`)));
+    const newName = h("input", { id: "replace-name", type: "text", placeholder: "computer if empty", maxlength: 60 });
+    const playing = v.status === "playing";
+    return h(
+      "section",
+      { class: "box operator", "aria-label": "Operator" },
+      h("h2", null, "Operator"),
+      h("div", { class: "actions" },
+        playing && !v.paused ? act("Pause", "Pause this table? Clocks stop and commands are refused.", "pause", () => undefined) : null,
+        playing && v.paused ? act("Resume", "Resume this table? Clocks restart.", "resume", () => undefined) : null,
+      ),
+      playing ? h("div", { class: "field" }, h("label", { for: "abort-reason" }, "Reason"), reason, act("Abort…", "Abort this table? It will count nowhere.", "abort", () => ({ reason: /** @type {HTMLInputElement} */ (reason).value }))) : null,
+      playing ? h("div", { class: "field" }, h("label", { for: "replace-seat" }, "Seat"), seatSelect, h("label", { for: "replace-name" }, "New player"), newName,
+        h("button", {
+          type: "button",
+          class: "action",
+          onclick: async () => {
+            const s = Number(/** @type {HTMLSelectElement} */ (seatSelect).value);
+            const name = /** @type {HTMLInputElement} */ (newName).value.trim();
+            if (!window.confirm(`Hand seat ${s + 1} (${who(s)}) to ${name || "the computer"}? The old token stops working.`)) return;
+            try {
+              const answer = await api(`/tables/${table}/seats/${s}/replace`, { method: "POST", body: name ? { name } : { computer: true }, token: operator });
+              message.textContent = answer.token ? `Seat ${s + 1}'s new link: ${location.origin}/console/tables/${table}#token=${answer.token}` : `The computer plays seat ${s + 1}.`;
+              await refresh();
+            } catch (error) {
+              fail(error);
+            }
+          },
+        }, "Replace…")) : null,
+    );
+  }
+
+  // The last events, then live.
+  try {
+    render(await api(`/tables/${table}`, { token }));
+  } catch (error) {
+    fail(error);
+    return () => {};
+  }
+  loadSheet();
+  const who = () => namer(view);
+  const after = Math.max(0, view.version - 20);
+  try {
+    const page = await api(`/tables/${table}/events?after=${after}`, { token });
+    for (const item of page.events) addLog(item.version, item.event);
+  } catch {
+    // The log is a courtesy; the table itself is drawn.
+  }
+  /** @param {number} version @param {any} event */
+  function addLog(version, event) {
+    log.prepend(h("li", { "data-version": version }, h("span", { class: "v" }, `${version}`), " ", explainEvent(event, who())));
+    while (log.children.length > 40) log.lastElementChild?.remove();
+  }
+  const stream = follow(`/tables/${table}/stream`, {
+    token,
+    after: view.version,
+    onEvent: (id, data) => {
+      addLog(id, data.event);
+      // The sheet is a projection, written just after the event: read it a moment later.
+      if (data.event.type === "hand_scored" || data.event.type === "game_won") setTimeout(loadSheet, 500);
+      if (!view || id > view.version) refresh();
+    },
+    onState: (state) => {
+      live.textContent = state;
+      if (state === "live") refresh(); // catch up after a reconnection
+    },
+  });
+  const ticker = setInterval(() => {
+    for (const el of document.querySelectorAll("[data-deadline]")) el.textContent = countdown(String(/** @type {HTMLElement} */ (el).dataset.deadline));
+  }, 500);
+  return () => {
+    stream.stop();
+    clearInterval(ticker);
+  };
+}

@@ -1,0 +1,40 @@
+// @ts-check
+// The tables list, live (read again every two seconds while the page is shown), with
+// filters kept in the address (they hold no secret).
+
+import { api } from "./api.js";
+import { grid, h, keepFresh, replace } from "./dom.js";
+
+const GAMES = ["", "forty-five", "pitch", "pinochle", "pinochle-three", "pinochle-widow", "pinochle-four", "reserve-bridge"];
+const STATUSES = ["", "waiting", "playing", "finished", "aborted", "expired"];
+
+/** @param {HTMLElement} main */
+export async function tablesPage(main) {
+  const params = new URLSearchParams(location.search);
+  /** @param {string} id @param {string} label @param {string[]} values */
+  const select = (id, label, values) => [
+    h("label", { for: id }, label),
+    h("select", { id, name: id }, values.map((v) => h("option", { value: v, selected: params.get(id) === v }, v || "any"))),
+  ];
+  const tournament = h("input", { id: "tournament", name: "tournament", type: "text", value: params.get("tournament") || "", size: 12 });
+  const form = h("form", { class: "filters", method: "get", action: "/console", "aria-label": "Filters" }, select("game", "Game", GAMES), select("status", "Status", STATUSES), h("label", { for: "tournament" }, "Tournament"), tournament, h("button", { type: "submit" }, "Filter"));
+  const list = h("div", { id: "tables" }, h("p", null, "Loading…"));
+  replace(main, h("h1", null, "Tables"), form, list);
+
+  async function load() {
+    const query = new URLSearchParams();
+    for (const key of ["game", "status", "tournament"]) if (params.get(key)) query.set(key, String(params.get(key)));
+    query.set("limit", "50");
+    const page = await api(`/tables?${query}`);
+    const rows = page.tables.map((/** @type {any} */ t) => [
+      h("a", { href: `/console/tables/${t.id}` }, t.id.slice(0, 8)),
+      t.game,
+      t.status,
+      (t.players || []).map((/** @type {string | null} */ p) => p || "–").join(", "),
+      t.tournament ? h("a", { href: `/console/tournaments/${t.tournament}` }, t.tournament.slice(0, 8)) : "",
+      String(t.version),
+    ]);
+    replace(list, rows.length ? grid(`${rows.length} tables, newest first`, ["Table", "Game", "Status", "Players", "Tournament", "Version"], rows) : h("p", null, "No table matches."));
+  }
+  return keepFresh(load, 2000);
+}

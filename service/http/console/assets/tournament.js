@@ -1,0 +1,191 @@
+// @ts-check
+// Tournaments: the list, and one tournament's standings, rounds with each table's score
+// sheet, the duplicate-deal comparison, and (operator) the export and its verification.
+
+import { api, follow, operatorToken } from "./api.js";
+import { grid, h, keepFresh, replace } from "./dom.js";
+
+/** @param {HTMLElement} main */
+export async function tournamentsPage(main) {
+  const list = h("div", null, h("p", null, "Loading…"));
+  replace(main, h("h1", null, "Tournaments"), list);
+  async function load() {
+    const page = await api("/tournaments?limit=50");
+    const rows = page.tournaments.map((/** @type {any} */ t) => [
+      h("a", { href: `/console/tournaments/${t.id}` }, t.name || t.id.slice(0, 8)),
+      t.game,
+      t.format,
+      t.status,
+      `${t.round}${t.rounds ? ` of ${t.rounds}` : ""}`,
+    ]);
+    replace(list, rows.length ? grid("Tournaments, newest first", ["Name", "Game", "Format", "Status", "Round"], rows) : h("p", null, "No tournament yet."));
+  }
+  return keepFresh(load, 3000);
+}
+
+/** @param {HTMLElement} main @param {string} id */
+export async function tournamentPage(main, id) {
+  const token = operatorToken();
+  const head = h("div");
+  const standings = h("section", { class: "box", id: "standings", "aria-label": "Standings" });
+  const rounds = h("section", { class: "box", id: "rounds", "aria-label": "Rounds" });
+  const duplicate = h("section", { class: "box", id: "duplicate", "aria-label": "Duplicate deals" });
+  const audit = h("section", { class: "box", id: "audit", "aria-label": "Export and verification" });
+  replace(main, head, standings, rounds, duplicate, audit);
+  let loading = false;
+  let again = false;
+
+  async function load() {
+    if (loading) {
+      again = true;
+      return;
+    }
+    loading = true;
+    try {
+      do {
+        again = false;
+        await draw();
+      } while (again);
+    } finally {
+      loading = false;
+    }
+  }
+
+  /** What the page shows, as last drawn (without the projections' global positions,
+   * which move with every other table): the page is drawn again only when it changes,
+   * so a reader's focus and a verification result stay put. */
+  let shown = "";
+  let audited = false;
+
+  async function draw() {
+    const [t, table, entries] = await Promise.all([
+      api(`/tournaments/${id}`),
+      api(`/tournaments/${id}/standings`),
+      api(`/tournaments/${id}/entries`),
+    ]);
+    const rounds = [];
+    for (let n = 1; n <= t.round; n += 1) {
+      const r = await api(`/tournaments/${id}/rounds/${n}`);
+      const sheets = await Promise.all(r.tables.map((/** @type {any} */ p) => sheetOf(p.table)));
+      rounds.push({ r, sheets });
+    }
+    const loose = t.round ? [] : await Promise.all(t.tables.map(sheetOf));
+    const deals = token ? await api(`/tournaments/${id}/deals`, { token }).catch(() => null) : null;
+    const data = { t, entries: table.entries, standings: table.standings && table.standings.players, names: entries.entries, rounds, loose, deals };
+    const signature = JSON.stringify(data);
+    if (signature === shown) return;
+    shown = signature;
+    render(data);
+    document.body.dataset.rendered = String(Date.now());
+    document.body.dataset.status = t.status;
+  }
+
+  /** @param {string} table */
+  async function sheetOf(table) {
+    const found = await api(`/tables/${table}/scoresheet`).catch(() => null);
+    return { table, sheet: found && found.sheet };
+  }
+
+  /** @param {any} data */
+  function render(data) {
+    const { t } = data;
+    /** @type {Map<string, string>} */
+    const names = new Map(data.names.map((/** @type {any} */ e) => [e.entry, e.names.join(" & ")]));
+    replace(head, h("h1", null, t.name || "Tournament"), h("p", { class: "sub" }, `${t.game} · ${t.format} · ${t.status} · round ${t.round}${t.rounds ? ` of ${t.rounds}` : ""}`));
+
+    const tie = t.format === "duplicate" ? ["Matchpoints", "%"] : ["swiss", "round-robin"].includes(t.format) ? ["Buchholz", "S-B"] : [];
+    const rows = (data.entries || []).map((/** @type {any} */ e) => [
+      String(e.rank),
+      e.name,
+      String(e.points),
+      `${e.wins}–${e.losses}–${e.draws}`,
+      String(e.score),
+      ...(t.format === "duplicate" ? [String(e.matchpoints), String(e.percentage)] : tie.length ? [String(e.buchholz), String(e.sonneborn_berger)] : []),
+    ]);
+    if (rows.length) replace(standings, h("h2", null, "Standings"), grid("Entries ranked", ["Rank", "Entry", "Points", "W–L–D", "Score", ...tie], rows));
+    else {
+      // An open tournament ranks its players from the score sheets.
+      const players = data.standings || [];
+      replace(standings, h("h2", null, "Standings"), grid("Players ranked", ["Player", "Played", "Won", "Score"], players.map((/** @type {any} */ p) => [p.name, String(p.played), String(p.won), String(p.score)])));
+    }
+
+    const tables = [];
+    for (const { r, sheets } of data.rounds) {
+      tables.push(h("h3", null, `Round ${r.round} · ${r.status}`));
+      r.tables.forEach((/** @type {any} */ pairing, /** @type {number} */ i) => {
+        tables.push(scoreSheet(pairing.table, pairing.seats.map((/** @type {string} */ e) => names.get(e) || e), sheets[i].sheet));
+      });
+      if (r.byes.length) tables.push(h("p", null, `Byes: ${r.byes.map((/** @type {string} */ e) => names.get(e) || e).join(", ")}`));
+    }
+    for (const { table, sheet } of data.loose) tables.push(scoreSheet(table, (sheet && sheet.players) || [], sheet));
+    replace(rounds, h("h2", null, "Tables and score sheets"), tables.length ? tables : h("p", null, "No table yet."));
+
+    if (token) {
+      const report = data.deals;
+      replace(duplicate, h("h2", null, "Duplicate deals"), report && report.deals.length ? report.deals.map(dealCompared) : h("p", null, "No deal was played at more than one table."));
+      if (!audited) drawAudit();
+      audited = true;
+    } else {
+      replace(duplicate, h("h2", null, "Duplicate deals"), h("p", null, "Sign in as the operator to compare the deals table by table."));
+      replace(audit, h("h2", null, "Export"), h("p", null, "Sign in as the operator to download the export and verify it."));
+    }
+  }
+
+  function drawAudit() {
+    const result = h("div", { id: "verification", "aria-live": "polite" });
+    const download = h("button", { type: "button", class: "action", id: "download" }, "Download the export");
+    download.addEventListener("click", async () => {
+      const response = await fetch(`/tournaments/${id}/export`, { headers: { Authorization: `Bearer ${token}` } });
+      const link = h("a", { href: URL.createObjectURL(await response.blob()), download: `tournament-${id}.ndjson` });
+      link.click();
+      // Revoked once the browser has surely started saving it.
+      setTimeout(() => URL.revokeObjectURL(link.getAttribute("href") || ""), 10000);
+    });
+    const verify = h("button", { type: "button", class: "action", id: "verify" }, "Verify the export");
+    verify.addEventListener("click", async () => {
+      replace(result, h("p", null, "Verifying…"));
+      try {
+        const report = await api(`/tournaments/${id}/verification`, { token });
+        replace(result, h("p", { class: report.ok ? "ok" : "bad", id: "verdict" }, report.ok ? "Intact: the export verifies." : "FAILED"), h("pre", { class: "report", tabindex: 0, "aria-label": "The verifier's report" }, report.report));
+      } catch (error) {
+        replace(result, h("p", { class: "bad" }, error instanceof Error ? error.message : String(error)));
+      }
+    });
+    replace(audit, h("h2", null, "Export and verification"), h("p", null, `The tournament's stream and every table's, as \`cardroom verify\` reads them. A tournament still running verifies as far as it has gone.`), h("div", { class: "actions" }, download, verify), result);
+  }
+
+  await load();
+  const stream = follow(`/tournaments/${id}/stream`, { onEvent: () => load(), after: 0 });
+  const timer = setInterval(() => {
+    if (document.visibilityState === "visible") load().catch(() => {});
+  }, 5000);
+  return () => {
+    stream.stop();
+    clearInterval(timer);
+  };
+}
+
+/** A table's score sheet: a row per scored deal. @param {string} table @param {string[]} players @param {any} sheet */
+export function scoreSheet(table, players, sheet) {
+  const link = h("a", { href: `/console/tables/${table}` }, players.join(" v ") || table.slice(0, 8));
+  if (!sheet || !sheet.rows || !sheet.rows.length) return h("div", { class: "sheet" }, h("h4", null, link), h("p", null, "No deal scored yet."));
+  const units = sheet.units.map((/** @type {number[]} */ seats) => seats.map((s) => sheet.players[s] || `Seat ${s + 1}`).join(" & "));
+  const rows = sheet.rows.map((/** @type {any} */ row) => [
+    String(row.deal),
+    row.contract ? `${sheet.players[row.contract.seat] || row.contract.seat} ${row.contract.amount} ${row.contract.made ? "made" : "set"}` : "",
+    ...row.changes.map((/** @type {number} */ c, /** @type {number} */ i) => `${c > 0 ? "+" : ""}${c} → ${row.totals[i]}`),
+  ]);
+  const ended = sheet.result ? h("p", null, `Ended: ${sheet.result.reason}`) : null;
+  return h("div", { class: "sheet" }, h("h4", null, link), grid(`Score sheet of ${players.join(" v ")}`, ["Deal", "Contract", ...units], rows), ended);
+}
+
+/** One deck as it went at each table. @param {any} deal */
+function dealCompared(deal) {
+  const rows = deal.tables.map((/** @type {any} */ at) => [
+    h("a", { href: `/console/tables/${at.table}` }, (at.players || []).map((/** @type {string | null} */ p) => p || "–").join(", ")),
+    at.contract ? `${at.declarer || at.contract.seat} ${at.contract.amount} ${at.contract.made ? "made" : "set"}` : at.outcome,
+    at.changes.join(" / "),
+    at.scores.join(" / "),
+  ]);
+  return h("div", { class: "compare" }, grid(`Deal ${deal.deal} (deck ${deal.commitment.slice(0, 10)}…), table by table`, ["Table", "Contract", "Points", "Totals"], rows));
+}

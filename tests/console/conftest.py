@@ -1,0 +1,94 @@
+"""The console's tests: one real ``cardroom serve`` (real Postgres and Redis) for the
+package, one headless Chromium per module, and tables built through the API."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+import httpx
+import pytest
+from selenium.webdriver.remote.webdriver import WebDriver
+
+from domain.registry import GAMES
+from domain.shuffle import shuffle
+from service.tools.bench.harness import running_server
+from tests.support import services
+from tests.support.browser import open_browser, require_browser
+
+
+class Console(NamedTuple):
+    base: str
+    operator: str
+    api: httpx.Client
+    tournament: dict[str, Any]
+
+    def op(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.operator}"}
+
+    def table(self, game: str, seats: int, label: str, **extra: Any) -> tuple[str, list[str]]:
+        """A table dealt decks fixed by ``label`` (so a game takes the same course every
+        run), every seat taken: its id and the seats' tokens."""
+        pack = GAMES[game].pack
+        decks = [
+            {"deck": list(shuffle(pack, hashlib.sha256(f"{label}-{i}".encode()).digest()))}
+            for i in range(30)
+        ]
+        body = {"game": game, "seats": seats, "first_dealer": 0, "deals": decks, **extra}
+        created = self.api.post("/tables", json=body, headers=self.op())
+        assert created.status_code == 201, created.text
+        table = created.json()["id"]
+        tokens = []
+        for seat, name in zip(range(seats), ("Ann", "Bob", "Cleo", "Dev"), strict=False):
+            taken = self.api.post(f"/tables/{table}/seats/{seat}", json={"name": name})
+            assert taken.status_code == 201, taken.text
+            tokens.append(taken.json()["token"])
+        return table, tokens
+
+    def act(self, table: str, tokens: list[str], pick: int = 0) -> dict[str, Any]:
+        """The seat to act sends its legal action ``pick`` over the API: the new view."""
+        seat = self.view(table)["to_act"][0]
+        action = self.view(table, tokens[seat])["legal_actions"][pick]
+        headers = {"Authorization": f"Bearer {tokens[seat]}"}
+        answer = self.api.post(f"/tables/{table}/actions", json=action, headers=headers)
+        assert answer.status_code == 200, answer.text
+        return answer.json()["table"]  # type: ignore[no-any-return]
+
+    def view(self, table: str, token: str | None = None) -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        answer = self.api.get(f"/tables/{table}", headers=headers)
+        assert answer.status_code == 200, answer.text
+        return answer.json()  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="session")
+def console() -> Iterator[Console]:
+    """The server, and a duplicate tournament of computers started at once: it plays
+    itself out while the other tests run."""
+    require_browser()
+    database = services.fresh_database("console_")
+    with (
+        running_server(database, services.redis_url()) as server,
+        httpx.Client(base_url=server.base, timeout=30) as api,
+    ):
+        operator = {"Authorization": f"Bearer {server.operator}"}
+        body = {"game": "reserve-bridge", "name": "Club night", "format": "duplicate", "rounds": 1}
+        event = api.post("/tournaments", json=body, headers=operator).json()
+        director = {"Authorization": f"Bearer {event['director_token']}"}
+        for name in ("Ada", "Bea", "Cal", "Dot"):
+            entry = {"name": name, "computer": True}
+            added = api.post(f"/tournaments/{event['id']}/entries", json=entry, headers=director)
+            assert added.status_code == 201, added.text
+        paired = api.post(f"/tournaments/{event['id']}/rounds", headers=director)
+        assert paired.status_code == 201, paired.text
+        yield Console(server.base, server.operator, api, event)
+
+
+@pytest.fixture(scope="module")
+def browser(console: Console) -> Iterator[WebDriver]:
+    driver = open_browser()
+    try:
+        yield driver
+    finally:
+        driver.quit()

@@ -1,0 +1,248 @@
+"""The console's watching pages: the tables list, a spectator following a game live, the
+operator's replay and the tournament page, each checked by axe-core and photographed."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webdriver import WebDriver
+
+from tests.console.conftest import Console
+from tests.support.browser import (
+    assert_accessible,
+    body,
+    no_errors,
+    rendered,
+    screenshots,
+    shown_cards,
+    sign_in,
+    wait_for,
+)
+from tests.support.proxy import Relay
+
+CARD = re.compile(r"^(10|[2-9TJQKA])[SHDC]$")
+NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+WORDS = "ace king queen jack ten nine eight seven six five four three two"
+RANKS = dict(zip("AKQJT98765432", WORDS.split(" "), strict=True))
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every card code anywhere in a JSON value."""
+    if isinstance(value, str):
+        return {value} if CARD.match(value) else set()
+    if isinstance(value, dict):
+        return set().union(*(cards_in(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(cards_in(v) for v in value))
+    return set()
+
+
+def hidden_from_spectators(everything: dict[str, Any]) -> set[str]:
+    """The cards the operator's view holds in hands and the undealt stock."""
+    return cards_in(everything["hands"]) | cards_in(everything.get("undealt"))
+
+
+def test_the_first_page_lists_tables_live_and_weighs_little(
+    browser: WebDriver, console: Console
+) -> None:
+    browser.get(f"{console.base}/console")
+    wait_for(browser, lambda d: body(d, "rendered"))
+    weight = browser.execute_script(
+        "const all = [...performance.getEntriesByType('navigation'),"
+        " ...performance.getEntriesByType('resource')];"
+        "return all.reduce((n, e) => n + (e.encodedBodySize || 0), 0)"
+    )
+    assert 0 < weight <= 150_000, weight
+
+    table, _ = console.table("pitch", 4, "list")  # appears without reloading the page
+    link = f'a[href="/console/tables/{table}"]'
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, link))
+    assert_accessible(browser, "tables list")
+    screenshots(browser, "tables")
+    no_errors(browser)
+
+
+def test_a_spectator_follows_a_game_within_a_second_and_never_sees_a_hidden_card(
+    browser: WebDriver, console: Console
+) -> None:
+    options = {"all_pass": "stick_dealer", "game_end": "highest"}
+    table, tokens = console.table("pitch", 4, "h", options=options)
+    browser.get(f"{console.base}/console/tables/{table}")
+    view = console.view(table)
+    rendered(browser, view["version"])
+    wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
+    slowest = 0.0
+    while view["status"] != "finished":
+        view = console.act(table, tokens)
+        sent = time.monotonic()
+        rendered(browser, view["version"], seconds=1.0)
+        slowest = max(slowest, time.monotonic() - sent)
+
+        everything = console.view(table, console.operator)
+        hidden = hidden_from_spectators(everything)
+        assert not shown_cards(browser) & hidden
+        page = browser.page_source
+        for card in hidden:
+            assert f"{RANKS[card[0]]} of {NAMES[card[1]]}" not in page, card
+        if view["version"] == 20:
+            assert_accessible(browser, "spectator page")
+            screenshots(browser, "spectator")
+    assert body(browser, "status") == "finished"
+    print(f"spectator page: slowest update {slowest:.3f} s after the command's answer")
+    no_errors(browser)
+
+
+def test_the_table_page_resumes_its_stream_after_the_connection_drops(
+    browser: WebDriver, console: Console
+) -> None:
+    relay = Relay(int(console.base.rsplit(":", 1)[1]))
+    try:
+        table, tokens = console.table("pitch", 4, "drop")
+        browser.get(f"http://127.0.0.1:{relay.port}/console/tables/{table}")
+        first = console.view(table)["version"]
+        rendered(browser, first)
+        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
+        console.act(table, tokens)
+        relay.drop()  # the page's stream ends; moves go on meanwhile
+        for _ in range(3):
+            last = console.act(table, tokens)["version"]
+        rendered(browser, last)
+        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
+        logged = browser.execute_script(
+            "return [...document.querySelectorAll('.log li')].map(li => Number(li.dataset.version))"
+        )
+        assert sorted(logged) == list(range(min(logged), last + 1))  # each once, no gap
+        assert min(logged) <= first
+        no_errors(browser, expected="net::ERR_")  # the cut connections
+    finally:
+        browser.get("about:blank")  # before the relay goes, or the page retries through it
+        browser.get_log("browser")
+        relay.close()
+
+
+def test_replay_steps_back_and_forth_as_get_replay_says(
+    browser: WebDriver, console: Console
+) -> None:
+    table, tokens = console.table("pitch", 4, "replay")
+    for _ in range(30):  # the auction and some tricks
+        console.act(table, tokens, pick=-1)
+    latest = console.view(table)["version"]
+
+    browser.get(f"{console.base}/console/tables/{table}/replay")
+    if not browser.find_elements(By.ID, "signout"):
+        sign_in(browser, console.operator)
+    rendered(browser, latest)
+    assert_accessible(browser, "replay page")
+    screenshots(browser, "replay")
+
+    def matches(version: int) -> None:
+        wait_for(browser, lambda d: body(d, "rendered") == str(version))
+        step = console.api.get(
+            f"/tables/{table}/replay?version={version}", headers=console.op()
+        ).json()
+        said = browser.find_element(By.ID, "said")
+        assert said.text.startswith(f"{version}: ")
+        assert said.get_attribute("data-type") == step["event"]["event"]["type"]
+        assert shown_cards(browser, "main") == cards_in(step["table"]), version
+        assert browser.find_element(By.ID, "scrubber").get_attribute("value") == str(version)
+
+    matches(latest)
+    page = browser.find_element(By.TAG_NAME, "body")
+    for version in range(latest - 1, max(0, latest - 25), -1):
+        page.send_keys(Keys.ARROW_LEFT)
+        matches(version)
+    for version in range(max(1, latest - 24) + 1, max(1, latest - 24) + 6):
+        page.send_keys(Keys.ARROW_RIGHT)
+        matches(version)
+    browser.find_element(By.ID, "back").click()
+    matches(max(1, latest - 24) + 4)
+    no_errors(browser)
+
+
+def test_the_tournament_page_shows_the_standings_of_the_api(
+    browser: WebDriver, console: Console
+) -> None:
+    event = console.tournament["id"]
+    deadline = time.monotonic() + 180
+    while console.api.get(f"/tournaments/{event}").json()["status"] != "finished":
+        assert time.monotonic() < deadline, "the tournament of computers did not finish"
+        time.sleep(0.5)
+    standings = console.api.get(f"/tournaments/{event}/standings").json()["entries"]
+
+    browser.get(f"{console.base}/console/tournaments/{event}")
+    if not browser.find_elements(By.ID, "signout"):
+        sign_in(browser, console.operator)
+    wait_for(browser, lambda d: body(d, "status") == "finished")
+    shown = browser.execute_script(
+        "return [...document.querySelectorAll('#standings tbody tr')]"
+        ".map(row => [...row.cells].map(cell => cell.textContent))"
+    )
+    expected = [
+        [str(e["rank"]), e["name"], f"{e['points']:g}", f"{e['wins']}–{e['losses']}–{e['draws']}"]
+        for e in standings
+    ]
+    assert [row[:4] for row in shown] == expected
+    assert browser.find_elements(By.CSS_SELECTOR, "#rounds .sheet table")
+    assert browser.find_elements(By.CSS_SELECTOR, "#duplicate .compare table")
+
+    saved = Path(tempfile.mkdtemp(prefix="console-export-"))
+    browser.execute_cdp_cmd(
+        "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(saved)}
+    )
+    browser.find_element(By.ID, "download").click()
+    export = saved / f"tournament-{event}.ndjson"
+    wait_for(browser, lambda d: export.exists() and export.stat().st_size > 0, seconds=30)
+    assert json.loads(export.read_text().splitlines()[0])["type"] == "tournament_header"
+    shutil.rmtree(saved)
+
+    browser.find_element(By.ID, "verify").click()
+    verdict = wait_for(browser, lambda d: d.find_elements(By.ID, "verdict"), seconds=60)
+    assert verdict[0].text.startswith("Intact")
+    assert_accessible(browser, "tournament page")
+    screenshots(browser, "tournament")
+
+    browser.get(f"{console.base}/console/tournaments")
+    link = f'a[href="/console/tournaments/{event}"]'
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, link))
+    assert_accessible(browser, "tournaments list")
+    screenshots(browser, "tournaments")
+    no_errors(browser)
+
+
+def test_operator_buttons_ask_before_they_act(browser: WebDriver, console: Console) -> None:
+    table, _ = console.table("pitch", 4, "operator")
+    browser.get(f"{console.base}/console/tables/{table}")
+    if not browser.find_elements(By.ID, "signout"):
+        sign_in(browser, console.operator)
+    rendered(browser, console.view(table)["version"])
+    assert len(shown_cards(browser, ".felt")) == 4 * 6  # the operator sees every hand
+
+    def button(label: str) -> Any:
+        return wait_for(
+            browser,
+            lambda d: [
+                b for b in d.find_elements(By.CSS_SELECTOR, ".operator button") if b.text == label
+            ],
+        )[0]
+
+    button("Pause").click()
+    browser.switch_to.alert.dismiss()  # not confirmed: nothing happens
+    assert console.view(table)["paused"] is False
+
+    button("Pause").click()
+    browser.switch_to.alert.accept()
+    wait_for(browser, lambda d: console.view(table)["paused"] is True)
+    assert_accessible(browser, "operator's table page")
+    screenshots(browser, "operator")
+    button("Resume").click()
+    browser.switch_to.alert.accept()
+    wait_for(browser, lambda d: console.view(table)["paused"] is False)
+    no_errors(browser)
