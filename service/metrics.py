@@ -71,3 +71,10 @@ LIVE_OVERFLOWS = Counter(
     "cardroom_live_overflows_total",
     "Times an SSE stream fell behind the fan-out hub and caught up from Postgres instead",
 )
+READS = Counter(
+    "cardroom_reads_total",
+    "Reads that may go to a replica, by where they ran: replica, primary (no replica"
+    " usable), primary-replica-behind (it had not replayed the primary's position yet) or"
+    " primary-replica-failed",
+    ["source"],
+)

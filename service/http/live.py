@@ -289,7 +289,7 @@ async def stream_table(
 ) -> Stream:
     table_key = str(table_id)
     audience = caller.audience_at(table_key)
-    loaded = await service.load(table_key)  # 404 before the stream starts
+    loaded = await service.load(table_key, replica=True)  # 404 before the stream starts
     caller.require_current(loaded.table)
     start = resume_after(last_event_id, after)
     return stream_of(TableFollower(table_key, audience, start, service, hub, watcher), timeout)
