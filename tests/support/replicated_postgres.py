@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 import psycopg
 
@@ -87,8 +87,6 @@ def primary_and_replica() -> Iterator[tuple[PostgresServer, StandbyServer]]:
         yield primary, replica
     finally:
         for server in (replica, primary):
-            try:
+            with suppress(Exception):  # already stopped by the test
                 server.stop()
-            except Exception:  # already stopped by the test
-                pass
             server.remove()
