@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from typing import Literal, NamedTuple
 
 import msgspec
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
 # The rate limits' defaults, each BURST/SECONDS (the README's Configuration table).
 RATE_CREATE = "30/60"
@@ -139,13 +141,16 @@ def _header_timeout(value: str) -> float:
 
 
 def _replica_urls(value: str) -> tuple[str, ...]:
+    """Comma-separated Postgres URLs (or key=value connection strings)."""
     urls = tuple(dict.fromkeys(u.strip() for u in value.split(",") if u.strip()))
     for url in urls:
-        if not url.startswith(("postgresql://", "postgres://")):
+        try:
+            conninfo_to_dict(url)
+        except psycopg.ProgrammingError:
             raise ValueError(
-                "CARDROOM_REPLICA_URLS: each entry is a postgresql:// URL (comma-separated),"
-                f" not {url.split('@')[-1]!r}"
-            )
+                "CARDROOM_REPLICA_URLS: each entry (comma-separated) is a Postgres URL such as"
+                " postgresql://cardroom@replica-1:5432/cardroom"
+            ) from None
     return urls
 
 

@@ -40,9 +40,9 @@ from collections import deque
 from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
-from urllib.parse import urlsplit
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from service import metrics
@@ -63,9 +63,9 @@ def lsn(text: str) -> int:
 def replica_name(url: str) -> str:
     """``host:port/database`` of a replica's URL: what logs and ``/readyz`` show (never
     the password)."""
-    parts = urlsplit(url)
-    database = parts.path.lstrip("/") or "postgres"
-    return f"{parts.hostname or 'localhost'}:{parts.port or 5432}/{database}"
+    parts = conninfo_to_dict(url)
+    host, port = parts.get("host") or "localhost", parts.get("port") or 5432
+    return f"{host}:{port}/{parts.get('dbname') or parts.get('user') or 'postgres'}"
 
 
 class Replica:
