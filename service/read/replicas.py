@@ -88,37 +88,45 @@ class Replica:
 class PrimaryPosition:
     """The primary's WAL insert position, as of a question sent after each caller asked.
 
-    One question is in flight at a time; callers arriving meanwhile wait for the next
-    one, which goes out as soon as the current one is answered and serves them all."""
+    At most ``in_flight`` questions at a time; callers that find them all busy wait for
+    the next free one and are answered together (as service.read.loads batches loads)."""
 
-    def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
+    def __init__(self, pool: AsyncConnectionPool[Any], in_flight: int = 4) -> None:
         self.pool = pool
-        self._next: asyncio.Future[int] | None = None
-        self._sender: asyncio.Task[None] | None = None
+        self.in_flight = in_flight
+        self._waiting: list[asyncio.Future[int]] = []
+        self._senders: set[asyncio.Task[None]] = set()
 
     async def current(self) -> int:
-        if self._next is None:
-            self._next = asyncio.get_running_loop().create_future()
-        future = self._next
-        if self._sender is None or self._sender.done():
-            self._sender = asyncio.create_task(self._send(), name="cardroom-wal-position")
-        return await asyncio.shield(future)
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._waiting.append(future)
+        if sum(not sender.done() for sender in self._senders) < self.in_flight:
+            sender = asyncio.create_task(self._send(), name="cardroom-wal-position")
+            self._senders.add(sender)
+            sender.add_done_callback(self._senders.discard)
+        return await future
 
     async def _send(self) -> None:
-        while self._next is not None:
-            future, self._next = self._next, None
+        while self._waiting:
+            batch, self._waiting = self._waiting, []
             try:
                 row = await fetch_one(
                     self.pool, "SELECT pg_current_wal_insert_lsn()::text", prepare=True
                 )
                 assert row is not None
-                future.set_result(lsn(row[0]))
+                position = lsn(row[0])
             except Exception as exc:  # every waiter of this question gets the failure
-                future.set_exception(exc)
-                future.exception()  # retrieved here too: a cancelled waiter leaves it
+                for future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
             except BaseException:
-                future.cancel()
+                for future in batch:
+                    future.cancel()
                 raise
+            for future in batch:
+                if not future.done():  # its read may have been cancelled
+                    future.set_result(position)
 
 
 class Replicas:
@@ -191,25 +199,48 @@ class Replicas:
 
     async def run(self, work: Work[T]) -> T:
         replica = self._choose()
-        if replica is not None:
-            target = await self.position.current()  # the primary's failure is the read's
-            try:
-                async with asyncio.timeout(TRY_SECONDS):
-                    async with replica.pool.connection() as conn:
-                        if replica.replayed < target:
-                            replica.replayed = max(replica.replayed, await _replayed(conn))
-                        if replica.replayed >= target:
-                            answer = await work(conn)
-                            metrics.READS.labels("replica").inc()
-                            return answer
-                metrics.READS.labels("primary-replica-behind").inc()
-            except (psycopg.Error, PoolTimeout, TimeoutError, NotStandby) as exc:
-                replica.failed(exc)
-                metrics.READS.labels("primary-replica-failed").inc()
-        else:
+        if replica is None:
             metrics.READS.labels("primary").inc()
+            return await self._on_primary(work)
+        # Both questions go out at once, so a read waits for the slower of the two
+        # round trips, not for both: the primary's position, and on the replica its
+        # replay position followed, in the same round trip, by the read itself.
+        position = asyncio.ensure_future(self.position.current())
+        try:
+            replayed, answer = await self._on_replica(replica, work)
+        except (psycopg.Error, PoolTimeout, TimeoutError, NotStandby) as exc:
+            replica.failed(exc)
+            await position  # the primary's failure is the read's
+            metrics.READS.labels("primary-replica-failed").inc()
+            return await self._on_primary(work)
+        except BaseException:
+            position.cancel()
+            raise
+        replica.replayed = max(replica.replayed, replayed)
+        if replayed >= await position:
+            metrics.READS.labels("replica").inc()
+            return answer
+        metrics.READS.labels("primary-replica-behind").inc()
+        return await self._on_primary(work)
+
+    async def _on_primary(self, work: Work[T]) -> T:
         async with self.primary.connection() as conn:
             return await work(conn)
+
+    async def _on_replica(self, replica: Replica, work: Work[T]) -> tuple[int, T]:
+        """The replica's replay position, then ``work``'s answer from a snapshot taken
+        after it (the statements are pipelined: one round trip)."""
+        # Read committed: each statement takes its own snapshot when it starts, so the
+        # read's is taken after the replay position was read.
+        async with (
+            asyncio.timeout(TRY_SECONDS),
+            replica.pool.connection() as conn,
+            conn.pipeline(),
+        ):
+            replaying = await conn.execute(REPLAYED, prepare=True)
+            answer = await work(conn)
+            row = await replaying.fetchone()
+        return _position(row), answer
 
     # --- checking -------------------------------------------------------------------
 
@@ -276,9 +307,15 @@ class NotStandby(Exception):
     """The server named as a replica is not replaying anyone's WAL."""
 
 
+REPLAYED = "SELECT pg_last_wal_replay_lsn()::text"
+
+
 async def _replayed(conn: psycopg.AsyncConnection[Any]) -> int:
-    cur = await conn.execute("SELECT pg_last_wal_replay_lsn()::text", prepare=True)
-    row = await cur.fetchone()
+    cur = await conn.execute(REPLAYED, prepare=True)
+    return _position(await cur.fetchone())
+
+
+def _position(row: tuple[Any, ...] | None) -> int:
     if row is None or row[0] is None:
         raise NotStandby
     return lsn(row[0])
