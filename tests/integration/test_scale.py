@@ -19,7 +19,9 @@ import httpx
 import psycopg
 import pytest
 import redis
+from redis.asyncio.cluster import RedisCluster
 
+from service.ratelimit import Policy, RateLimiter
 from service.tools.bench.harness import running_server
 from service.workers.streams import global_stream, table_stream
 from service.write.migrate import migrate
@@ -27,7 +29,7 @@ from tests.integration.test_read_your_writes import Player
 from tests.support.api import bearer, ok
 from tests.support.playout import choose, pick_index
 from tests.support.postgres_server import PostgresServer
-from tests.support.redis_cluster import RedisCluster
+from tests.support.redis_cluster import RedisCluster as ClusterServers
 from tests.support.replicated_postgres import StandbyServer, primary_and_replica, url_of
 from tests.support.sse import messages
 
@@ -38,7 +40,7 @@ FRESH = {"Connection": "close"}  # every request on a connection of its own
 class Deployment(NamedTuple):
     primary: PostgresServer
     replica: StandbyServer
-    cluster: RedisCluster
+    cluster: ClusterServers
     bases: list[str]
     operator: str
     prefix: str
@@ -46,7 +48,7 @@ class Deployment(NamedTuple):
 
 @pytest.fixture(scope="module")
 def deployment() -> Iterator[Deployment]:
-    cluster = RedisCluster()
+    cluster = ClusterServers()
     cluster.start()
     try:
         with primary_and_replica() as (primary, replica):
@@ -262,6 +264,23 @@ async def test_the_relay_and_live_streams_work_on_the_cluster_without_a_gap(
         assert cluster.xlen(global_stream(deployment.prefix)) >= last
     finally:
         cluster.close()
+
+
+async def test_rate_limits_share_one_bucket_on_the_cluster(deployment: Deployment) -> None:
+    """Two processes' limiters (each its own cluster client) share each bucket: the
+    script names one key, so it runs on the node that owns that key's slot."""
+    policy = Policy("seat", 3, 60.0)
+    clients = [RedisCluster.from_url(deployment.cluster.url) for _ in range(2)]
+    limiters = [RateLimiter(client, deployment.prefix, timeout=2.0) for client in clients]
+    try:
+        decisions = [await limiters[n % 2].check(policy, "someone") for n in range(4)]
+        assert [d.allowed for d in decisions] == [True, True, True, False]
+        assert all(limiter.shared for limiter in limiters), "a limiter fell back to local"
+        other = await limiters[1].check(policy, "someone else")
+        assert other.allowed
+    finally:
+        for limiter in limiters:
+            await limiter.close()
 
 
 async def test_reads_fail_over_to_the_primary_when_the_replica_stops(
