@@ -91,7 +91,7 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
         await watcher.start()
         await hub.start()
         service = TableService(store)
-        tournaments = TournamentService(TournamentStore(pool, notifier), service)
+        tournaments = TournamentService(TournamentStore(pool, notifier, reads=replicas), service)
         auth = Authenticator(store, settings.operator_token, tournaments=tournaments.store)
         limiter, throttle = None, None
         if settings.rate_limits:

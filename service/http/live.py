@@ -214,7 +214,7 @@ class TournamentFollower(Follower):
         self.final = tournament.version if tournament.status == "finished" else None
 
     async def page(self) -> tuple[list[Record], bool]:
-        stored = await self.store.read_stream(self.tournament_id, self.last)
+        stored = await self.store.read_stream(self.tournament_id, self.last, replica=True)
         records: list[Record] = []
         for event in stored:
             record = TournamentEventRecord(
