@@ -37,7 +37,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from contextlib import suppress
 from typing import Any
 
@@ -230,17 +230,17 @@ class Replicas:
     async def _on_replica(self, replica: Replica, work: Work[T]) -> tuple[int, T]:
         """The replica's replay position, then ``work``'s answer from a snapshot taken
         after it (the statements are pipelined: one round trip)."""
-        # Read committed: each statement takes its own snapshot when it starts, so the
-        # read's is taken after the replay position was read.
-        async with (
-            asyncio.timeout(TRY_SECONDS),
-            replica.pool.connection() as conn,
-            conn.pipeline(),
-        ):
-            replaying = await conn.execute(REPLAYED, prepare=True)
-            answer = await work(conn)
-            row = await replaying.fetchone()
-        return _position(row), answer
+
+        async def attempt() -> tuple[int, T]:
+            # Read committed: each statement takes its own snapshot when it starts, so
+            # the read's is taken after the replay position was read.
+            async with replica.pool.connection() as conn, conn.pipeline():
+                replaying = await conn.execute(REPLAYED, prepare=True)
+                answer = await work(conn)
+                row = await replaying.fetchone()
+            return _position(row), answer
+
+        return await _within(attempt(), TRY_SECONDS)
 
     # --- checking -------------------------------------------------------------------
 
@@ -276,10 +276,12 @@ class Replicas:
         return 0.0
 
     async def _check(self, replica: Replica, now: float) -> None:
+        async def ask() -> int:
+            async with replica.pool.connection() as conn:
+                return await _replayed(conn)
+
         try:
-            async with asyncio.timeout(TRY_SECONDS):
-                async with replica.pool.connection() as conn:
-                    replayed = await _replayed(conn)
+            replayed = await _within(ask(), TRY_SECONDS)
         except (psycopg.Error, PoolTimeout, TimeoutError) as exc:
             replica.failed(exc)
             return
@@ -308,6 +310,34 @@ class NotStandby(Exception):
 
 
 REPLAYED = "SELECT pg_last_wal_replay_lsn()::text"
+
+
+async def _within(attempt: Coroutine[Any, Any, T], seconds: float) -> T:
+    """``attempt``'s answer, or TimeoutError after ``seconds`` without waiting for it to
+    wind down: cancelling a statement to a frozen server waits on that server (the
+    connection tries to finish its exchange), so the attempt is left to end in the
+    background, where the connection's keepalives end it at the latest."""
+    task = asyncio.ensure_future(attempt)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=seconds)
+    except BaseException:
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        _winding_down.add(task)  # held until it ends: the loop keeps only weak references
+        task.add_done_callback(_quietly)
+        raise TimeoutError
+    return task.result()
+
+
+_winding_down: set[asyncio.Future[Any]] = set()
+
+
+def _quietly(task: asyncio.Future[Any]) -> None:
+    _winding_down.discard(task)
+    if not task.cancelled():
+        task.exception()  # retrieved: the read has gone elsewhere
 
 
 async def _replayed(conn: psycopg.AsyncConnection[Any]) -> int:

@@ -287,6 +287,29 @@ async def test_rate_limits_share_one_bucket_on_the_cluster(deployment: Deploymen
             await limiter.close()
 
 
+async def test_a_frozen_replica_delays_no_read_past_its_deadline(
+    deployment: Deployment, clients: list[httpx.AsyncClient]
+) -> None:
+    """Sockets open, nothing answering: a read gives the replica half a second, then
+    the primary answers, well within the request's 1.5 s deadline."""
+    table_id, _ = await _table(clients[0])
+    await _until(lambda: _replica_ok(clients))
+    deployment.replica.freeze()
+    try:
+        for turn in range(6):
+            started = time.monotonic()
+            ok(await clients[turn % 2].get(f"/tables/{table_id}"))
+            assert time.monotonic() - started < 1.2
+
+        async def reported() -> bool:
+            return all([(await _replica_status(c)).startswith("error") for c in clients])
+
+        await _until(reported)
+    finally:
+        deployment.replica.thaw()
+    await _until(lambda: _replica_ok(clients))
+
+
 async def test_reads_fail_over_to_the_primary_when_the_replica_stops(
     deployment: Deployment, clients: list[httpx.AsyncClient]
 ) -> None:
