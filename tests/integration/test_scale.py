@@ -195,6 +195,10 @@ async def test_versions_only_move_forward_while_the_replica_replays_nothing(
 
         await _until(lagging)
         assert ok(await clients[0].get("/readyz"))["status"] == "ok"
+        # Skipped while lagging: no read even tries it.
+        skipped = await _metric(clients[0], "cardroom_reads_total", 'source="primary"')
+        ok(await clients[0].get("/tables?limit=1"))
+        assert await _metric(clients[0], "cardroom_reads_total", 'source="primary"') > skipped
     finally:
         deployment.replica.resume_replay()
     await _until(lambda: _replica_ok(clients))
