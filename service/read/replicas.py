@@ -169,6 +169,7 @@ class Replicas:
                     open=False,
                     timeout=TRY_SECONDS,
                     kwargs=kwargs,
+                    configure=_read_committed,
                     name=f"replica-{replica_name(url)}",
                 ),
             )
@@ -310,6 +311,13 @@ class NotStandby(Exception):
 
 
 REPLAYED = "SELECT pg_last_wal_replay_lsn()::text"
+
+
+async def _read_committed(conn: psycopg.AsyncConnection[Any]) -> None:
+    """A replica read and the replay position before it share an implicit transaction
+    (one pipeline): the read's own snapshot must be taken when it starts, which only
+    read committed promises, whatever the server's default isolation is."""
+    await conn.execute("SET default_transaction_isolation = 'read committed'")
 
 
 async def _within(attempt: Coroutine[Any, Any, T], seconds: float) -> T:
