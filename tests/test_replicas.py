@@ -1,11 +1,15 @@
-"""Replica routing without servers (DESIGN 13): WAL positions, the lag estimate on an
-injected clock, and the settings that name replicas and a Redis Cluster."""
+"""Replica routing without servers (DESIGN 13): WAL positions, the primary's position
+questions shared by concurrent reads, the lag estimate on an injected clock, and the
+settings that name replicas and a Redis Cluster."""
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import pytest
 
-from service.read.replicas import Replicas, lsn, replica_name
+from service.read.replicas import PrimaryPosition, Replicas, lsn, replica_name
 from service.settings import SettingsError, from_env
 
 
@@ -67,3 +71,53 @@ def test_the_redis_cluster_switch() -> None:
     assert from_env({"CARDROOM_REDIS_CLUSTER": "auto"}).redis_cluster == "auto"
     with pytest.raises(SettingsError, match="CARDROOM_REDIS_CLUSTER"):
         from_env({"CARDROOM_REDIS_CLUSTER": "sometimes"})
+
+
+class Primary:
+    """A primary whose position questions are answered when the test says so."""
+
+    def __init__(self) -> None:
+        self.position = 0x100
+        self.sent: list[asyncio.Future[None]] = []
+
+    async def run(self, work: Any) -> Any:
+        asked_at = self.position  # the position as the question reaches the server
+        gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.sent.append(gate)
+        await gate
+        return await work(Answer(asked_at))
+
+
+class Answer:
+    def __init__(self, position: int) -> None:
+        self.position = position
+
+    async def execute(self, *_: Any, **__: Any) -> Answer:
+        return self
+
+    async def fetchone(self) -> tuple[str]:
+        return (f"0/{self.position:X}",)
+
+
+async def settle() -> None:
+    """Lets every ready task run until it waits."""
+    for _ in range(10):
+        await asyncio.sleep(0)
+
+
+async def test_a_position_comes_from_a_question_sent_after_it_was_asked_for() -> None:
+    primary = Primary()
+    position = PrimaryPosition(primary, in_flight=1)  # type: ignore[arg-type]
+    first = asyncio.ensure_future(position.current())
+    await settle()
+    assert len(primary.sent) == 1  # the first question is out
+    primary.position = 0x200  # a commit acknowledged while it is in flight
+    later = [asyncio.ensure_future(position.current()) for _ in range(5)]
+    await settle()
+    assert len(primary.sent) == 1, "a later caller joined the question in flight"
+    primary.sent[0].set_result(None)
+    assert await first == 0x100
+    await settle()
+    assert len(primary.sent) == 2  # one question for the five that waited
+    primary.sent[1].set_result(None)
+    assert [await f for f in later] == [0x200] * 5
