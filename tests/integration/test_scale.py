@@ -182,6 +182,16 @@ async def test_versions_only_move_forward_while_the_replica_replays_nothing(
     try:
         players = [Player(clients, seed) for seed in range(2)]
         await asyncio.gather(*(p.play("forty-five", 4, 30) for p in players))
+        # A stream resumed after the version just acknowledged starts with the next one.
+        table_id, tokens = await _table(clients[0])
+        acknowledged = await _act(clients[0], table_id, tokens, random.Random(5))
+        url = f"/tables/{table_id}/stream"
+        resume = {"Last-Event-ID": str(acknowledged - 1)}
+        async with clients[1].stream("GET", url, headers=resume) as response:
+            async for message in messages(response):
+                if "id" in message:
+                    assert int(message["id"]) == acknowledged
+                    break
         after = sum(
             [
                 await _metric(c, "cardroom_reads_total", 'source="primary-replica-behind"')
