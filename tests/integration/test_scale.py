@@ -23,9 +23,11 @@ from redis.asyncio.cluster import RedisCluster
 
 from service.ratelimit import Policy, RateLimiter
 from service.tools.bench.harness import running_server
+from service.workers.clients import is_cluster
 from service.workers.streams import global_stream, table_stream
 from service.write.migrate import migrate
 from tests.integration.test_read_your_writes import Player
+from tests.support import services
 from tests.support.api import bearer, ok
 from tests.support.playout import choose, pick_index
 from tests.support.postgres_server import PostgresServer
@@ -299,6 +301,12 @@ async def test_rate_limits_share_one_bucket_on_the_cluster(deployment: Deploymen
     finally:
         for limiter in limiters:
             await limiter.close()
+
+
+async def test_auto_tells_a_cluster_node_from_a_single_redis(deployment: Deployment) -> None:
+    assert await is_cluster(deployment.cluster.url, "auto")
+    assert not await is_cluster(services.redis_url(), "auto")
+    assert not await is_cluster("redis://127.0.0.1:1/0", "auto", timeout=0.2)  # unreachable
 
 
 async def test_a_frozen_replica_delays_no_read_past_its_deadline(
