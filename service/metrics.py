@@ -78,3 +78,10 @@ LIVE_READS = Counter(
     " gap or the table's end (gap), or a seat's or the operator's hidden cards (private)",
     ["reason"],
 )
+READS = Counter(
+    "cardroom_reads_total",
+    "Reads that may go to a replica, by where they ran: replica, primary (no replica"
+    " usable), primary-replica-behind (it had not replayed the primary's position yet) or"
+    " primary-replica-failed",
+    ["source"],
+)

@@ -1,29 +1,60 @@
 """One query on a connection borrowed from the pool: the read side and the event store
-ask most of their questions this way, so the borrowing is written once."""
+ask most of their questions this way, so the borrowing is written once.
+
+A reader may be handed a :class:`Routed` source instead of a pool: the replicas'
+router (service.read.replicas), which runs the question on a replica that is current
+enough, else on the primary."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
+from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
 Params = Sequence[Any] | Mapping[str, Any]
+T = TypeVar("T")
+Work = Callable[[AsyncConnection[Any]], Awaitable[T]]
+
+
+class Routed(Protocol):
+    """Somewhere a read can run: picks the connection, and may run ``work`` again on
+    another one when the first fails (so ``work`` only reads)."""
+
+    async def run(self, work: Work[T]) -> T: ...
+
+
+Source = AsyncConnectionPool[Any] | Routed
+
+
+async def run_on(source: Source, work: Work[T]) -> T:
+    """``work`` on a connection of ``source``."""
+    if isinstance(source, AsyncConnectionPool):
+        async with source.connection() as conn:
+            return await work(conn)
+    return await source.run(work)
 
 
 async def fetch_one(
-    pool: AsyncConnectionPool, query: str, params: Params = (), *, prepare: bool | None = None
+    pool: Source, query: str, params: Params = (), *, prepare: bool | None = None
 ) -> tuple[Any, ...] | None:
     """The first row of ``query``'s answer, or None when it has none."""
-    async with pool.connection() as conn:
+
+    async def one(conn: AsyncConnection[Any]) -> tuple[Any, ...] | None:
         cur = await conn.execute(query, params, prepare=prepare)
         return await cur.fetchone()
 
+    return await run_on(pool, one)
+
 
 async def fetch_all(
-    pool: AsyncConnectionPool, query: str, params: Params = (), *, prepare: bool | None = None
+    pool: Source, query: str, params: Params = (), *, prepare: bool | None = None
 ) -> list[tuple[Any, ...]]:
     """Every row of ``query``'s answer."""
-    async with pool.connection() as conn:
+
+    async def every(conn: AsyncConnection[Any]) -> list[tuple[Any, ...]]:
         cur = await conn.execute(query, params, prepare=prepare)
         return await cur.fetchall()
+
+    return await run_on(pool, every)

@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from service import metrics
@@ -150,7 +151,7 @@ class RateLimiter:
 
     def __init__(
         self,
-        redis: Redis | None,
+        redis: Redis | RedisCluster | None,
         prefix: str,
         *,
         timeout: float = 0.1,

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from typing import Literal, NamedTuple
 
 import msgspec
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
 # The rate limits' defaults, each BURST/SECONDS (the README's Configuration table).
 RATE_CREATE = "30/60"
@@ -59,6 +61,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # A connection whose request line and headers have not all arrived by then is closed
     # (service.http.protocol): from the connection's start, or from a request's first byte.
     header_timeout_seconds: float = 10.0
+    # Postgres streaming replicas that serve reads (service.read.replicas, DESIGN 13).
+    replica_urls: tuple[str, ...] = ()
+    # A replica whose replay is this far behind the primary is skipped until it catches up.
+    replica_max_lag_seconds: float = 5.0
+    # Redis: "0" a single server, "1" a Redis Cluster (CARDROOM_REDIS_URL names any node),
+    # "auto" asks the server at start-up.
+    redis_cluster: str = "0"
 
 
 MAX_HOURS = 876_000  # a hundred years
@@ -90,6 +99,9 @@ VARIABLES = (
     "CARDROOM_SHUTDOWN_SECONDS",
     "CARDROOM_CORS_ORIGINS",
     "CARDROOM_HEADER_TIMEOUT_SECONDS",
+    "CARDROOM_REPLICA_URLS",
+    "CARDROOM_REPLICA_MAX_LAG_SECONDS",
+    "CARDROOM_REDIS_CLUSTER",
 )
 EMBEDDED_CHOICES = ("auto", "1", "0")
 # What says a process runs as a replica of a deployment: the variable Kubernetes sets in
@@ -128,7 +140,29 @@ def _header_timeout(value: str) -> float:
     return seconds
 
 
-def _embedded(value: str) -> str:
+def _replica_urls(value: str) -> tuple[str, ...]:
+    """Comma-separated Postgres URLs (or key=value connection strings)."""
+    urls = tuple(dict.fromkeys(u.strip() for u in value.split(",") if u.strip()))
+    for url in urls:
+        try:
+            conninfo_to_dict(url)
+        except psycopg.ProgrammingError:
+            raise ValueError(
+                "CARDROOM_REPLICA_URLS: each entry (comma-separated) is a Postgres URL such as"
+                " postgresql://cardroom@replica-1:5432/cardroom"
+            ) from None
+    return urls
+
+
+def _positive(name: str, value: str) -> float:
+    seconds = float(value)
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"{name} must be more than 0, not {value!r}")
+    return seconds
+
+
+def _switch(name: str, value: str) -> str:
+    """``auto``, ``1`` or ``0``, from any of the usual spellings."""
     word = value.strip().lower()
     if word == "auto":
         return "auto"
@@ -136,7 +170,11 @@ def _embedded(value: str) -> str:
         return "1"
     if word in ("0", "false", "no", "off"):
         return "0"
-    raise SettingsError(f"CARDROOM_EMBEDDED must be auto, 1 or 0, not {value!r}")
+    raise SettingsError(f"{name} must be auto, 1 or 0, not {value!r}")
+
+
+def _embedded(value: str) -> str:
+    return _switch("CARDROOM_EMBEDDED", value)
 
 
 def _log_format(value: str) -> LogFormat:
@@ -198,6 +236,11 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         embedded=_embedded(env.get("CARDROOM_EMBEDDED", "auto")),
         shutdown_seconds=float(env.get("CARDROOM_SHUTDOWN_SECONDS", "20")),
         header_timeout_seconds=_header_timeout(env.get("CARDROOM_HEADER_TIMEOUT_SECONDS", "10")),
+        replica_urls=_replica_urls(env.get("CARDROOM_REPLICA_URLS", "")),
+        replica_max_lag_seconds=_positive(
+            "CARDROOM_REPLICA_MAX_LAG_SECONDS", env.get("CARDROOM_REPLICA_MAX_LAG_SECONDS", "5")
+        ),
+        redis_cluster=_switch("CARDROOM_REDIS_CLUSTER", env.get("CARDROOM_REDIS_CLUSTER") or "0"),
     )
 
 

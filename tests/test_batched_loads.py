@@ -17,7 +17,7 @@ class CountingStore:
         self.statements: list[list[tuple[str, int | None]]] = []
 
     async def load_many(
-        self, wanted: Sequence[tuple[str, int | None]]
+        self, wanted: Sequence[tuple[str, int | None]], *, replica: bool = False
     ) -> dict[tuple[str, int | None], Snapshot]:
         self.statements.append(list(wanted))
         await asyncio.sleep(0)

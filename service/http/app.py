@@ -58,7 +58,17 @@ async def provide_caller(
 
 # What the lifespan put in the app's state, given to handlers by name (each handler
 # declares the type it expects).
-SHARED = ("service", "tournaments", "pool", "redis", "hub", "watcher", "settings", "read_side")
+SHARED = (
+    "service",
+    "tournaments",
+    "pool",
+    "redis",
+    "hub",
+    "watcher",
+    "settings",
+    "read_side",
+    "replicas",
+)
 
 
 def _shared(name: str) -> Provide:

@@ -300,7 +300,21 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
         **audit_responses(game),
         **game_responses(),
         ("health", "200"): {"ok": ("Alive", {"status": "ok", "checks": {}})},
-        ("readiness", "200"): {"ready": ("Ready", health)},
+        ("readiness", "200"): {
+            "ready": ("Ready", health),
+            "replicas": (
+                "Ready, with one replica skipped (CARDROOM_REPLICA_URLS): reads go elsewhere",
+                {
+                    "status": "ok",
+                    "checks": {
+                        "postgres": "ok",
+                        "redis": "ok",
+                        "replica db-replica-1:5432/cardroom": "ok",
+                        "replica db-replica-2:5432/cardroom": "lagging: 7.4 s behind the primary",
+                    },
+                },
+            ),
+        },
         ("readiness", "503"): {
             "down": (
                 "Postgres does not answer",

@@ -11,7 +11,6 @@ from typing import Any
 import anyio
 from litestar import Litestar
 from psycopg_pool import AsyncConnectionPool
-from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
@@ -19,9 +18,10 @@ from service.http.auth import Authenticator
 from service.http.throttle import Throttle, policies, trusted_networks
 from service.ratelimit import RateLimiter
 from service.read.models import ReadSide
+from service.read.replicas import Replicas
 from service.read.watch import TableWatcher
 from service.settings import Settings
-from service.workers.clients import named_client
+from service.workers.clients import AnyRedis, is_cluster, named_client, redis_client
 from service.workers.computers import ComputerPlayers
 from service.workers.fanout import BLOCK, Hub
 from service.workers.projector import Projector
@@ -63,30 +63,45 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             kwargs={"autocommit": True, **CONNECT_OPTIONS},
         )
         await pool.open()
+        replicas = None
+        if settings.replica_urls:
+            replicas = Replicas.connect(
+                pool,
+                settings.replica_urls,
+                max_size=settings.pool_max,
+                max_lag_seconds=settings.replica_max_lag_seconds,
+                kwargs={"autocommit": True, **CONNECT_OPTIONS},
+            )
+            await replicas.open()
         redis_url = settings.redis_url or "redis://127.0.0.1:6379/0"
         prefix = settings.redis_prefix
+        cluster = await is_cluster(redis_url, settings.redis_cluster)
         # Three Redis clients, none sharing a connection with another (service.workers.
         # clients): requests (the readiness probe: short timeouts, a few connections),
         # the fan-out hub's one blocking reader, and the relay's publisher below.
-        redis = named_client(redis_url, prefix, "api", timeout=PROBE_SECONDS, connections=4)
-        hub = Hub(named_client(redis_url, prefix, "fanout", timeout=BLOCK + 1.5), prefix)
+        redis = named_client(
+            redis_url, prefix, "api", timeout=PROBE_SECONDS, connections=4, cluster=cluster
+        )
+        fanout = named_client(redis_url, prefix, "fanout", timeout=BLOCK + 1.5, cluster=cluster)
+        hub = Hub(fanout, prefix)
         notifier = Notifier(pool)
         notifier.start()
-        store = EventStore(pool, notifier)
+        store = EventStore(pool, notifier, reads=replicas)
         watcher = TableWatcher(database_url)
         await watcher.start()
         await hub.start()
         service = TableService(store)
-        tournaments = TournamentService(TournamentStore(pool, notifier), service)
+        tournaments = TournamentService(TournamentStore(pool, notifier, reads=replicas), service)
         auth = Authenticator(store, settings.operator_token, tournaments=tournaments.store)
         limiter, throttle = None, None
         if settings.rate_limits:
-            limiter = RateLimiter(_limiter_redis(settings), settings.redis_prefix)
+            limiter = RateLimiter(_limiter_redis(redis_url, cluster), settings.redis_prefix)
             trusted = trusted_networks(settings.trusted_proxies)
             throttle = Throttle(limiter, auth, policies(settings), trusted)
         app.state.update(
-            read_side=ReadSide(pool),
+            read_side=ReadSide(pool if replicas is None else replicas),
             pool=pool,
+            replicas=replicas,
             redis=redis,
             hub=hub,
             store=store,
@@ -99,9 +114,15 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
         )
         stop = asyncio.Event()
         background = []
-        closing: list[Redis] = []
+        closing: list[AnyRedis] = []
+        if replicas is not None:
+            background.append(
+                asyncio.create_task(replicas.run_checks(stop), name="cardroom-replicas")
+            )
         if settings.relay:
-            publisher = named_client(redis_url, prefix, "relay", timeout=5.0, retries=1)
+            publisher = named_client(
+                redis_url, prefix, "relay", timeout=5.0, retries=1, cluster=cluster
+            )
             closing.append(publisher)
             relay = Relay(store, publisher, prefix, database_url, watcher)
             background.append(asyncio.create_task(relay.run(stop), name="cardroom-relay"))
@@ -141,16 +162,19 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             await redis.aclose()
             if limiter is not None:
                 await limiter.close()
+            if replicas is not None:
+                await replicas.close()
             await pool.close()
 
     return serving
 
 
-def _limiter_redis(settings: Settings) -> Redis:
+def _limiter_redis(redis_url: str, cluster: bool) -> AnyRedis:
     """The rate limiter's own client: no retries, and sockets that give up as soon as
     the limiter itself would (it bounds every call and falls back to local buckets)."""
-    return Redis.from_url(
-        settings.redis_url or "redis://127.0.0.1:6379/0",
+    return redis_client(
+        redis_url,
+        cluster=cluster,
         socket_timeout=0.1,
         socket_connect_timeout=0.1,
         retry=Retry(NoBackoff(), 0),

@@ -220,7 +220,7 @@ class TournamentFollower(Follower):
         self.final = tournament.version if tournament.status == "finished" else None
 
     async def page(self) -> tuple[list[Record], bool]:
-        stored = await self.store.read_stream(self.tournament_id, self.last)
+        stored = await self.store.read_stream(self.tournament_id, self.last, replica=True)
         records: list[Record] = []
         for event in stored:
             record = TournamentEventRecord(
@@ -295,7 +295,7 @@ async def stream_table(
 ) -> Stream:
     table_key = str(table_id)
     audience = caller.audience_at(table_key)
-    loaded = await service.load(table_key)  # 404 before the stream starts
+    loaded = await service.load(table_key, replica=True)  # 404 before the stream starts
     caller.require_current(loaded.table)
     start = resume_after(last_event_id, after)
     return stream_of(TableFollower(table_key, audience, start, service, hub, watcher), timeout)

@@ -12,11 +12,12 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from psycopg_pool import AsyncConnectionPool
-from redis.asyncio import Redis
 
 from service import metrics as service_metrics
 from service.http.schemas import Health
+from service.read.replicas import Replicas
 from service.workers import lag
+from service.workers.clients import AnyRedis
 
 log = logging.getLogger("cardroom.ops")
 
@@ -35,7 +36,7 @@ async def healthz() -> Health:
 @get(
     "/readyz",
     operation_id="readiness",
-    summary="Readiness: Postgres answers (Redis is reported, not required)",
+    summary="Readiness: Postgres answers (Redis and replicas are reported, not required)",
     tags=["ops"],
     security=[{}],
     responses={
@@ -43,14 +44,21 @@ async def healthz() -> Health:
     },
 )
 async def readyz(
-    pool: NamedDependency[AsyncConnectionPool[Any]], redis: NamedDependency[Redis]
+    pool: NamedDependency[AsyncConnectionPool[Any]],
+    redis: NamedDependency[Any],  # AnyRedis: Litestar cannot check a union of classes
+    replicas: NamedDependency[Any],  # Replicas | None
 ) -> Response[Health]:
+    probe: AnyRedis = redis
+    routed: Replicas | None = replicas
     # Both checks run at once, each within its own bound, so that a frozen dependency
     # cannot hold the answer past a probe's one-second timeout. Redis is asked on the
     # requests' own client (short timeouts), never through the fan-out hub's reader or
     # the relay's connection, so neither a busy hub nor many streams can fail it.
-    postgres, redis_check = await asyncio.gather(_check(_select_one(pool)), _check(redis.ping()))
+    postgres, redis_check = await asyncio.gather(_check(_select_one(pool)), _check(probe.ping()))
     checks = {"postgres": postgres, "redis": redis_check}
+    # Each replica as its checker last found it (service.read.replicas): reads skip one
+    # that is down or lagging, so none decides readiness either.
+    checks.update(routed.report() if routed is not None else {})
     # Redis is a doorbell: commands succeed without it, so only Postgres decides readiness.
     ready = checks["postgres"] == "ok"
     health = Health(status="ok" if ready else "unavailable", checks=checks)

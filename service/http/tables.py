@@ -153,7 +153,7 @@ async def _long_poll(
     version = loaded.table.version
     while (remaining := deadline - time.monotonic()) > 0:
         await watcher.wait_for_table(table_id, version, min(remaining, 5.0))
-        fresh = await service.load(table_id)
+        fresh = await service.load(table_id, replica=True)
         if fresh.table.version != version:
             return fresh
     return loaded
@@ -282,7 +282,7 @@ class TableController(Controller):
     ) -> Response[TableView]:
         table_key = str(table_id)
         audience = caller.audience_at(table_key)
-        loaded = await service.load(table_key)
+        loaded = await service.load(table_key, replica=True)
         caller.require_current(loaded.table)
         wanted = entity_tags(if_none_match)
         if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
@@ -347,7 +347,7 @@ class TableController(Controller):
         read_side: NamedDependency[ReadSide],
     ) -> ScoreSheetPage:
         table_key = str(table_id)
-        loaded = await service.load(table_key)
+        loaded = await service.load(table_key, replica=True)
         sheet, position = await read_side.scoresheet(table_key, loaded.table.game)
         return ScoreSheetPage(position=position, table_version=loaded.table.version, sheet=sheet)
 

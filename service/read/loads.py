@@ -26,8 +26,16 @@ class BatchedLoads:
     for the next free one and go out together. One event loop's: its futures and
     senders belong to the loop the service runs on."""
 
-    def __init__(self, store: EventStore, in_flight: int = 4, batch_limit: int = 500) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        in_flight: int = 4,
+        batch_limit: int = 500,
+        *,
+        replica: bool = False,
+    ) -> None:
         self.store = store
+        self.replica = replica  # whether a replica may answer (service.read.replicas)
         self.in_flight = in_flight
         self.batch_limit = batch_limit
         self._waiting: dict[Key, list[asyncio.Future[Snapshot | None]]] = {}
@@ -53,7 +61,7 @@ class BatchedLoads:
             for key in batch:
                 del self._waiting[key]
             try:
-                found = await self.store.load_many(list(batch))
+                found = await self.store.load_many(list(batch), replica=self.replica)
             except Exception as exc:  # every waiter of this batch gets the failure
                 _settle(batch, exc)
                 continue

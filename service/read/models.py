@@ -6,14 +6,13 @@ from datetime import datetime
 from typing import Any, Literal
 
 import msgspec
-from psycopg_pool import AsyncConnectionPool
 
 from domain.events import ClockSettings
 from domain.tournament.model import Format
 from domain.tournament.pairing import rounds_needed
 from projections.scoresheet import ScoreSheet
 from projections.standings import Standings
-from service.pg import fetch_all, fetch_one
+from service.pg import Source, fetch_all, fetch_one
 from service.read.catalog import PROJECTIONS
 from service.refusals import TournamentNotFound
 
@@ -70,8 +69,8 @@ def decode_cursor(cursor: str) -> int:
 
 
 class ReadSide:
-    def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
-        self.pool = pool
+    def __init__(self, pool: Source) -> None:
+        self.pool = pool  # a replica may answer (service.read.replicas)
 
     async def list_tables(
         self,

@@ -268,6 +268,15 @@ def bench_command(args: argparse.Namespace) -> int:
             result = asyncio.run(timers.measure(database_url, tables, args.rate, args.seconds))
     elif args.benchmark == "all":
         result = suite.run(args.admin_database_url, args.redis_url, args.seconds, args.workers)
+    elif args.benchmark == "replicas":
+        from service.tools.bench import replicas
+
+        if not args.replica_url:
+            print("bench replicas needs --replica-url (a streaming replica)", file=sys.stderr)
+            return 2
+        result = replicas.run(
+            args.admin_database_url, args.replica_url, args.redis_url, args.seconds, args.workers
+        )
     elif args.benchmark == "rebuild":
         with scratch_database(args.admin_database_url) as database_url:
             result = asyncio.run(rebuild.measure(database_url, args.events))
@@ -344,7 +353,8 @@ def parser() -> argparse.ArgumentParser:
         "bench", help="measure a real server, or the computer players (prints JSON)"
     )
     bench_cmd.add_argument(
-        "benchmark", choices=["all", "rebuild", "sse", "bots", "timers", "pairing"]
+        "benchmark",
+        choices=["all", "rebuild", "sse", "bots", "timers", "pairing", "replicas"],
     )
     bench_cmd.add_argument(
         "--rate", type=int, default=200, help="timers: clocks expiring per second"
@@ -377,6 +387,11 @@ def parser() -> argparse.ArgumentParser:
     )
     bench_cmd.add_argument(
         "--redis-url", default=os.environ.get("CARDROOM_REDIS_URL", "redis://127.0.0.1:6379/0")
+    )
+    bench_cmd.add_argument(
+        "--replica-url",
+        default=os.environ.get("CARDROOM_BENCH_REPLICA_URL"),
+        help="replicas: a streaming replica of the --admin-database-url server",
     )
     bench_cmd.set_defaults(run=bench_command)
 

@@ -5,22 +5,38 @@ publishing) and ``fanout`` (the one blocking reader of the live fan-out). None s
 pool with another, so a reader blocked in ``XREAD`` can never hold a connection the
 relay or a probe is waiting for, and the number of connections does not depend on how
 many clients are streaming. ``CLIENT LIST`` shows each as ``{prefix}:{role}:{pid}``.
+
+Against a Redis Cluster (``CARDROOM_REDIS_CLUSTER``) each is a cluster client instead:
+it learns the slot map from the node in the URL, sends every command to the node that
+owns its key and follows the cluster when slots move; its limits apply per node. No
+command of the service names two keys (DESIGN 13), so none can span slots.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+
+AnyRedis = Redis | RedisCluster
 
 
 def client_name(prefix: str, role: str, pid: int | None = None) -> str:
     """``{prefix}:{role}:{pid}``; CLIENT SETNAME refuses spaces, so they become ``_``."""
     safe = re.sub(r"[^!-~]", "_", prefix)
     return f"{safe}:{role}:{os.getpid() if pid is None else pid}"
+
+
+def redis_client(url: str, *, cluster: bool, **options: Any) -> AnyRedis:
+    """A client of ``url``: a cluster client when ``cluster``."""
+    if cluster:
+        return RedisCluster.from_url(url, **options)
+    return Redis.from_url(url, **options)
 
 
 def named_client(
@@ -31,15 +47,33 @@ def named_client(
     timeout: float,
     connections: int = 1,
     retries: int = 0,
-) -> Redis:
-    """A client of its own for ``role``: at most ``connections`` connections, each
-    command bounded by ``timeout`` seconds and retried at most ``retries`` times (the
-    callers have their own backoff; redis-py's default would retry ten times)."""
-    return Redis.from_url(
+    cluster: bool = False,
+) -> AnyRedis:
+    """A client of its own for ``role``: at most ``connections`` connections (per node
+    of a cluster), each command bounded by ``timeout`` seconds and retried at most
+    ``retries`` times (the callers have their own backoff; redis-py's default would
+    retry ten times)."""
+    return redis_client(
         url,
+        cluster=cluster,
         client_name=client_name(prefix, role),
         socket_timeout=timeout,
         socket_connect_timeout=min(timeout, 2.0),
         max_connections=connections,
         retry=Retry(NoBackoff(), retries),
     )
+
+
+async def is_cluster(url: str, switch: str, timeout: float = 1.0) -> bool:
+    """Whether ``url`` is a Redis Cluster node: ``CARDROOM_REDIS_CLUSTER`` says so, or,
+    when it is ``auto``, the server does (``INFO cluster``; unreachable: not a cluster)."""
+    if switch != "auto":
+        return switch == "1"
+    probe = Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+    try:
+        info: Any = await probe.info("cluster")
+        return bool(int(info.get("cluster_enabled", 0)))
+    except Exception:
+        return False
+    finally:
+        await probe.aclose()

@@ -26,10 +26,10 @@ import logging
 from contextlib import suppress
 from typing import Any
 
-from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from service.metrics import LIVE_HUB_CONNECTED, LIVE_OVERFLOWS, LIVE_STREAMS
+from service.workers.clients import AnyRedis
 from service.workers.streams import global_stream
 
 log = logging.getLogger("cardroom.fanout")
@@ -104,7 +104,7 @@ class Subscription:
 class Hub:
     """The process's one reader of the global stream and its in-process subscriptions."""
 
-    def __init__(self, redis: Redis, prefix: str, limit: int = QUEUE) -> None:
+    def __init__(self, redis: AnyRedis, prefix: str, limit: int = QUEUE) -> None:
         self.redis = redis
         self.key = global_stream(prefix)
         self.limit = limit

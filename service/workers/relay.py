@@ -20,8 +20,8 @@ from typing import Any
 
 import msgspec
 import psycopg
-from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
+from redis.asyncio.cluster import ClusterPipeline
 from redis.exceptions import RedisError, ResponseError
 
 from domain import table as tables
@@ -29,7 +29,7 @@ from domain.registry import GAMES
 from service.read.records import EventRecord, TournamentEventRecord
 from service.read.watch import TableWatcher
 from service.settings import Settings
-from service.workers.clients import named_client
+from service.workers.clients import AnyRedis, is_cluster, named_client
 from service.workers.leader import pause, while_leading
 from service.workers.streams import (
     GLOBAL_STREAM_LENGTH,
@@ -60,7 +60,7 @@ class Relay:
     def __init__(
         self,
         store: EventStore,
-        redis: Redis,
+        redis: AnyRedis,
         prefix: str,
         conninfo: str,
         watcher: TableWatcher | None = None,
@@ -200,7 +200,7 @@ class Relay:
         await _execute(pipe)
 
 
-async def _execute(pipe: Pipeline) -> None:
+async def _execute(pipe: Pipeline | ClusterPipeline) -> None:
     """Send a pipeline of XADDs; an entry Redis already has (a republished batch) is fine."""
     for result in await pipe.execute(raise_on_error=False):
         if isinstance(result, Exception) and not is_repeat(result):
@@ -215,8 +215,14 @@ async def run_standalone(settings: Settings) -> None:
     async with AsyncConnectionPool(
         settings.database_url, min_size=1, max_size=3, kwargs={"autocommit": True}
     ) as pool:
+        cluster = await is_cluster(settings.redis_url, settings.redis_cluster)
         redis = named_client(
-            settings.redis_url, settings.redis_prefix, "relay", timeout=5.0, retries=1
+            settings.redis_url,
+            settings.redis_prefix,
+            "relay",
+            timeout=5.0,
+            retries=1,
+            cluster=cluster,
         )
         watcher = TableWatcher(settings.database_url)
         await watcher.start()

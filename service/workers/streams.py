@@ -17,6 +17,12 @@ public form of an event is ever published.
   ``version``, ``position``, ``type`` and ``data`` (the JSON tournament event record, as
   ``GET /tournaments/{id}/stream`` sends it). Tournament events are not in the global
   stream, whose entries are all table events.
+
+On a Redis Cluster (DESIGN 13) every command the service sends names one key, so none
+can span slots and these names need no hash tag (renaming them would break every third
+party reading them). Each table's and tournament's stream lands on its own slot; the
+global stream is one key on one node, which the relay writes and each process's fan-out
+reader reads with one blocking ``XREAD``.
 """
 
 from __future__ import annotations

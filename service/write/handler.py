@@ -122,6 +122,7 @@ class TableService:
         self.store = store
         self.clock = clock  # injectable: tests move time on without waiting for it
         self.loads = BatchedLoads(store)
+        self.reads = BatchedLoads(store, replica=True)  # readers' loads (DESIGN 13)
         self._seat_locks: dict[str, tuple[asyncio.Lock, int]] = {}  # lock, takes holding it
         self.cache_size = cache_size
         self.snapshots: OrderedDict[str, Loaded] = OrderedDict()
@@ -141,8 +142,9 @@ class TableService:
 
     # --- reading ------------------------------------------------------------------------
 
-    async def load(self, table_id: str) -> Loaded:
-        """The table as committed when this call began.
+    async def load(self, table_id: str, *, replica: bool = False) -> Loaded:
+        """The table as committed when this call began; ``replica``: a replica may
+        answer, when it has replayed everything committed by then (DESIGN 13).
 
         Postgres is asked every time: another process's commit is announced here only
         after that process may already have answered its client, so no notice, cached
@@ -153,7 +155,7 @@ class TableService:
         """
         cached = self.snapshots.get(table_id)
         known = cached.table.version if cached is not None else None
-        snapshot = await self.loads.load(table_id, known)
+        snapshot = await (self.reads if replica else self.loads).load(table_id, known)
         if snapshot is None:
             raise TableNotFound(f"no table {table_id}")
         if snapshot.state is None and cached is not None:
@@ -165,8 +167,8 @@ class TableService:
     async def events(
         self, table_id: str, audience: Audience, after: int, limit: int
     ) -> tuple[Table[Any], list[tuple[StoredEvent, Event]]]:
-        table = (await self.load(table_id)).table
-        stored = await self.store.read_stream(table_id, after, limit)
+        table = (await self.load(table_id, replica=True)).table
+        stored = await self.store.read_stream(table_id, after, limit, replica=True)
         decode = event_decoder(table.game).decode
         rules = table.rules
         return table, [(s, tables.redact(rules, decode(s.data), audience)) for s in stored]

@@ -30,12 +30,11 @@ from typing import Any
 
 import msgspec
 import psycopg
-from psycopg.rows import tuple_row
 from psycopg_pool import AsyncConnectionPool
 
 from service import metrics
 from service.audit.chain import canonical_bytes, chain
-from service.pg import fetch_all, fetch_one
+from service.pg import Source, fetch_all, fetch_one
 
 log = logging.getLogger("cardroom.store")
 CHANNEL = "cardroom_events"
@@ -219,9 +218,17 @@ class Notifier:
 
 
 class EventStore:
-    def __init__(self, pool: AsyncConnectionPool[Any], notifier: Notifier | None = None) -> None:
+    def __init__(
+        self,
+        pool: AsyncConnectionPool[Any],
+        notifier: Notifier | None = None,
+        reads: Source | None = None,
+    ) -> None:
         self.pool = pool
         self.notifier = notifier
+        # Where reads that may go to a replica run (service.read.replicas): the
+        # ``replica=True`` loads and stream reads. Never older than the primary.
+        self.reads: Source = pool if reads is None else reads
 
     async def load(self, table_id: str, known_version: int | None = None) -> Snapshot | None:
         """The table's snapshot; its state only when ``known_version`` is not current."""
@@ -238,21 +245,20 @@ class EventStore:
         return [row[0] for row in rows]
 
     async def load_many(
-        self, wanted: Sequence[tuple[str, int | None]]
+        self, wanted: Sequence[tuple[str, int | None]], *, replica: bool = False
     ) -> dict[tuple[str, int | None], Snapshot]:
         """:meth:`load` for many ``(table, known version)`` pairs in one statement; a
-        pair whose table does not exist is missing from the answer."""
-        async with self.pool.connection() as conn:
-            cur = conn.cursor(row_factory=tuple_row)
-            await cur.execute(
-                "SELECT k.id, k.known, t.game, t.version, t.last_hash,"
-                " CASE WHEN t.version = k.known THEN NULL ELSE t.state END"
-                " FROM unnest(%s::text[], %s::int[]) AS k(id, known)"
-                " JOIN tables t ON t.id = k.id::uuid",
-                ([table for table, _ in wanted], [known for _, known in wanted]),
-                prepare=True,
-            )
-            rows = await cur.fetchall()
+        pair whose table does not exist is missing from the answer. ``replica``: may be
+        answered by a replica (as current as the primary, see :attr:`reads`)."""
+        rows = await fetch_all(
+            self.reads if replica else self.pool,
+            "SELECT k.id, k.known, t.game, t.version, t.last_hash,"
+            " CASE WHEN t.version = k.known THEN NULL ELSE t.state END"
+            " FROM unnest(%s::text[], %s::int[]) AS k(id, known)"
+            " JOIN tables t ON t.id = k.id::uuid",
+            ([table for table, _ in wanted], [known for _, known in wanted]),
+            prepare=True,
+        )
         return {
             (row[0], row[1]): Snapshot(
                 row[2], row[3], bytes(row[4]), None if row[5] is None else bytes(row[5])
@@ -418,10 +424,10 @@ class EventStore:
         return [(row[0], row[1]) for row in rows]
 
     async def read_stream(
-        self, table_id: str, after: int = 0, limit: int = 1000
+        self, table_id: str, after: int = 0, limit: int = 1000, *, replica: bool = False
     ) -> list[StoredEvent]:
         rows = await fetch_all(
-            self.pool,
+            self.reads if replica else self.pool,
             "SELECT table_id::text, version, position, recorded_at, actor, data::text,"
             " command::text, hash FROM events"
             " WHERE table_id = %s AND version > %s ORDER BY version LIMIT %s",

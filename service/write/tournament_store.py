@@ -20,6 +20,7 @@ from domain.tournament.events import TOURNAMENT_EVENTS, TournamentEvent
 from domain.tournament.stream import Tournament, evolve, fold
 from service import metrics
 from service.audit.chain import GENESIS, canonical_bytes, chain
+from service.pg import Source, fetch_all
 from service.refusals import TournamentNotFound
 from service.write.codec import event_data
 from service.write.store import Checkpoint, NewEvent, Notifier, VersionConflict
@@ -58,9 +59,16 @@ class Secrets(msgspec.Struct, frozen=True):
 
 
 class TournamentStore:
-    def __init__(self, pool: AsyncConnectionPool[Any], notifier: Notifier | None = None) -> None:
+    def __init__(
+        self,
+        pool: AsyncConnectionPool[Any],
+        notifier: Notifier | None = None,
+        reads: Source | None = None,
+    ) -> None:
         self.pool = pool
         self.notifier = notifier
+        # Where ``replica=True`` reads run (service.read.replicas; as EventStore.reads).
+        self.reads: Source = pool if reads is None else reads
         # The last fold of recent tournaments: committed versions only, so any process's
         # later appends are simply the events after it.
         self._folded: OrderedDict[str, tuple[Tournament, bytes]] = OrderedDict()
@@ -128,16 +136,19 @@ class TournamentStore:
             self._folded.popitem(last=False)
         return loaded
 
-    async def read_stream(self, tournament_id: str, after: int = 0) -> list[StoredTournamentEvent]:
-        """The tournament's events after version ``after``, in order."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT version, recorded_at, actor, data::text, command::text, hash"
-                " FROM tournament_events WHERE tournament_id = %s AND version > %s"
-                " ORDER BY version",
-                (tournament_id, after),
-            )
-            return [_stored(row) for row in await cur.fetchall()]
+    async def read_stream(
+        self, tournament_id: str, after: int = 0, *, replica: bool = False
+    ) -> list[StoredTournamentEvent]:
+        """The tournament's events after version ``after``, in order; ``replica``: a
+        replica may answer (never older than the primary)."""
+        rows = await fetch_all(
+            self.reads if replica else self.pool,
+            "SELECT version, recorded_at, actor, data::text, command::text, hash"
+            " FROM tournament_events WHERE tournament_id = %s AND version > %s"
+            " ORDER BY version",
+            (tournament_id, after),
+        )
+        return [_stored(row) for row in rows]
 
     async def read_all(
         self, after: Checkpoint = (0, 0), limit: int = 500

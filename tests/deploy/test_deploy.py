@@ -259,3 +259,96 @@ def test_readme_documents_every_setting() -> None:
     readme = (ROOT / "README.md").read_text()
     missing = [name for name in VARIABLES if name not in readme]
     assert not missing, missing
+
+
+SCALE = DEPLOY / "k8s" / "scale"
+
+
+def test_the_scaled_compose_file_is_valid_against_the_compose_spec() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "check_jsonschema",
+            "--builtin-schema",
+            "vendor.compose-spec",
+            str(DEPLOY / "compose.scale.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_scaled_compose_runs_two_servers_on_a_replica_and_a_redis_cluster() -> None:
+    """DESIGN 13: the servers read from the streaming replica and use the cluster."""
+    services = yaml.safe_load((DEPLOY / "compose.scale.yaml").read_text())["services"]
+    servers = [s for s in services.values() if s.get("image", "").startswith("cardroom:")]
+    assert len(servers) >= 2
+    nodes = [n for n, s in services.items() if "--cluster-enabled" in s.get("command", [])]
+    assert len(nodes) >= 3
+    replica = services["postgres-replica"]
+    assert "pg_basebackup" in replica["entrypoint"][-1] and "-R" in replica["entrypoint"][-1]
+    init = services["postgres"]["volumes"][-1].split(":")[0]
+    assert (DEPLOY / init).is_file(), "the primary's replication script is missing"
+    for server in servers:
+        env = server["environment"]
+        assert set(env) <= set(VARIABLES)
+        settings = from_env({k: str(v) for k, v in env.items()})
+        assert settings.redis_cluster == "1"
+        assert [u.split("@")[1].split(":")[0] for u in settings.replica_urls] == [
+            "postgres-replica"
+        ]
+        assert settings.redis_url and settings.redis_url.split("//")[1].split(":")[0] in nodes
+        for dependency in ("postgres", "postgres-replica"):
+            assert server["depends_on"][dependency]["condition"] == "service_healthy"
+        assert server["depends_on"]["redis-cluster-create"]["condition"] == (
+            "service_completed_successfully"
+        )
+    assert services["redis-cluster-create"]["restart"] == "no"
+
+
+def scale_manifests() -> list[dict[str, Any]]:
+    return [
+        d
+        for path in sorted(SCALE.glob("*.yaml"))
+        for d in yaml.safe_load_all(path.read_text())
+        if d
+    ]
+
+
+def test_the_scaled_kubernetes_variant_builds_on_the_base() -> None:
+    base = yaml.safe_load((DEPLOY / "k8s" / "kustomization.yaml").read_text())
+    assert sorted(base["resources"]) == sorted(
+        p.name for p in (DEPLOY / "k8s").glob("*.yaml") if p.name != "kustomization.yaml"
+    )
+    overlay = yaml.safe_load((SCALE / "kustomization.yaml").read_text())
+    assert ".." in overlay["resources"]
+    for entry in [*overlay["resources"][1:], *(p["path"] for p in overlay["patches"])]:
+        assert (SCALE / entry).is_file(), entry
+    documents = scale_manifests()
+    kinds = [d["kind"] for d in documents]
+    assert kinds.count("StatefulSet") == 3  # primary, replica, Redis nodes
+    (patch,) = [
+        d for d in documents if d["kind"] == "Secret" and d["metadata"]["name"] == "cardroom"
+    ]
+    settings = from_env(patch["stringData"])
+    assert set(patch["stringData"]) <= set(VARIABLES)
+    assert settings.redis_cluster == "1" and settings.replica_urls
+    services = {d["metadata"]["name"]: d for d in documents if d["kind"] == "Service"}
+    sets = {d["metadata"]["name"]: d for d in documents if d["kind"] == "StatefulSet"}
+    for url in settings.replica_urls:
+        host = url.split("@")[1].split(":")[0]
+        pod, _, service = host.partition(".")
+        assert services[service]["spec"]["clusterIP"] == "None", "a replica is one pod"
+        assert pod.rsplit("-", 1)[0] in sets
+    clone = sets["postgres-replica"]["spec"]["template"]["spec"]["initContainers"][0]
+    assert "pg_basebackup" in clone["command"][-1] and " -R " in clone["command"][-1]
+    nodes = sets["redis-cluster"]
+    assert nodes["spec"]["replicas"] >= 3
+    assert (
+        "--cluster-enabled yes" in nodes["spec"]["template"]["spec"]["containers"][0]["command"][-1]
+    )
+    (create,) = [d for d in documents if d["kind"] == "Job"]
+    assert "--cluster create" in create["spec"]["template"]["spec"]["containers"][0]["command"][-1]
