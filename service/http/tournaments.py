@@ -72,9 +72,9 @@ class TournamentController(Controller):
                 raise RuleError(
                     RuleCode.INVALID_DECK, f"deals[{index}] is not exactly the {game} pack"
                 )
-        tournament_id, director = await tournaments.create(
-            data.name,
-            game,
+        terms = stream.Terms(
+            name=data.name,
+            game=game,
             format=Format(data.format),
             entry=data.entry,
             seats=data.seats or GAMES[game].min_seats,
@@ -83,6 +83,9 @@ class TournamentController(Controller):
             clock=clock_settings(data.clock, data.on_timeout),
             round_minutes=data.round_minutes,
             auto_rounds=data.auto_rounds,
+        )
+        tournament_id, director = await tournaments.create(
+            terms,
             decks=decks,
             first_dealer=data.first_dealer,
             # The duplicate decks are future deals: they stay out of the recorded command.

@@ -16,6 +16,7 @@ from domain import computer
 from domain import table as tables
 from domain.events import GameTimed, HandScored, TimeCalled
 from domain.tournament.model import Format
+from domain.tournament.stream import Terms
 from service.audit.tournament_export import tournament_lines
 from service.audit.tournament_verify import verify_tournament_lines
 from service.workers.timekeeper import Timekeeper
@@ -52,17 +53,18 @@ async def timed_round(
     """A one-round Reserve Bridge Swiss of two players, timed; its id and its table."""
     service = TableService(EventStore(pool), clock=clock)
     rounds = TournamentService(TournamentStore(pool), service, clock=clock)
-    tournament_id, _ = await rounds.create(
-        "Timed",
-        "reserve-bridge",
+    terms = Terms(
+        name="Timed",
+        game="reserve-bridge",
         format=Format.SWISS,
         entry="single",
         seats=2,
         options={},
         rounds=1,
-        clock=None,
         round_minutes=MINUTES,
-        auto_rounds=False,
+    )
+    tournament_id, _ = await rounds.create(
+        terms,
         decks=None,
         first_dealer=None,
         command={},
