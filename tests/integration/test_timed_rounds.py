@@ -5,7 +5,6 @@ with ``result.reason = "time"``; the tournament records it and its export verifi
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
@@ -22,7 +21,6 @@ from service.audit.tournament_verify import verify_tournament_lines
 from service.workers.timekeeper import Timekeeper
 from service.write.codec import event_decoder
 from service.write.handler import TableService
-from service.write.migrate import migrate
 from service.write.store import EventStore
 from service.write.tournament_store import TournamentStore
 from service.write.tournaments import TournamentService
@@ -34,17 +32,7 @@ MINUTES = 30
 
 @pytest.fixture(scope="module")
 def database_url() -> str:
-    url = services.fresh_database("rounds_")
-    migrate(url)
-    return url
-
-
-@pytest.fixture
-async def pool(database_url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
-    async with AsyncConnectionPool(
-        database_url, min_size=2, max_size=8, kwargs={"autocommit": True}
-    ) as pool:
-        yield pool
+    return services.fresh_database("rounds_")
 
 
 async def timed_round(
