@@ -24,6 +24,7 @@ from domain.bridge.state import (
     State,
 )
 from domain.cards import Card, piquet_pack
+from domain.common.draw import before_first_deal
 from domain.common.game import GameRules
 from domain.common.view import own_hand_only, redact_deal, seat_fields
 from domain.events import CardsDealt, Event
@@ -112,9 +113,7 @@ class ReserveBridge(GameRules[State]):
     legal_actions = staticmethod(legal_actions)
 
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
-        if first_dealer is None:
-            return State(phase=Phase.DRAW, drawing=tuple(range(SEATS)))
-        return State(phase=Phase.DEAL, dealer=first_dealer)
+        return before_first_deal(State(phase=Phase.DRAW), SEATS, first_dealer, Phase)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> ReserveBridgeView:
         seat = audience if isinstance(audience, int) else None

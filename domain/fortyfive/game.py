@@ -8,6 +8,7 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.cards import standard_pack
+from domain.common.draw import before_first_deal
 from domain.common.game import GameRules
 from domain.common.view import redact_deal, seat_fields
 from domain.events import CardsDealt, CardsExchanged, Event
@@ -70,9 +71,7 @@ class FortyFive(GameRules[State]):
         return [tuple(side) for side in SIDES]
 
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
-        if first_dealer is None:
-            return State(phase=Phase.DRAW, drawing=tuple(range(SEATS)))
-        return State(phase=Phase.DEAL, dealer=first_dealer)
+        return before_first_deal(State(phase=Phase.DRAW), SEATS, first_dealer, Phase)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> FortyFiveView:
         tricks_won = [0, 0]
