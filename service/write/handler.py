@@ -485,20 +485,13 @@ class TableService:
         seat_tokens: Sequence[tuple[bytes, int, int]] | None = None,
         idempotency: IdempotencyRecord | None = None,
     ) -> None:
-        row = project(settled.table)
         last_hash = await self.store.commit(
             Commit(
                 table_id=settled.table.id,
                 expected_version=loaded.table.version if expected is None else expected,
                 previous_hash=loaded.last_hash,
                 events=settled.events,
-                game=row.game,
-                status=row.status,
-                tournament=row.tournament,
-                players=row.players,
-                state=row.state,
-                computer_turn=row.computer_turn,
-                deadline=row.deadline,
+                row=project(settled.table),
                 seeds=settled.seeds,
                 seat_tokens=seat_tokens or (),
                 idempotency=idempotency,
