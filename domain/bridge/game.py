@@ -26,7 +26,7 @@ from domain.bridge.state import (
 from domain.cards import Card, piquet_pack
 from domain.common.draw import before_first_deal
 from domain.common.game import GameRules
-from domain.common.view import own_hand_only, redact_deal, seat_fields
+from domain.common.view import own_hand_only, redact_deal, seat_fields, tricks_won
 from domain.events import CardsDealt, Event
 from domain.protocol import Audience, View, ViewHeader
 
@@ -143,7 +143,7 @@ class ReserveBridge(GameRules[State]):
             last_trick=_trick_view(len(state.tricks), last.leader, last.cards, last.winner)
             if last
             else None,
-            tricks_won=[sum(t.winner == s for t in state.tricks) for s in range(SEATS)],
+            tricks_won=tricks_won(state.tricks, SEATS),
             sheet=sheet,
             winners=list(state.winners),
             difference=abs(sheet.totals[0] - sheet.totals[1]) if finished else None,
