@@ -9,6 +9,7 @@ import httpx
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
+from tests.support import services
 from tests.support.redis_server import RedisServer
 from tests.support.two_servers import clients_of, two_servers
 
@@ -25,9 +26,7 @@ def redis_server() -> Iterator[RedisServer]:
 @pytest.fixture
 async def pool(database_url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
     """Autocommit connections to ``database_url`` (a module names a database of its own)."""
-    async with AsyncConnectionPool(
-        database_url, min_size=2, max_size=8, kwargs={"autocommit": True}
-    ) as pool:
+    async with services.connection_pool(database_url) as pool:
         yield pool
 
 

@@ -36,9 +36,7 @@ def database_url() -> str:
 
 @pytest.fixture(scope="module")
 async def pool(database_url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
-    async with AsyncConnectionPool(
-        database_url, min_size=2, max_size=12, kwargs={"autocommit": True}
-    ) as pool:
+    async with services.connection_pool(database_url, max_size=12) as pool:
         yield pool
 
 
