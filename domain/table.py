@@ -276,21 +276,14 @@ def evolve(table: Table[S], event: Event) -> Table[S]:
             return replace(table, paused_at=at)
         case TableResumed():
             return replace(table, paused_at=None)
-        case GameResigned(winners=winners, losers=losers):
-            return replace(table, result=Result(reason="resigned", winners=winners, losers=losers))
-        case GameForfeited(winners=winners, losers=losers):
-            return replace(table, result=Result(reason="forfeit", winners=winners, losers=losers))
-        case TableAborted():
-            return replace(table, result=Result(reason="aborted", winners=[], losers=[]))
+        case GameResigned() | GameForfeited() | GameTimed() | TableAborted():
+            return replace(table, result=result_of(event, len(table.names)))
         case TableExpired():
             return replace(table, expired=True)
         case TimeCalled():
             return replace(table, time_called=True)
-        case GameTimed(winners=winners, losers=losers):
-            return replace(table, result=Result(reason="time", winners=winners, losers=losers))
-        case GameWon(winners=winners):
-            lost = [seat for seat in range(len(table.names)) if seat not in winners]
-            table = replace(table, result=Result(reason="played", winners=winners, losers=lost))
+        case GameWon():  # the game folds it too
+            table = replace(table, result=result_of(event, len(table.names)))
         case SeedRevealed(shuffle=shuffle):
             return replace(table, unrevealed=tuple(n for n in table.unrevealed if n != shuffle))
         case ChanceEvent(shuffle=shuffle):
@@ -301,6 +294,25 @@ def evolve(table: Table[S], event: Event) -> Table[S]:
                 deals=table.deals + (event.kind == "deal"),
             )
     return replace(table, state=table.rules.evolve(table.state, event))
+
+
+def result_of(event: Event, seats: int) -> Result | None:
+    """How ``event`` ends a table of ``seats`` (DESIGN 10), or None when it ends nothing:
+    ``played`` to the end (every seat not among the winners loses), ``resigned``,
+    ``forfeit``, on ``time``, or ``aborted`` (nobody wins or loses)."""
+    match event:
+        case GameWon(winners=winners):
+            lost = [seat for seat in range(seats) if seat not in winners]
+            return Result(reason="played", winners=winners, losers=lost)
+        case GameResigned(winners=winners, losers=losers):
+            return Result(reason="resigned", winners=winners, losers=losers)
+        case GameForfeited(winners=winners, losers=losers):
+            return Result(reason="forfeit", winners=winners, losers=losers)
+        case GameTimed(winners=winners, losers=losers):
+            return Result(reason="time", winners=winners, losers=losers)
+        case TableAborted():
+            return Result(reason="aborted", winners=[], losers=[])
+    return None
 
 
 def _seated(table: Table[S], seat: int, name: str, computer: bool) -> Table[S]:

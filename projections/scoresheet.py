@@ -15,8 +15,6 @@ that has ended names the players who finished the game.
 
 from __future__ import annotations
 
-from typing import Literal
-
 import msgspec
 from msgspec.structs import replace
 
@@ -33,6 +31,7 @@ from domain.events import (
     TableCreated,
 )
 from domain.protocol import Result
+from domain.table import result_of
 from projections.seats import seated
 from projections.units import scoring_units
 
@@ -94,33 +93,20 @@ def fold(sheet: ScoreSheet | None, event: Event, version: int, position: int) ->
                 totals=list(event.scores),
             )
             return replace(sheet, rows=[*sheet.rows, row], totals=list(event.scores))
-        case GameWon(winners=winners, scores=scores):
-            lost = [seat for seat in range(len(sheet.players)) if seat not in winners]
-            result = Result(reason="played", winners=list(winners), losers=lost)
-            return replace(
-                sheet, finished=True, winners=list(winners), totals=list(scores), result=result
-            )
-        case GameResigned(winners=winners, losers=losers):
-            return _given_up(sheet, "resigned", winners, losers)
-        case GameForfeited(winners=winners, losers=losers):
-            return _given_up(sheet, "forfeit", winners, losers)
-        case GameTimed(winners=winners, losers=losers):
-            return _given_up(sheet, "time", winners, losers)
         case TableAborted():
-            return replace(sheet, result=Result(reason="aborted", winners=[], losers=[]))
+            return replace(sheet, result=result_of(event, len(sheet.players)))
+        case GameWon(scores=scores):
+            return replace(_ended(sheet, event), totals=list(scores))
+        case GameResigned() | GameForfeited() | GameTimed():
+            return _ended(sheet, event)  # the totals stay as the last deal left them
     return sheet
 
 
-def _given_up(
-    sheet: ScoreSheet,
-    reason: Literal["resigned", "forfeit", "time"],
-    winners: list[int],
-    losers: list[int],
-) -> ScoreSheet:
-    """A game resigned, forfeited or ended on time is over: the totals stay as the last
-    deal left them."""
-    result = Result(reason=reason, winners=list(winners), losers=list(losers))
-    return replace(sheet, finished=True, winners=list(winners), result=result)
+def _ended(sheet: ScoreSheet, event: Event) -> ScoreSheet:
+    """The game is over, as the table itself records it (``domain.table.result_of``)."""
+    result = result_of(event, len(sheet.players))
+    assert result is not None
+    return replace(sheet, finished=True, winners=list(result.winners), result=result)
 
 
 def check_totals(sheet: ScoreSheet) -> bool:

@@ -24,8 +24,9 @@ from domain.bridge.state import (
     State,
 )
 from domain.cards import Card, piquet_pack
+from domain.common.draw import before_first_deal
 from domain.common.game import GameRules
-from domain.common.view import own_hand_only, redact_deal, seat_fields
+from domain.common.view import own_hand_only, redact_deal, seat_fields, tricks_won
 from domain.events import CardsDealt, Event
 from domain.protocol import Audience, View, ViewHeader
 
@@ -112,9 +113,7 @@ class ReserveBridge(GameRules[State]):
     legal_actions = staticmethod(legal_actions)
 
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
-        if first_dealer is None:
-            return State(phase=Phase.DRAW, drawing=tuple(range(SEATS)))
-        return State(phase=Phase.DEAL, dealer=first_dealer)
+        return before_first_deal(State(phase=Phase.DRAW), SEATS, first_dealer, Phase)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> ReserveBridgeView:
         seat = audience if isinstance(audience, int) else None
@@ -144,7 +143,7 @@ class ReserveBridge(GameRules[State]):
             last_trick=_trick_view(len(state.tricks), last.leader, last.cards, last.winner)
             if last
             else None,
-            tricks_won=[sum(t.winner == s for t in state.tricks) for s in range(SEATS)],
+            tricks_won=tricks_won(state.tricks, SEATS),
             sheet=sheet,
             winners=list(state.winners),
             difference=abs(sheet.totals[0] - sheet.totals[1]) if finished else None,

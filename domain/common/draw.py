@@ -62,3 +62,12 @@ def after_draw(state: S, event: DealerDrawn, order: str, deal_phase: StrEnum) ->
     if event.dealer is None:
         return replace(state, drawing=best_drawers(event.cards, order))
     return replace(state, phase=deal_phase, dealer=event.dealer, drawing=())
+
+
+def before_first_deal(state: S, seats: int, first_dealer: int | None, phases: type[StrEnum]) -> S:
+    """A new table: the operator's ``first_dealer`` deals first, or else every seat draws
+    for dealer (RULES 0.4). ``phases`` is the game's phase enum, whose ``draw`` and
+    ``deal`` phases every game has (``GameRules.chance`` answers in them)."""
+    if first_dealer is None:
+        return replace(state, phase=phases("draw"), drawing=tuple(range(seats)))
+    return replace(state, phase=phases("deal"), dealer=first_dealer)

@@ -1,4 +1,5 @@
-"""The checks every game's ``decide`` makes before its phase logic, and their errors."""
+"""The checks every game's ``decide`` makes before its phase logic, the checks its
+auction and its play share, and their errors."""
 
 from __future__ import annotations
 
@@ -45,3 +46,15 @@ def not_allowed(command: PlayerCommand, phase: str) -> RuleError:
         f"a {command.__struct_config__.tag} command is not allowed in the {phase} phase",
         phase=phase,
     )
+
+
+def require_over(high_bid: int, amount: int) -> None:
+    """A bid tops the high bid (Forty-Five and Pitch: a bid is never equalled)."""
+    if amount <= high_bid:
+        raise RuleError(RuleCode.BID_TOO_LOW, f"the high bid is {high_bid}", high_bid=high_bid)
+
+
+def require_held(hand: Collection[str], seat: int, card: str) -> None:
+    """A seat plays only a card in its hand."""
+    if card not in hand:
+        raise RuleError(RuleCode.CARD_NOT_HELD, f"seat {seat} does not hold {card}", card=card)

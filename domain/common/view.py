@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, TypedDict, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypedDict, TypeVar
 
 from msgspec.structs import replace
 
 from domain.cards import Card
 from domain.commands import LegalAction
+from domain.common.structs import CompletedTrick
 from domain.events import CardsDealt
 from domain.protocol import Audience, Game, ViewHeader
 
@@ -74,3 +75,26 @@ def own_hand_only(
 def redact_deal(event: CardsDealt, audience: Audience) -> CardsDealt:
     """A deal as a seat or a spectator sees it: its own hand, and nothing of the rest."""
     return replace(event, hands=own_hand_only(event.hands, audience), rest=None)
+
+
+T = TypeVar("T")
+
+
+def last_trick(view: Callable[..., T], tricks: Sequence[CompletedTrick[Any]]) -> T | None:
+    """The deal's last trick won, in the game's trick ``view`` (``leader``, ``winner``,
+    ``cards``); None before the first."""
+    if not tricks:
+        return None
+    last = tricks[-1]
+    return view(leader=last.leader, winner=last.winner, cards=list(last.cards))
+
+
+def tricks_won(
+    tricks: Sequence[CompletedTrick[Any]], units: int, unit_of: Callable[[int], int] | None = None
+) -> list[int]:
+    """How many of the deal's tricks each of ``units`` has won: seats, or the side
+    ``unit_of`` a winning seat."""
+    won = [0] * units
+    for trick in tricks:
+        won[trick.winner if unit_of is None else unit_of(trick.winner)] += 1
+    return won

@@ -13,28 +13,18 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from domain.commands import (
-    Accept,
     Bid,
     Bury,
     BuryChoice,
     CardChoice,
-    Concede,
-    Contra,
-    Declare,
+    Command,
     Exchange,
     ExchangeChoice,
-    ExchangeDix,
-    Hold,
     LegalAction,
-    NameTrump,
-    Pass,
     Play,
     PlayerCommand,
-    Recontra,
     Reserve,
     ReserveChoice,
-    Stand,
-    TakeWidow,
 )
 
 A = TypeVar("A")
@@ -45,23 +35,6 @@ class Comparable(Protocol):
 
 
 K = TypeVar("K", bound=Comparable)
-
-# Legal actions that are commands as they stand: nothing to pick.
-_READY = (
-    Pass,
-    Bid,
-    Hold,
-    NameTrump,
-    Play,
-    Stand,
-    Declare,
-    Contra,
-    Recontra,
-    Accept,
-    Concede,
-    TakeWidow,
-    ExchangeDix,
-)
 
 
 class Played(Protocol):
@@ -98,7 +71,8 @@ def ready(action: LegalAction, pick: Callable[[CardChoice], list[str]]) -> Playe
             return Reserve(cards=check_pick(choice, pick(choice)))
         case BuryChoice(cards=choice):
             return Bury(cards=check_pick(choice, pick(choice)))
-    assert isinstance(action, _READY), f"{action!r} needs a choice made by its player"
+    # Every other legal action is a command as it stands (a choice is not a Command).
+    assert isinstance(action, Command), f"{action!r} needs a choice made by its player"
     return action
 
 

@@ -22,7 +22,13 @@ from domain.commands import (
 from domain.common.chance import deal_packets, decide_chance
 from domain.common.draw import DRAW_ORDER
 from domain.common.tricks import clockwise_from, left_of, trick_closed
-from domain.common.turns import acting_seat, not_allowed, seat_to_act
+from domain.common.turns import (
+    acting_seat,
+    not_allowed,
+    require_held,
+    require_over,
+    seat_to_act,
+)
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
@@ -142,10 +148,7 @@ def _pass(state: State, seat: int) -> list[Event]:
 def _bid(state: State, seat: int, amount: int) -> list[Event]:
     if amount not in rules.BIDS:
         raise RuleError(RuleCode.BID_NOT_ALLOWED, "bids are 5, 10, 15, 20, 25 or 30", amount=amount)
-    if amount <= state.high_bid:
-        raise RuleError(
-            RuleCode.BID_TOO_LOW, f"the high bid is {state.high_bid}", high_bid=state.high_bid
-        )
+    require_over(state.high_bid, amount)
     if amount < minimum_bid(state, seat):
         raise RuleError(
             RuleCode.BID_TOO_LOW, "a side with 100 or more may not bid below 20", amount=amount
@@ -181,8 +184,7 @@ def _exchange(state: State, seat: int, discard: list[str]) -> list[Event]:
 
 def check_play(state: State, seat: int, card: str) -> None:
     hand = state.hands[seat]
-    if card not in hand:
-        raise RuleError(RuleCode.CARD_NOT_HELD, f"seat {seat} does not hold {card}", card=card)
+    require_held(hand, seat, card)
     assert state.trump is not None
     lead = state.trick[0].card if state.trick else None
     if card in rules.legal_plays(hand, lead, state.trump):

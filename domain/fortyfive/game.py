@@ -8,8 +8,9 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.cards import standard_pack
+from domain.common.draw import before_first_deal
 from domain.common.game import GameRules
-from domain.common.view import redact_deal, seat_fields
+from domain.common.view import last_trick, redact_deal, seat_fields, tricks_won
 from domain.events import CardsDealt, CardsExchanged, Event
 from domain.fortyfive.decide import decide, legal_actions, to_act
 from domain.fortyfive.evolve import EVENTS, evolve
@@ -70,15 +71,9 @@ class FortyFive(GameRules[State]):
         return [tuple(side) for side in SIDES]
 
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
-        if first_dealer is None:
-            return State(phase=Phase.DRAW, drawing=tuple(range(SEATS)))
-        return State(phase=Phase.DEAL, dealer=first_dealer)
+        return before_first_deal(State(phase=Phase.DRAW), SEATS, first_dealer, Phase)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> FortyFiveView:
-        tricks_won = [0, 0]
-        for trick in state.tricks:
-            tricks_won[side_of(trick.winner)] += 1
-        last = state.tricks[-1] if state.tricks else None
         return FortyFiveView(
             **header.fields(),
             **seat_fields(self, state, audience, header),
@@ -94,12 +89,8 @@ class FortyFive(GameRules[State]):
             trick=FortyFiveTrickView(leader=state.leader, winner=None, cards=list(state.trick))
             if state.phase is Phase.PLAY and state.leader is not None
             else None,
-            last_trick=FortyFiveTrickView(
-                leader=last.leader, winner=last.winner, cards=list(last.cards)
-            )
-            if last
-            else None,
-            tricks_won=tricks_won,
+            last_trick=last_trick(FortyFiveTrickView, state.tricks),
+            tricks_won=tricks_won(state.tricks, len(SIDES), side_of),
             winners=list(state.winners),
         )
 

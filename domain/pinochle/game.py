@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import msgspec
-from msgspec.structs import replace
 
 from domain.commands import LegalAction, PlayerCommand, SupplyDeck
+from domain.common.draw import before_first_deal
 from domain.common.game import GameRules
 from domain.events import Event
 from domain.pinochle import decide as deciding
@@ -99,9 +99,7 @@ class AuctionPinochle(GameRules[State]):
             melds=(None,) * seats,
             meld_points=per_seat(seats),
         )
-        if first_dealer is None:
-            return replace(state, drawing=tuple(range(seats)))
-        return replace(state, phase=Phase.DEAL, dealer=first_dealer)
+        return before_first_deal(state, seats, first_dealer, Phase)
 
     def decide(
         self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor

@@ -8,6 +8,7 @@ from __future__ import annotations
 from domain.cards import suit
 from domain.commands import LegalAction, Play
 from domain.common.tricks import trick_won
+from domain.common.turns import require_held
 from domain.errors import RuleCode, RuleError
 from domain.events import CardPlayed, Event
 from domain.pinochle import cards as rules_of_play
@@ -30,8 +31,7 @@ def actions(state: State, seat: int) -> list[LegalAction]:
 
 
 def check_play(state: State, seat: int, card: str) -> None:
-    if card not in state.hands[seat]:
-        raise RuleError(RuleCode.CARD_NOT_HELD, f"seat {seat} does not hold {card}", card=card)
+    require_held(state.hands[seat], seat, card)
     if card in playable(state, seat):
         return
     assert state.trump is not None

@@ -13,8 +13,7 @@ from msgspec.structs import replace
 
 from domain.cards import Card
 from domain.commands import MeldClaim
-from domain.common.structs import CompletedTrick
-from domain.common.view import redact_deal, seat_fields
+from domain.common.view import last_trick, redact_deal, seat_fields, tricks_won
 from domain.events import CardsDealt, Event
 from domain.pinochle.events import CardsBuried
 from domain.pinochle.state import PinochleCall, PinochlePlayedCard, State
@@ -56,10 +55,6 @@ class PinochleViewBase(View, frozen=True, kw_only=True):
     winners: list[int]
 
 
-def _trick(trick: CompletedTrick[PinochlePlayedCard]) -> PinochleTrickView:
-    return PinochleTrickView(leader=trick.leader, winner=trick.winner, cards=list(trick.cards))
-
-
 def build(
     game: Game[State], state: State, audience: Audience, header: ViewHeader
 ) -> PinochleViewBase:
@@ -68,9 +63,6 @@ def build(
     assert issubclass(view_type, PinochleViewBase)
     seat = audience if isinstance(audience, int) else None
     operator = audience == "operator"
-    won = [0] * state.seats
-    for trick in state.tricks:
-        won[trick.winner] += 1
     chips = state.config.scoring == "chips"
     sees_burial = operator or (seat is not None and seat == state.soloist)
     return view_type(
@@ -96,8 +88,8 @@ def build(
         trick=PinochleTrickView(leader=state.trick[0].seat, winner=None, cards=list(state.trick))
         if state.trick
         else None,
-        last_trick=_trick(state.tricks[-1]) if state.tricks else None,
-        tricks_won=won,
+        last_trick=last_trick(PinochleTrickView, state.tricks),
+        tricks_won=tricks_won(state.tricks, state.seats),
         card_points=list(state.taken) if state.taken else [0] * state.seats,
         kitty=state.kitty if chips and state.config.kitty else None,
         target=None if chips else state.target,

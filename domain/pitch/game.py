@@ -8,7 +8,7 @@ import msgspec
 
 from domain.cards import Card, standard_pack
 from domain.common.game import GameRules
-from domain.common.view import redact_deal, seat_fields
+from domain.common.view import last_trick, redact_deal, seat_fields, tricks_won
 from domain.events import CardsDealt, Event
 from domain.pitch.decide import decide, legal_actions, to_act
 from domain.pitch.evolve import EVENTS, evolve
@@ -67,10 +67,6 @@ class Pitch(GameRules[State]):
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> PitchView:
         operator = audience == "operator"
-        tricks_won = [0] * state.seats
-        for trick in state.tricks:
-            tricks_won[trick.winner] += 1
-        last = state.tricks[-1] if state.tricks else None
         leader = state.leader
         return PitchView(
             **header.fields(),
@@ -87,12 +83,8 @@ class Pitch(GameRules[State]):
             trick=PitchTrickView(leader=leader, winner=None, cards=list(state.trick))
             if state.phase is Phase.PLAY and leader is not None
             else None,
-            last_trick=PitchTrickView(
-                leader=last.leader, winner=last.winner, cards=list(last.cards)
-            )
-            if last
-            else None,
-            tricks_won=tricks_won,
+            last_trick=last_trick(PitchTrickView, state.tricks),
+            tricks_won=tricks_won(state.tricks, state.seats),
             game_points=captured_game_points(state),
             setbacks=list(state.setbacks),
             winners=list(state.winners),

@@ -6,8 +6,8 @@ from enum import StrEnum
 from typing import Annotated, Literal
 
 import msgspec
-from msgspec.structs import replace
 
+from domain.common.draw import before_first_deal
 from domain.common.structs import Call, CompletedTrick, PlayedCard
 from domain.common.tricks import trick_leader
 
@@ -100,14 +100,11 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
 
 def new_state(seats: int, options: PitchOptions, first_dealer: int | None) -> State:
     state = State(
-        phase=Phase.DEAL,
+        phase=Phase.DRAW,
         seats=seats,
         options=options,
-        dealer=first_dealer,
         hands=((),) * seats,
         scores=(0,) * seats,
         setbacks=(0,) * seats,
     )
-    if first_dealer is None:
-        return replace(state, phase=Phase.DRAW, drawing=tuple(range(seats)))
-    return state
+    return before_first_deal(state, seats, first_dealer, Phase)

@@ -32,8 +32,12 @@ class RoundLine(msgspec.Struct, frozen=True):
     result: Result
 
 
-class Standing(msgspec.Struct, frozen=True):
+class Placing(msgspec.Struct, frozen=True):
+    """An entry's rank and every figure that ranks it. The API's ``EntryStanding`` is a
+    placing too, with its rounds' tables named by id (``service.http.schemas``)."""
+
     entry: str
+    name: str | None
     rank: int
     points: float
     wins: int
@@ -44,8 +48,10 @@ class Standing(msgspec.Struct, frozen=True):
     sonneborn_berger: float
     matchpoints: float
     percentage: float
+
+
+class Standing(Placing, frozen=True):
     rounds: list[RoundLine]
-    name: str | None = None
 
 
 def standings(
@@ -67,6 +73,7 @@ def standings(
         unranked.append(
             Standing(
                 entry=e.entry,
+                name=None if names is None else names.get(e.entry),
                 rank=0,
                 points=total[e.entry],
                 wins=sum(line.result == "win" for line in mine),
@@ -82,7 +89,6 @@ def standings(
                 rounds=[
                     RoundLine(ln.round, ln.table, list(ln.opponents), ln.result) for ln in mine
                 ],
-                name=None if names is None else names.get(e.entry),
             )
         )
 

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec.structs import replace
 
+from domain.events import ClockSettings
 from domain.registry import GAMES
 from domain.shuffle import shuffle
 from domain.tournament.errors import TournamentCode, TournamentError
@@ -42,6 +43,22 @@ from domain.tournament.model import (
 from domain.tournament.pairing import fits, pair, rounds_needed
 
 Status = Literal["open", "playing", "finished"]
+
+
+class Terms(msgspec.Struct, frozen=True, kw_only=True):
+    """What a tournament is opened with (``tournament_created`` records them): its name,
+    game and table size, its format and entries, and its rounds with their clock."""
+
+    name: str
+    game: str
+    format: Format
+    entry: Literal["single", "pair"]
+    seats: int
+    options: dict[str, Any]
+    rounds: int | None = None
+    clock: ClockSettings | None = None
+    round_minutes: int | None = None
+    auto_rounds: bool = False
 
 
 class EntryState(msgspec.Struct, frozen=True):
@@ -170,49 +187,32 @@ def fold(events: Sequence[TournamentEvent]) -> Tournament:
 # --- commands ---------------------------------------------------------------------------
 
 
-def create(
-    tournament_id: str,
-    name: str,
-    game: str,
-    *,
-    format: Format,
-    entry: Literal["single", "pair"],
-    seats: int,
-    options: dict[str, Any],
-    seed: bytes,
-    rounds: int | None = None,
-    clock: Any = None,
-    round_minutes: int | None = None,
-    auto_rounds: bool = False,
-) -> TournamentCreated:
+def create(tournament_id: str, terms: Terms, seed: bytes) -> TournamentCreated:
     """A new tournament, or a ``format-does-not-fit`` refusal naming the field."""
+    game, format, entry = terms.game, terms.format, terms.entry
     rules = GAMES[game]
-    if not rules.min_seats <= seats <= rules.max_seats:
+    if not rules.min_seats <= terms.seats <= rules.max_seats:
         raise _misfit("seats", f"{game} is played by {rules.min_seats} to {rules.max_seats}")
     if format is Format.OPEN:
-        if entry == "pair" or rounds is not None or auto_rounds or round_minutes is not None:
+        if (
+            entry == "pair"
+            or terms.rounds is not None
+            or terms.auto_rounds
+            or terms.round_minutes is not None
+        ):
             field = "entry" if entry == "pair" else "rounds"
             raise _misfit(field, "an open tournament has no entries or rounds of its own")
     else:
-        misfit = fits(format, shape_of(game, seats, entry))
+        misfit = fits(format, shape_of(game, terms.seats, entry))
         if misfit is not None:
             field, _, why = misfit.partition(": ")  # the message names the field first
             raise _misfit(field, why)
-        if rounds is None and format is not Format.ROUND_ROBIN:
+        if terms.rounds is None and format is not Format.ROUND_ROBIN:
             raise _misfit("rounds", f"a {format} tournament needs its number of rounds")
     return TournamentCreated(
         tournament=tournament_id,
-        name=name,
-        game=game,
-        format=format.value,
-        entry=entry,
-        seats=seats,
-        options=options,
+        **msgspec.structs.asdict(terms) | {"format": format.value},
         seed_hash=hashlib.sha256(seed).hexdigest(),
-        rounds=rounds,
-        clock=clock,
-        round_minutes=round_minutes,
-        auto_rounds=auto_rounds,
     )
 
 

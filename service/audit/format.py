@@ -90,7 +90,7 @@ class ExportEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", t
     hash: Hash
 
 
-class EventLine(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="event"):
+class StoredLine(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     """An event line with ``data`` and ``command`` as raw JSON: written by the exporter
     exactly as stored, and read by the verifier without any re-interpretation. (A raw
     ``command`` of ``null`` stands for none: msgspec takes ``Raw`` whole, not in unions.)"""
@@ -101,6 +101,10 @@ class EventLine(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag
     command: msgspec.Raw
     data: msgspec.Raw
     hash: str
+
+
+class EventLine(StoredLine, frozen=True, kw_only=True, tag="event"):
+    """One event of a table's stream, exactly as stored (see ``StoredLine``)."""
 
 
 # --- a tournament's export (DESIGN 14) ---------------------------------------------------
@@ -128,17 +132,8 @@ class TournamentHeader(
     exported_at: datetime
 
 
-class TournamentEventLine(
-    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="tournament_event"
-):
-    """One event of the tournament's stream, exactly as stored (see ``EventLine``)."""
-
-    version: int
-    recorded_at: datetime
-    actor: str
-    command: msgspec.Raw
-    data: msgspec.Raw
-    hash: str
+class TournamentEventLine(StoredLine, frozen=True, kw_only=True, tag="tournament_event"):
+    """One event of the tournament's stream, exactly as stored (see ``StoredLine``)."""
 
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ from domain.tournament.pairing import pair
 from domain.tournament.stream import Tournament
 from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.audit.format import TournamentEventLine, TournamentHeader
-from service.audit.verify import Report, verify_lines
+from service.audit.verify import Report, Stop, verify_lines
 from service.write.codec import event_decoder
 from service.write.tournament_store import decode_event
 
@@ -59,12 +59,6 @@ class TournamentReport(msgspec.Struct, kw_only=True):
         return self.failure is None
 
 
-class _Stop(Exception):
-    def __init__(self, failure: TournamentFailure) -> None:
-        super().__init__(failure.message)
-        self.failure = failure
-
-
 class _Recorded(msgspec.Struct, frozen=True):
     """A stream event as the chain hash covers it."""
 
@@ -88,7 +82,7 @@ def verify_tournament_lines(lines: Iterable[bytes]) -> TournamentReport:
         _check_chain(header, recorded, report)
         tables = _check_tables(header, table_lines, report)
         report.tournament = _rerun(header, recorded, tables, report)
-    except _Stop as stop:
+    except Stop as stop:
         report.failure = stop.failure
     return report
 
@@ -111,7 +105,7 @@ def _parse(
                 header = _header.decode(raw)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 failure = TournamentFailure(f"line {number} is no tournament header: {exc}")
-                raise _Stop(failure) from None
+                raise Stop(failure) from None
             report.header = header
             continue
         if current is None and b'"tournament_event"' in raw:
@@ -121,10 +115,10 @@ def _parse(
             table = msgspec.json.decode(raw).get("table", "")
             current = tables.setdefault(str(table), [])
         if current is None:
-            raise _Stop(TournamentFailure(f"line {number} is neither the stream nor a table"))
+            raise Stop(TournamentFailure(f"line {number} is neither the stream nor a table"))
         current.append(raw)
     if header is None:
-        raise _Stop(TournamentFailure("the file is empty: it opens with a tournament header"))
+        raise Stop(TournamentFailure("the file is empty: it opens with a tournament header"))
     return header, recorded, tables
 
 
@@ -134,9 +128,9 @@ def _event(raw: bytes, number: int, expected: int) -> _Recorded:
         event = decode_event(line.data)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         failure = TournamentFailure(f"line {number} is no tournament event: {exc}", expected)
-        raise _Stop(failure) from None
+        raise Stop(failure) from None
     if line.version != expected:
-        raise _Stop(TournamentFailure(f"line {number} holds version {line.version}", expected))
+        raise Stop(TournamentFailure(f"line {number} holds version {line.version}", expected))
     return _Recorded(
         version=line.version,
         recorded_at=line.recorded_at,
@@ -156,7 +150,7 @@ def _check_chain(
         canonical = canonical_bytes(header.tournament, entry.version, entry.recorded_at, entry)
         previous = chain(previous, canonical)
         if entry.hash != previous.hex():
-            raise _Stop(
+            raise Stop(
                 TournamentFailure(
                     "its content does not match its chain hash: the event was altered",
                     entry.version,
@@ -164,7 +158,7 @@ def _check_chain(
             )
     last = recorded[-1].version if recorded else 0
     if last != header.version or (recorded and recorded[-1].hash != header.head):
-        raise _Stop(TournamentFailure(f"the stream ends at version {last}, not the header's head"))
+        raise Stop(TournamentFailure(f"the stream ends at version {last}, not the header's head"))
     report.checks.append(
         f"{last} tournament events: every chain hash recomputed, the last one is the"
         f" header's head {header.head[:16]}…"
@@ -186,13 +180,13 @@ def _check_tables(
     for table_id in header.tables:
         lines = table_lines.get(table_id)
         if lines is None:
-            raise _Stop(TournamentFailure("missing: the table's export", table=table_id))
+            raise Stop(TournamentFailure("missing: the table's export", table=table_id))
         table_report = verify_lines(lines)
         report.tables[table_id] = table_report
         if not table_report.ok:
             assert table_report.failure is not None
             message = f"version {table_report.failure.version}: {table_report.failure.message}"
-            raise _Stop(TournamentFailure(message, table=table_id))
+            raise Stop(TournamentFailure(message, table=table_id))
         decode = event_decoder(header.game).decode
         events = [
             decode(msgspec.json.encode(msgspec.json.decode(raw)["data"])) for raw in lines[1:]
@@ -215,11 +209,11 @@ def _rerun(
 ) -> Tournament:
     first = recorded[0].event if recorded else None
     if not isinstance(first, TournamentCreated) or first.tournament != header.tournament:
-        raise _Stop(TournamentFailure("the stream does not open with its tournament_created", 1))
+        raise Stop(TournamentFailure("the stream does not open with its tournament_created", 1))
     folded = stream.fold([r.event for r in recorded])
     seed = bytes.fromhex(folded.seed) if folded.seed is not None else None
     if seed is not None and hashlib.sha256(seed).hexdigest() != first.seed_hash:
-        raise _Stop(TournamentFailure("the revealed seed is not the one committed to", None))
+        raise Stop(TournamentFailure("the revealed seed is not the one committed to", None))
     tournament = stream.start(first)
     paired = scored = 0
     for entry in recorded[1:]:
@@ -254,7 +248,7 @@ def _check_pairing(tournament: Tournament, event: RoundPaired, seed: bytes, vers
     again = pair(tournament.format, tournament.shape, entrants, history, seed, event.round)
     seats = [list(s.seats) for s in again.tables]
     if seats != [t.seats for t in event.tables] or list(again.byes) != event.byes:
-        raise _Stop(
+        raise Stop(
             TournamentFailure(
                 f"round {event.round} is not the pairing that follows from the recorded"
                 f" results and the seed: it should seat {seats} with byes {list(again.byes)}",
@@ -262,7 +256,7 @@ def _check_pairing(tournament: Tournament, event: RoundPaired, seed: bytes, vers
             )
         )
     if stream.inputs_digest(entrants, history, event.round) != event.inputs:
-        raise _Stop(TournamentFailure(f"round {event.round}'s inputs digest differs", version))
+        raise Stop(TournamentFailure(f"round {event.round}'s inputs digest differs", version))
 
 
 def _check_opened(
@@ -279,10 +273,10 @@ def _check_opened(
     table = found.table
     expected = stream.seat_names(tournament, seats)
     if table.tournament != tournament.id or table.ends_at != event.deadline:
-        raise _Stop(TournamentFailure("the table was not opened for this round", version, table_id))
+        raise Stop(TournamentFailure("the table was not opened for this round", version, table_id))
     first_names = [e.name for e in found.events if isinstance(e, SeatTaken)]
     if first_names[: len(expected)] != expected:
-        raise _Stop(
+        raise Stop(
             TournamentFailure(
                 f"the table seats {first_names[: len(expected)]}, the pairing {expected}",
                 version,
@@ -297,7 +291,7 @@ def _check_scored(
     found = tables.get(event.table)
     played = tournament.round_of(event.table)
     if found is None or played is None:
-        raise _Stop(TournamentFailure("a result for a table not in the export", version))
+        raise Stop(TournamentFailure("a result for a table not in the export", version))
     seats = next(t.seats for t in played.tables if t.table == event.table)
     result, reason = results.table_result(found.table, seats, found.events)
     if (
@@ -307,7 +301,7 @@ def _check_scored(
         or reason != event.reason
         or [list(d) for d in result.deal_scores] != event.deal_scores
     ):
-        raise _Stop(
+        raise Stop(
             TournamentFailure(
                 f"the recorded result is not the table's: it ended {reason},"
                 f" {list(result.outcomes)} with {list(result.scores)}",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
@@ -63,8 +63,19 @@ class Report(msgspec.Struct, kw_only=True):
         return self.failure is None
 
 
-class _Stop(Exception):
-    def __init__(self, failure: Failure) -> None:
+class Failed(Protocol):
+    @property
+    def message(self) -> str: ...
+
+
+F = TypeVar("F", bound=Failed)
+
+
+class Stop(Exception, Generic[F]):
+    """The first failure found (a table's or a tournament's): verifying stops there, and
+    the report carries it."""
+
+    def __init__(self, failure: F) -> None:
         super().__init__(failure.message)
         self.failure = failure
 
@@ -90,7 +101,7 @@ def verify_lines(lines: Iterable[bytes], head: str | None = None) -> Report:
         created = _check_header(header, entries)
         report.checks.append("the header agrees with the table's table_created event")
         _rerun(header, created, entries, report)
-    except _Stop as stop:
+    except Stop as stop:
         report.failure = stop.failure
     return report
 
@@ -110,7 +121,7 @@ def _parse(lines: Iterable[bytes], report: Report) -> tuple[ExportHeader, list[E
             continue
         entries.append(_parse_event(raw, number, len(entries) + 1, header.game))
     if header is None:
-        raise _Stop(Failure(None, "the file is empty: an export opens with a header line"))
+        raise Stop(Failure(None, "the file is empty: an export opens with a header line"))
     report.events = len(entries)
     return header, entries
 
@@ -120,9 +131,9 @@ def _parse_header(raw: bytes, number: int) -> ExportHeader:
         header = _header.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         failure = Failure(None, f"line {number} is not an export header ({FORMAT}): {exc}")
-        raise _Stop(failure) from None
+        raise Stop(failure) from None
     if header.game not in GAMES:
-        raise _Stop(Failure(None, f"the header names an unknown game {header.game!r}"))
+        raise Stop(Failure(None, f"the header names an unknown game {header.game!r}"))
     return header
 
 
@@ -135,9 +146,9 @@ def _parse_event(raw: bytes, number: int, expected: int, game: str) -> Entry:
             raise msgspec.ValidationError("data and command must be JSON objects")
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         failure = Failure(expected, f"line {number} is not an event line: {exc}", number)
-        raise _Stop(failure) from None
+        raise Stop(failure) from None
     if line.version != expected:
-        raise _Stop(
+        raise Stop(
             Failure(
                 expected,
                 f"line {number} holds version {line.version} where version {expected} belongs"
@@ -178,7 +189,7 @@ def _check_chain(header: ExportHeader, entries: list[Entry], report: Report) -> 
         )
         previous = chain(previous, canonical)
         if entry.hash != previous.hex():
-            raise _Stop(
+            raise Stop(
                 Failure(
                     entry.version,
                     "its content does not match its chain hash: the event was altered"
@@ -188,7 +199,7 @@ def _check_chain(header: ExportHeader, entries: list[Entry], report: Report) -> 
             )
     last = entries[-1].version if entries else 0
     if header.version > last:
-        raise _Stop(
+        raise Stop(
             Failure(
                 last + 1,
                 f"missing: the header says the export runs to version {header.version},"
@@ -196,11 +207,11 @@ def _check_chain(header: ExportHeader, entries: list[Entry], report: Report) -> 
             )
         )
     if header.version < last:
-        raise _Stop(
+        raise Stop(
             Failure(header.version + 1, f"the header says the export ends at {header.version}")
         )
     if header.head != previous.hex():
-        raise _Stop(Failure(last, "the last event's hash is not the header's head"))
+        raise Stop(Failure(last, "the last event's hash is not the header's head"))
     report.checks.append(
         f"{last} events, versions 1 to {last}: every chain hash recomputed, the last one"
         f" is the header's head {header.head[:16]}…"
@@ -209,7 +220,7 @@ def _check_chain(header: ExportHeader, entries: list[Entry], report: Report) -> 
 
 def _check_anchor(header: ExportHeader, head: str, report: Report) -> None:
     if header.head != head:
-        raise _Stop(
+        raise Stop(
             Failure(
                 header.version,
                 f"the chain ends at {header.head[:16]}…, not at the published head"
@@ -224,17 +235,17 @@ def _check_anchor(header: ExportHeader, head: str, report: Report) -> None:
 
 def _check_header(header: ExportHeader, entries: list[Entry]) -> TableCreated:
     if not entries:
-        raise _Stop(Failure(1, "missing: the export holds no events"))
+        raise Stop(Failure(1, "missing: the export holds no events"))
     created = entries[0].event
     if not isinstance(created, TableCreated):
         found = entries[0].data.get("type")
-        raise _Stop(
+        raise Stop(
             Failure(1, f"a table's stream opens with table_created, not {found}", entries[0].line)
         )
     for field in ("table", "game", "seats", "options", "rules_version", "tournament"):
         ours, theirs = getattr(header, field), getattr(created, field)
         if ours != theirs:
-            raise _Stop(
+            raise Stop(
                 Failure(
                     None,
                     f"the header's {field} {ours!r} is not table_created's {theirs!r}",
@@ -263,7 +274,7 @@ def _rerun(
     except Mismatch as mismatch:
         report.deals = _deals(entries[: mismatch.version - 1])
         line = entries[mismatch.version - 1].line if mismatch.version <= len(entries) else None
-        raise _Stop(Failure(mismatch.version, mismatch.message, line)) from None
+        raise Stop(Failure(mismatch.version, mismatch.message, line)) from None
     report.deals = _deals(entries)
     counts = rerun.counts
     report.checks.append(
@@ -301,7 +312,7 @@ def _final(header: ExportHeader, table: Any, entries: list[Entry], report: Repor
         assert isinstance(last.event, GameWon)
         report.winners = list(last.event.winners)
         if list(last.event.scores) != report.final_scores:
-            raise _Stop(
+            raise Stop(
                 Failure(
                     last.version,
                     f"game_won says {last.event.scores}; the re-run state scores"
@@ -311,7 +322,7 @@ def _final(header: ExportHeader, table: Any, entries: list[Entry], report: Repor
             )
     names = [p.name for p in sorted(header.players, key=lambda p: p.seat)]
     if names != list(table.names) or header.status != table.status:
-        raise _Stop(
+        raise Stop(
             Failure(None, "the header's players or status are not what the events make them")
         )
     report.checks.append(

@@ -67,6 +67,17 @@ def _entry_schema(
     }
 
 
+def _message(name: str, title: str, summary: str, entry: str) -> dict[str, Any]:
+    """A message whose payload is a Redis entry of the ``entry`` schema."""
+    return {
+        "name": name,
+        "title": title,
+        "summary": summary,
+        "contentType": "application/json",
+        "payload": {"$ref": f"#/components/schemas/{entry}"},
+    }
+
+
 def _receive(channel: str, message: str, summary: str) -> dict[str, Any]:
     return {
         "action": "receive",
@@ -90,20 +101,6 @@ def document() -> dict[str, Any]:
             "TournamentEventRecord",
             "a `TournamentEventRecord` (as `GET /tournaments/{id}/stream` sends it)",
         ),
-    }
-    message = {
-        "name": "event",
-        "title": "A table event",
-        "summary": "One event, public form, as published after its commit.",
-        "contentType": "application/json",
-        "payload": {"$ref": "#/components/schemas/RedisEntry"},
-    }
-    tournament_message = {
-        "name": "tournament_event",
-        "title": "A tournament event",
-        "summary": "One event of a tournament's stream (public), as published after its commit.",
-        "contentType": "application/json",
-        "payload": {"$ref": "#/components/schemas/TournamentRedisEntry"},
     }
     return {
         "asyncapi": "3.0.0",
@@ -174,7 +171,20 @@ def document() -> dict[str, Any]:
         },
         "components": {
             "schemas": schemas,
-            "messages": {"event": message, "tournament_event": tournament_message},
+            "messages": {
+                "event": _message(
+                    "event",
+                    "A table event",
+                    "One event, public form, as published after its commit.",
+                    "RedisEntry",
+                ),
+                "tournament_event": _message(
+                    "tournament_event",
+                    "A tournament event",
+                    "One event of a tournament's stream (public), as published after its commit.",
+                    "TournamentRedisEntry",
+                ),
+            },
         },
     }
 

@@ -37,6 +37,7 @@ from domain.tournament.stream import Tournament
 from service.http.auth import Caller
 from service.http.docs import errors
 from service.http.schemas import StreamMessage, TournamentStreamMessage
+from service.http.tables import after_version
 from service.metrics import LIVE_READS
 from service.read.records import EventRecord, TournamentEventRecord
 from service.read.watch import TableWatcher
@@ -66,13 +67,7 @@ LastEventId = Annotated[
 ]
 After = Annotated[
     int | None,
-    QueryParameter(
-        name="after",
-        ge=0,
-        le=2**31 - 1,
-        schema_extra={"minimum": 0},  # Litestar leaves a falsy bound out of the document
-        description="Resume after this version (for clients that cannot set headers).",
-    ),
+    after_version("Resume after this version (for clients that cannot set headers)."),
 ]
 OpenFor = Annotated[
     int,

@@ -13,6 +13,7 @@ from domain.errors import RuleCode, RuleError
 from domain.events import ClockSettings
 from domain.protocol import Game
 from domain.registry import GAMES
+from domain.tournament.standings import Placing
 from projections.scoresheet import ScoreSheet
 from projections.standings import Standings
 from service.read.models import TableSummary
@@ -279,22 +280,11 @@ class RoundLine(msgspec.Struct, frozen=True):
     result: Literal["win", "loss", "draw", "bye"]
 
 
-class EntryStanding(msgspec.Struct, frozen=True):
+class EntryStanding(Placing, frozen=True):
     """An entry of a tournament in rounds, ranked: points (win 1, draw ½, a bye as the
     format scores it), then the format's tie-breaks, then game points (``score``)."""
 
-    entry: str
-    name: str
-    rank: int
-    points: float
-    wins: int
-    losses: int
-    draws: int
-    score: int
-    buchholz: float
-    sonneborn_berger: float
-    matchpoints: float
-    percentage: float
+    name: str  # the API always names an entry (its field keeps its place, second)
     rounds: list[RoundLine]
 
 

@@ -57,16 +57,20 @@ IdempotencyKey = Annotated[
         ),
     ),
 ]
-After = Annotated[
-    int,
-    QueryParameter(
+
+
+def after_version(description: str) -> QueryParameter:
+    """The ``after`` query parameter: a version of a table's or a tournament's stream."""
+    return QueryParameter(
         name="after",
         ge=0,
         le=2**31 - 1,
         schema_extra={"minimum": 0},  # Litestar leaves a falsy bound out of the document
-        description="Events after this version.",
-    ),
-]
+        description=description,
+    )
+
+
+After = Annotated[int, after_version("Events after this version.")]
 SeatPath = Annotated[
     int,
     PathParameter(

@@ -18,7 +18,7 @@ from domain.errors import RuleCode, RuleError
 from domain.registry import GAMES
 from domain.tournament import stream
 from domain.tournament.model import Format
-from domain.tournament.standings import standings
+from domain.tournament.standings import Placing, standings
 from domain.tournament.stream import Tournament as TournamentStream
 from service.http.auth import Caller
 from service.http.docs import errors
@@ -72,9 +72,9 @@ class TournamentController(Controller):
                 raise RuleError(
                     RuleCode.INVALID_DECK, f"deals[{index}] is not exactly the {game} pack"
                 )
-        tournament_id, director = await tournaments.create(
-            data.name,
-            game,
+        terms = stream.Terms(
+            name=data.name,
+            game=game,
             format=Format(data.format),
             entry=data.entry,
             seats=data.seats or GAMES[game].min_seats,
@@ -83,6 +83,9 @@ class TournamentController(Controller):
             clock=clock_settings(data.clock, data.on_timeout),
             round_minutes=data.round_minutes,
             auto_rounds=data.auto_rounds,
+        )
+        tournament_id, director = await tournaments.create(
+            terms,
             decks=decks,
             first_dealer=data.first_dealer,
             # The duplicate decks are future deals: they stay out of the recorded command.
@@ -232,32 +235,22 @@ def ranked_entries(tournament: TournamentStream) -> list[EntryStanding]:
     ranked = standings(
         tournament.format, tournament.shape, stream.entrants_of(tournament), records, names
     )
-    return [
-        EntryStanding(
-            entry=s.entry,
-            name=names[s.entry],
-            rank=s.rank,
-            points=s.points,
-            wins=s.wins,
-            losses=s.losses,
-            draws=s.draws,
-            score=s.score,
-            buchholz=s.buchholz,
-            sonneborn_berger=s.sonneborn_berger,
-            matchpoints=s.matchpoints,
-            percentage=s.percentage,
-            rounds=[
-                RoundLine(
-                    line.round,
-                    None if line.table is None else ids[line.round - 1][line.table],
-                    line.opponents,
-                    line.result,
-                )
-                for line in s.rounds
-            ],
-        )
-        for s in ranked
-    ]
+    entries = []
+    for s in ranked:
+        # The figures as the domain ranked them; the API always names the entry and
+        # names each round's table by its id.
+        placing = {f: getattr(s, f) for f in Placing.__struct_fields__} | {"name": names[s.entry]}
+        rounds = [
+            RoundLine(
+                line.round,
+                None if line.table is None else ids[line.round - 1][line.table],
+                line.opponents,
+                line.result,
+            )
+            for line in s.rounds
+        ]
+        entries.append(EntryStanding(**placing, rounds=rounds))
+    return entries
 
 
 def standings_csv(page: StandingsPage) -> str:

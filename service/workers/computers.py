@@ -9,39 +9,27 @@ through the ordinary command path (``TableService.play_computers``).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import psycopg
 
 from domain.errors import RuleError
 from service.read.watch import TableWatcher
-from service.workers.leader import lead_on_commits
+from service.workers.leader import StepOnCommits
 from service.write.handler import TableService
 
 log = logging.getLogger("cardroom.computers")
 LEADER_LOCK = 0x636172642D637075  # "card-cpu"
-LOOK_EVERY = 1.0  # seconds between looks when no commit rings
 
 
-class ComputerPlayers:
+class ComputerPlayers(StepOnCommits):
+    name = "computers"
+    lock = LEADER_LOCK
+
     def __init__(self, service: TableService, watcher: TableWatcher) -> None:
+        super().__init__(watcher)
         self.service = service
-        self.watcher = watcher
-        self.leading = asyncio.Event()
         self.played = 0
-
-    async def run(self, conninfo: str, stop: asyncio.Event) -> None:
-        await lead_on_commits(
-            conninfo,
-            LEADER_LOCK,
-            stop,
-            self.leading,
-            self.step,
-            self.watcher,
-            "computers",
-            LOOK_EVERY,
-        )
 
     async def step(self) -> int:
         """Play every table waiting on the computer now; how many commands were sent."""

@@ -10,7 +10,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
-from typing import Any
+from typing import Any, ClassVar
 
 import psycopg
 
@@ -97,3 +97,26 @@ async def lead_on_commits(
             await watcher.wait_for_any(since, every)
 
     await while_leading(conninfo, lock, stop, leading, work, name)
+
+
+class StepOnCommits:
+    """A worker that, while this process leads, takes its :meth:`step` whenever a commit
+    is announced (:func:`lead_on_commits`). A subclass names itself (the ``worker`` label),
+    its advisory ``lock`` and its step."""
+
+    name: ClassVar[str]
+    lock: ClassVar[int]
+    every: ClassVar[float] = 1.0  # seconds between looks when no commit rings
+
+    def __init__(self, watcher: TableWatcher) -> None:
+        self.watcher = watcher
+        self.leading = asyncio.Event()
+
+    async def run(self, conninfo: str, stop: asyncio.Event) -> None:
+        await lead_on_commits(
+            conninfo, self.lock, stop, self.leading, self.step, self.watcher, self.name, self.every
+        )
+
+    async def step(self) -> int:
+        """Do what is due now; how many things were done."""
+        raise NotImplementedError

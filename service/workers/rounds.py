@@ -9,7 +9,6 @@ version, and a paired table that no process created yet is created here.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -19,24 +18,20 @@ from domain.tournament import stream
 from domain.tournament.errors import TournamentError
 from service.read.watch import TableWatcher
 from service.refusals import ServiceError
-from service.workers.leader import lead_on_commits
+from service.workers.leader import StepOnCommits
 from service.write.tournaments import TournamentService
 
 log = logging.getLogger("cardroom.rounds")
 LEADER_LOCK = 0x636172642D726E64  # "card-rnd"
-LOOK_EVERY = 1.0  # seconds between looks when no commit rings
 
 
-class RoundKeeper:
+class RoundKeeper(StepOnCommits):
+    name = "rounds"
+    lock = LEADER_LOCK
+
     def __init__(self, tournaments: TournamentService, watcher: TableWatcher) -> None:
+        super().__init__(watcher)
         self.tournaments = tournaments
-        self.watcher = watcher
-        self.leading = asyncio.Event()
-
-    async def run(self, conninfo: str, stop: asyncio.Event) -> None:
-        await lead_on_commits(
-            conninfo, LEADER_LOCK, stop, self.leading, self.step, self.watcher, "rounds", LOOK_EVERY
-        )
 
     async def step(self) -> int:
         """Open missing round tables, record ended ones, pair rounds that are due; how many

@@ -91,6 +91,19 @@ class Plan(NamedTuple):
     moved: bool = False
 
 
+class SeatCommand(NamedTuple):
+    """A seat's command as :meth:`TableService.act` takes it: ``payload`` is the command
+    as recorded, ``actor`` who sends it, ``epoch`` the seat's token's, ``if_match`` the
+    request's precondition."""
+
+    seat: int
+    command: PlayerCommand
+    payload: dict[str, Any]
+    actor: str
+    epoch: int | None
+    if_match: list[str] | None
+
+
 Clock = Callable[[], datetime]
 
 
@@ -290,10 +303,11 @@ class TableService:
         Each call is counted once in ``cardroom_commands_total``: ``accepted`` when it
         recorded the command, ``replayed`` when it sent a key's first answer again, else
         the code it was refused with."""
+        actor = actor or f"seat:{seat}"
+        payload = msgspec.to_builtins(command)
+        request = SeatCommand(seat, command, payload, actor, epoch, if_match)
         try:
-            answer, outcome = await self._act(
-                table_id, seat, command, if_match, idempotency_key, actor, epoch
-            )
+            answer, outcome = await self._act(table_id, request, idempotency_key)
         except RuleError as exc:
             metrics.COMMANDS.labels(outcome=exc.code.value).inc()
             raise
@@ -304,36 +318,18 @@ class TableService:
         return answer
 
     async def _act(
-        self,
-        table_id: str,
-        seat: int,
-        command: PlayerCommand,
-        if_match: list[str] | None,
-        idempotency_key: str | None,
-        actor: str | None,
-        epoch: int | None,
+        self, table_id: str, request: SeatCommand, idempotency_key: str | None
     ) -> tuple[Answer, str]:
         """:meth:`act`, with how it ended: ``accepted`` or ``replayed``."""
-        actor = actor or f"seat:{seat}"
-        payload = msgspec.to_builtins(command)
-        gate = _Gate(self.store, table_id, actor, idempotency_key, request_digest(payload))
+        digest = request_digest(request.payload)
+        gate = _Gate(self.store, table_id, request.actor, idempotency_key, digest)
         if (first := await gate.replay()) is not None:
             return first, REPLAYED
         for attempt in range(RETRIES):
             cached = self.snapshots.get(table_id) if attempt == 0 else None
             loaded = cached or await self.load(table_id)
             try:
-                answer = await self._attempt(
-                    loaded,
-                    seat,
-                    command,
-                    payload,
-                    if_match,
-                    gate,
-                    actor,
-                    epoch,
-                    committed=cached is None,
-                )
+                answer = await self._attempt(loaded, request, gate, committed=cached is None)
                 return answer, ACCEPTED
             except _Behind:
                 continue  # perhaps only the cache is behind: ask Postgres
@@ -341,7 +337,7 @@ class TableService:
                 self._forget(table_id)
                 if (first := await gate.replay()) is not None:
                     return first, REPLAYED  # a twin request with this key won the race
-                if if_match is not None and cached is None:
+                if request.if_match is not None and cached is None:
                     raise CommandConflict("another command was recorded first") from None
             except RuleError:
                 if (first := await gate.replay()) is not None:
@@ -350,20 +346,11 @@ class TableService:
         raise CommandConflict("the table kept changing; try again")
 
     async def _attempt(
-        self,
-        loaded: Loaded,
-        seat: int,
-        command: PlayerCommand,
-        payload: dict[str, Any],
-        if_match: list[str] | None,
-        gate: _Gate,
-        actor: str,
-        epoch: int | None,
-        *,
-        committed: bool,
+        self, loaded: Loaded, request: SeatCommand, gate: _Gate, *, committed: bool
     ) -> Answer:
         """One attempt on ``loaded``; a cached snapshot (not ``committed``: it may be
         behind) is never the ground of a refusal."""
+        seat, command, payload, actor, epoch, if_match = request
         table = loaded.table
         version = table.version
         if epoch is not None and table.epoch(seat) != epoch:
@@ -500,20 +487,13 @@ class TableService:
         seat_tokens: Sequence[tuple[bytes, int, int]] | None = None,
         idempotency: IdempotencyRecord | None = None,
     ) -> None:
-        row = project(settled.table)
         last_hash = await self.store.commit(
             Commit(
                 table_id=settled.table.id,
                 expected_version=loaded.table.version if expected is None else expected,
                 previous_hash=loaded.last_hash,
                 events=settled.events,
-                game=row.game,
-                status=row.status,
-                tournament=row.tournament,
-                players=row.players,
-                state=row.state,
-                computer_turn=row.computer_turn,
-                deadline=row.deadline,
+                row=project(settled.table),
                 seeds=settled.seeds,
                 seat_tokens=seat_tokens or (),
                 idempotency=idempotency,

@@ -32,6 +32,7 @@ import msgspec
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
+from projections.table_state import TableRow
 from service import metrics
 from service.audit.chain import canonical_bytes, chain
 from service.pg import Source, fetch_all, fetch_one
@@ -92,13 +93,7 @@ class Commit(msgspec.Struct, frozen=True, kw_only=True):
     expected_version: int
     previous_hash: bytes
     events: Sequence[NewEvent]
-    game: str
-    status: str
-    state: bytes
-    tournament: str | None = None
-    players: Sequence[str] = ()
-    computer_turn: bool = False
-    deadline: datetime | None = None
+    row: TableRow  # the table_state row as the table now projects
     seeds: Sequence[tuple[int, bytes | None]] = ()
     seat_tokens: Sequence[tuple[bytes, int, int]] = ()  # digest, seat, epoch
     at: datetime
@@ -292,16 +287,10 @@ class EventStore:
             "actors": [e.actor for e in commit.events],
             "commands": commands,
             "hashes": hashes,
-            "game": commit.game,
-            "status": commit.status,
-            "tournament": commit.tournament,
-            "players": list(commit.players),
+            **msgspec.structs.asdict(commit.row),
             "version": new_version,
             "expected": commit.expected_version,
             "hash": previous,
-            "state": commit.state,
-            "computer_turn": commit.computer_turn,
-            "deadline": commit.deadline,
             "seed_numbers": [n for n, _ in commit.seeds],
             "seed_values": [seed for _, seed in commit.seeds],
             "token_hashes": [digest for digest, _, _ in commit.seat_tokens],

@@ -20,7 +20,7 @@ from domain.tournament.events import TOURNAMENT_EVENTS, TournamentEvent
 from domain.tournament.stream import Tournament, evolve, fold
 from service import metrics
 from service.audit.chain import GENESIS, canonical_bytes, chain
-from service.pg import Source, fetch_all
+from service.pg import Source, fetch_all, fetch_one
 from service.refusals import TournamentNotFound
 from service.write.codec import event_data
 from service.write.store import Checkpoint, NewEvent, Notifier, VersionConflict
@@ -156,16 +156,15 @@ class TournamentStore:
         """Every tournament's events in commit order after checkpoint ``(tx, position)``,
         below the horizon :meth:`EventStore.read_all` keeps (a late commit is never
         skipped); each with its checkpoint and its tournament."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT version, recorded_at, actor, data::text, command::text, hash,"
-                " tx::text::bigint, position, tournament_id::text FROM tournament_events"
-                " WHERE (tx, position) > (%s::text::xid8, %s)"
-                " AND tx < pg_snapshot_xmin(pg_current_snapshot())"
-                " ORDER BY tx, position LIMIT %s",
-                (str(after[0]), after[1], limit),
-            )
-            rows = await cur.fetchall()
+        rows = await fetch_all(
+            self.pool,
+            "SELECT version, recorded_at, actor, data::text, command::text, hash,"
+            " tx::text::bigint, position, tournament_id::text FROM tournament_events"
+            " WHERE (tx, position) > (%s::text::xid8, %s)"
+            " AND tx < pg_snapshot_xmin(pg_current_snapshot())"
+            " ORDER BY tx, position LIMIT %s",
+            (str(after[0]), after[1], limit),
+        )
         return [((int(row[6]), int(row[7])), row[8], _stored(row)) for row in rows]
 
     async def append(
@@ -255,11 +254,9 @@ class TournamentStore:
         known = self._secrets.get(tournament_id)
         if known is not None:
             return known
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT seed, seat_key FROM tournaments WHERE id = %s", (tournament_id,)
-            )
-            row = await cur.fetchone()
+        row = await fetch_one(
+            self.pool, "SELECT seed, seat_key FROM tournaments WHERE id = %s", (tournament_id,)
+        )
         if row is None or row[0] is None:
             raise TournamentNotFound(f"no tournament {tournament_id}")
         found = Secrets(seed=bytes(row[0]), seat_key=bytes(row[1]))
@@ -272,12 +269,11 @@ class TournamentStore:
         self, tournament_id: str
     ) -> tuple[list[list[str]] | None, int | None]:
         """The operator's decks and first dealer for every table (duplicate play)."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT deals::text, first_dealer FROM tournaments WHERE id = %s",
-                (tournament_id,),
-            )
-            row = await cur.fetchone()
+        row = await fetch_one(
+            self.pool,
+            "SELECT deals::text, first_dealer FROM tournaments WHERE id = %s",
+            (tournament_id,),
+        )
         if row is None or row[0] is None:
             return None, None if row is None else row[1]
         decks: list[list[str]] = msgspec.json.decode(row[0])
@@ -285,36 +281,35 @@ class TournamentStore:
 
     async def token(self, digest: bytes) -> tuple[str, str | None] | None:
         """The tournament (and entry) a director or entry token belongs to."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT tournament_id::text, entry FROM entry_tokens WHERE token_hash = %s"
-                " UNION ALL SELECT id::text, NULL FROM tournaments WHERE director_hash = %s",
-                (digest, digest),
-            )
-            row = await cur.fetchone()
+        row = await fetch_one(
+            self.pool,
+            "SELECT tournament_id::text, entry FROM entry_tokens WHERE token_hash = %s"
+            " UNION ALL SELECT id::text, NULL FROM tournaments WHERE director_hash = %s",
+            (digest, digest),
+        )
         return None if row is None else (row[0], row[1])
 
     async def tables_to_open(self, limit: int = 100) -> list[tuple[str, str]]:
         """``(tournament, table)`` of paired tables not created yet."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT r.tournament_id::text, r.table_id::text FROM round_tables r"
-                " LEFT JOIN tables t ON t.id = r.table_id WHERE t.id IS NULL LIMIT %s",
-                (limit,),
-            )
-            return [(row[0], row[1]) for row in await cur.fetchall()]
+        rows = await fetch_all(
+            self.pool,
+            "SELECT r.tournament_id::text, r.table_id::text FROM round_tables r"
+            " LEFT JOIN tables t ON t.id = r.table_id WHERE t.id IS NULL LIMIT %s",
+            (limit,),
+        )
+        return [(row[0], row[1]) for row in rows]
 
     async def tables_to_score(self, limit: int = 100) -> list[tuple[str, str]]:
         """``(tournament, table)`` of round tables that ended and are not recorded yet."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT r.tournament_id::text, r.table_id::text FROM round_tables r"
-                " JOIN tables t ON t.id = r.table_id"
-                " WHERE NOT r.scored AND t.status IN ('finished', 'aborted', 'expired')"
-                " LIMIT %s",
-                (limit,),
-            )
-            return [(row[0], row[1]) for row in await cur.fetchall()]
+        rows = await fetch_all(
+            self.pool,
+            "SELECT r.tournament_id::text, r.table_id::text FROM round_tables r"
+            " JOIN tables t ON t.id = r.table_id"
+            " WHERE NOT r.scored AND t.status IN ('finished', 'aborted', 'expired')"
+            " LIMIT %s",
+            (limit,),
+        )
+        return [(row[0], row[1]) for row in rows]
 
     async def mark_scored(self, table_ids: Sequence[str]) -> None:
         async with self.pool.connection() as conn:
@@ -326,13 +321,13 @@ class TournamentStore:
     async def to_pair(self, limit: int = 100) -> list[str]:
         """Tournaments with ``auto_rounds`` playing whose every paired table is
         recorded: they may be due their next round."""
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "SELECT t.id::text FROM tournaments t WHERE t.status = 'playing'"
-                " AND EXISTS (SELECT 1 FROM tournament_events e WHERE e.tournament_id = t.id"
-                " AND e.version = 1 AND (e.data->>'auto_rounds')::boolean)"
-                " AND NOT EXISTS (SELECT 1 FROM round_tables r"
-                " WHERE r.tournament_id = t.id AND NOT r.scored) LIMIT %s",
-                (limit,),
-            )
-            return [row[0] for row in await cur.fetchall()]
+        rows = await fetch_all(
+            self.pool,
+            "SELECT t.id::text FROM tournaments t WHERE t.status = 'playing'"
+            " AND EXISTS (SELECT 1 FROM tournament_events e WHERE e.tournament_id = t.id"
+            " AND e.version = 1 AND (e.data->>'auto_rounds')::boolean)"
+            " AND NOT EXISTS (SELECT 1 FROM round_tables r"
+            " WHERE r.tournament_id = t.id AND NOT r.scored) LIMIT %s",
+            (limit,),
+        )
+        return [row[0] for row in rows]

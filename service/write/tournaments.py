@@ -20,12 +20,11 @@ import hmac
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
 from domain import table as tables
-from domain.events import ClockSettings
 from domain.tournament import results, stream
 from domain.tournament.events import TournamentEvent
 from domain.tournament.model import Format
@@ -66,17 +65,8 @@ class TournamentService:
 
     async def create(
         self,
-        name: str,
-        game: str,
+        terms: stream.Terms,
         *,
-        format: Format,
-        entry: Literal["single", "pair"],
-        seats: int,
-        options: dict[str, Any],
-        rounds: int | None,
-        clock: ClockSettings | None,
-        round_minutes: int | None,
-        auto_rounds: bool,
         decks: list[list[str]] | None,
         first_dealer: int | None,
         command: dict[str, Any],
@@ -84,20 +74,7 @@ class TournamentService:
         """A new tournament: its id and the director's token."""
         secret = Secrets(seed=secrets.token_bytes(32), seat_key=secrets.token_bytes(32))
         tournament_id = str(uuid.uuid4())
-        created = stream.create(
-            tournament_id,
-            name,
-            game,
-            format=format,
-            entry=entry,
-            seats=seats,
-            options=options,
-            seed=secret.seed,
-            rounds=rounds,
-            clock=clock,
-            round_minutes=round_minutes,
-            auto_rounds=auto_rounds,
-        )
+        created = stream.create(tournament_id, terms, secret.seed)
         director = secrets.token_urlsafe(32)
         await self.store.create(
             NewEvent(event_data(created), "operator", command),

@@ -25,15 +25,10 @@ from domain.commands import (
     Stand,
 )
 from tests.domain.pitch_tables import deal_table as pitch_table
+from tests.support.decks import cards as hand
 from tests.support.decks import forty_five_order, reserve_bridge_order, stack_deck
 from tests.support.pinochle_tables import deal_table as pinochle_table
 from tests.support.playout import Playout
-
-
-def hand(codes: str) -> list[str]:
-    """Cards written as one string, e.g. ``hand("AS TS KS")``."""
-    return codes.split()
-
 
 # --- Auction Forty-Five: dealer 3, so seat 0 speaks first and seat 1 leads to seat 0's bid.
 

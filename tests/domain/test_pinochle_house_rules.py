@@ -12,16 +12,13 @@ from domain.errors import RuleCode, RuleError
 from domain.pinochle.cards import legal_plays
 from domain.pinochle.events import MeldsClaimed
 from domain.pinochle.melds import best_claim, check_claim, claim_points, make
+from tests.support.decks import cards
 from tests.support.given import given
 from tests.support.pinochle_tables import deal_table, state_of, win_auction
 from tests.support.playout import Playout
 
 PINOCHLE_GAMES = ["pinochle", "pinochle-three", "pinochle-widow", "pinochle-four"]
 SEATS = {"pinochle-four": 4}
-
-
-def cards(text: str) -> list[str]:
-    return text.split()
 
 
 def doubled(hand: str) -> int:

@@ -15,12 +15,9 @@ from domain.pinochle.melds import (
     exposure,
     make,
 )
+from tests.support.decks import cards
 
 HAND_130 = "TS KS KS QS JS 9S AH AH QH JH AC KC QC AD QD"
-
-
-def cards(text: str) -> list[str]:
-    return text.split()
 
 
 def kinds(claim: list[MeldClaim]) -> list[str]:

@@ -32,6 +32,7 @@ from domain.pinochle.events import (
 )
 from domain.pinochle.melds import claim_points, make
 from domain.pinochle.state import Phase
+from tests.support.decks import cards
 from tests.support.given import given
 from tests.support.pinochle_tables import (
     deal_table,
@@ -41,11 +42,6 @@ from tests.support.pinochle_tables import (
     win_auction,
 )
 from tests.support.playout import Playout
-
-
-def cards(text: str) -> list[str]:
-    return text.split()
-
 
 HAND_130 = cards("TS KS KS QS JS 9S AH AH QH JH AC KC QC AD QD")
 WIDOW = ["KH", "JH", "TC"]

@@ -19,6 +19,7 @@ from domain.pinochle.events import DixExchanged, TargetRaised, TrumpTurnedUp
 from domain.pinochle.melds import make
 from domain.pinochle.options import Config
 from domain.pinochle.state import Phase, State
+from tests.support.decks import cards
 from tests.support.given import given
 from tests.support.pinochle_tables import (
     best_meld,
@@ -29,11 +30,6 @@ from tests.support.pinochle_tables import (
     win_auction,
 )
 from tests.support.playout import Playout
-
-
-def cards(text: str) -> list[str]:
-    return text.split()
-
 
 # Seat 2 deals; seat 2's last card (the 48th) is turned up: KH, so hearts are trump.
 THREE_HANDS = {

@@ -5,7 +5,6 @@ processes share the database, and one of them leads the computer players."""
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
@@ -15,25 +14,9 @@ from domain.registry import GAMES
 from service.audit.verify import verify_lines
 from service.choices import choose, pick_index
 from tests.support.api import bearer, ok
-from tests.support.two_servers import two_servers
 
 GAME_IDS = sorted(GAMES)
 OPTIONS: dict[str, dict[str, Any]] = {"pinochle": {"deals": 2}}  # a short chips game
-
-
-@pytest.fixture(scope="module")
-def servers() -> Iterator[tuple[list[str], str]]:
-    with two_servers("cpu") as servers:
-        yield servers
-
-
-@pytest.fixture
-async def clients(servers: tuple[list[str], str]) -> AsyncIterator[list[httpx.AsyncClient]]:
-    async with (
-        httpx.AsyncClient(base_url=servers[0][0], timeout=30) as first,
-        httpx.AsyncClient(base_url=servers[0][1], timeout=30) as second,
-    ):
-        yield [first, second]
 
 
 async def _one_person_table(client: httpx.AsyncClient, game: str) -> tuple[str, str]:

@@ -14,6 +14,7 @@ import pytest
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
 from psycopg_pool import AsyncConnectionPool
 
+from projections.table_state import TableRow
 from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.workers import lag, relay
 from service.write.store import (
@@ -35,9 +36,7 @@ def database_url() -> str:
 
 @pytest.fixture(scope="module")
 async def pool(database_url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
-    async with AsyncConnectionPool(
-        database_url, min_size=2, max_size=12, kwargs={"autocommit": True}
-    ) as pool:
+    async with services.connection_pool(database_url, max_size=12) as pool:
         yield pool
 
 
@@ -51,16 +50,26 @@ def events(*names: str) -> list[NewEvent]:
 
 
 def commit(
-    table_id: str, expected: int, previous: bytes, new: list[NewEvent], **extra: Any
+    table_id: str,
+    expected: int,
+    previous: bytes,
+    new: list[NewEvent],
+    deadline: datetime | None = None,
+    **extra: Any,
 ) -> Commit:
     return Commit(
         table_id=table_id,
         expected_version=expected,
         previous_hash=previous,
         events=new,
-        game="forty-five",
-        status="playing",
-        state=b"state-%d" % (expected + len(new)),
+        row=TableRow(
+            game="forty-five",
+            status="playing",
+            tournament=None,
+            players=[],
+            state=b"state-%d" % (expected + len(new)),
+            deadline=deadline,
+        ),
         at=datetime.now(UTC),
         **extra,
     )

@@ -4,30 +4,12 @@ the other."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.support.api import bearer, ok
 from tests.support.refusals import assert_problem
-from tests.support.two_servers import two_servers
-
-
-@pytest.fixture(scope="module")
-def servers() -> Iterator[tuple[list[str], str]]:
-    with two_servers("live") as servers:
-        yield servers
-
-
-@pytest.fixture
-async def pair(servers: tuple[list[str], str]) -> AsyncIterator[list[httpx.AsyncClient]]:
-    async with (
-        httpx.AsyncClient(base_url=servers[0][0], timeout=30) as first,
-        httpx.AsyncClient(base_url=servers[0][1], timeout=30) as second,
-    ):
-        yield [first, second]
 
 
 async def _started(client: httpx.AsyncClient) -> tuple[str, list[str]]:
@@ -40,9 +22,9 @@ async def _started(client: httpx.AsyncClient) -> tuple[str, list[str]]:
 
 
 async def test_a_replacement_on_one_server_revokes_the_token_the_other_had_cached(
-    pair: list[httpx.AsyncClient], servers: tuple[list[str], str]
+    clients: list[httpx.AsyncClient], servers: tuple[list[str], str]
 ) -> None:
-    a, b = pair
+    a, b = clients
     operator = bearer(servers[1])
     table_id, tokens = await _started(a)
     ok(await b.get(f"/tables/{table_id}", headers=bearer(tokens[1])))  # b caches the token
@@ -61,9 +43,9 @@ async def test_a_replacement_on_one_server_revokes_the_token_the_other_had_cache
 
 
 async def test_leave_on_one_server_and_take_over_on_the_other(
-    pair: list[httpx.AsyncClient],
+    clients: list[httpx.AsyncClient],
 ) -> None:
-    a, b = pair
+    a, b = clients
     table_id, tokens = await _started(a)
     ok(await a.get(f"/tables/{table_id}", headers=bearer(tokens[3])))  # a caches the token
     ok(
@@ -86,9 +68,9 @@ async def test_leave_on_one_server_and_take_over_on_the_other(
 
 
 async def test_a_pause_on_one_server_holds_commands_on_the_other(
-    pair: list[httpx.AsyncClient], servers: tuple[list[str], str]
+    clients: list[httpx.AsyncClient], servers: tuple[list[str], str]
 ) -> None:
-    a, b = pair
+    a, b = clients
     operator = bearer(servers[1])
     table_id, tokens = await _started(a)
     seat = ok(await b.get(f"/tables/{table_id}"))["to_act"][0]

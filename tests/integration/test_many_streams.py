@@ -32,9 +32,8 @@ from redis.asyncio import Redis
 from service.tools.bench.harness import Server, running_server
 from service.workers.streams import global_stream
 from tests.support import services
-from tests.support.api import bearer, ok, seat_all
+from tests.support.api import ok, random_action, seat_all
 from tests.support.many_streams import StreamClient, open_stream
-from tests.support.playout import choose, pick_index
 
 STREAMS = 1_000
 TABLES = 25
@@ -179,13 +178,7 @@ async def hold(
         view = ok(await http.get(f"/tables/{table_id}"))
         while time.monotonic() < until and view["status"] == "playing":
             seat = view["to_act"][0]
-            mine = ok(await http.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
-            actions = mine["legal_actions"]
-            command = choose(actions[pick_index(actions, rng)], rng)
-            answer = await http.post(
-                f"/tables/{table_id}/actions", json=command, headers=bearer(tokens[seat])
-            )
-            body = ok(answer)
+            body = await random_action(http, table_id, tokens[seat], rng)
             answered[(table_id, body["version"])] = time.monotonic()
             view = body["table"]
             await asyncio.sleep(PAUSE * rng.uniform(0.5, 1.5))

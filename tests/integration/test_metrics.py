@@ -22,10 +22,9 @@ import pytest
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.choices import choose, pick_index
 from service.tools.bench.harness import Server, running_server
 from tests.support import services
-from tests.support.api import bearer, ok
+from tests.support.api import bearer, ok, random_action
 
 TABLES = 4
 COMMANDS_PER_TABLE = 15
@@ -76,14 +75,7 @@ async def play(http: httpx.AsyncClient, index: int) -> int:
     ]
     for _ in range(COMMANDS_PER_TABLE):
         seat = ok(await http.get(path, headers=FRESH))["to_act"][0]
-        mine = ok(await http.get(path, headers={**FRESH, **bearer(tokens[seat])}))
-        actions = mine["legal_actions"]
-        command = choose(actions[pick_index(actions, rng)], rng)
-        ok(
-            await http.post(
-                f"{path}/actions", json=command, headers={**FRESH, **bearer(tokens[seat])}
-            )
-        )
+        await random_action(http, table["id"], tokens[seat], rng, headers=FRESH)
     return seats
 
 

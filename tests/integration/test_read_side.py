@@ -285,20 +285,29 @@ async def test_a_killed_projector_restarts_without_double_counting_or_missing() 
         assert (await stored_docs(pool, "standings"))[tournament] == expected["standings"]
 
 
+async def live_and_rebuilt(
+    pool: AsyncConnectionPool[Any], batch: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Every projection's documents run live to the head, ``batch`` events a step, and
+    then rebuilt from scratch."""
+    projector = Projector(pool, batch=batch)
+    for projection in PROJECTIONS.values():
+        while await projector.step(projection):
+            pass
+    live = {name: await stored_docs(pool, name) for name in PROJECTIONS}
+    for projection in PROJECTIONS.values():
+        events, _ = await projector.rebuild(projection)
+        assert events > 0
+    rebuilt = {name: await stored_docs(pool, name) for name in PROJECTIONS}
+    return live, rebuilt
+
+
 async def test_a_rebuilt_projection_equals_the_live_one() -> None:
     database_url = services.fresh_database("rebuild_")
     tournament = "00000000-0000-4000-8000-000000000002"
     await seed_games(database_url, 15, tournament=tournament)
     async with AsyncConnectionPool(database_url, kwargs={"autocommit": True}) as pool:
-        projector = Projector(pool, batch=97)
-        for projection in PROJECTIONS.values():
-            while await projector.step(projection):
-                pass
-        live = {name: await stored_docs(pool, name) for name in PROJECTIONS}
-        for projection in PROJECTIONS.values():
-            events, _ = await projector.rebuild(projection)
-            assert events > 0
-        rebuilt = {name: await stored_docs(pool, name) for name in PROJECTIONS}
+        live, rebuilt = await live_and_rebuilt(pool, batch=97)
     assert rebuilt == live
     assert live["scoresheet"] and live["standings"]
 
@@ -311,14 +320,7 @@ async def test_tables_ended_every_way_project_rebuild_and_list_by_status() -> No
     ended = await seed_endings(database_url, tournament)
     counted = sorted(ended[how] for how in ("played", "resigned", "forfeit"))
     async with AsyncConnectionPool(database_url, kwargs={"autocommit": True}) as pool:
-        projector = Projector(pool, batch=7)
-        for projection in PROJECTIONS.values():
-            while await projector.step(projection):
-                pass
-        live = {name: await stored_docs(pool, name) for name in PROJECTIONS}
-        for projection in PROJECTIONS.values():
-            await projector.rebuild(projection)
-        rebuilt = {name: await stored_docs(pool, name) for name in PROJECTIONS}
+        live, rebuilt = await live_and_rebuilt(pool, batch=7)
         store = EventStore(pool)
         by_table = {t: await store.read_stream(t, 0, 10_000) for t in ended.values()}
     assert rebuilt == live

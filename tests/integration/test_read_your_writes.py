@@ -18,7 +18,7 @@ import pytest
 
 from tests.support.api import bearer, ok
 from tests.support.playout import choose, pick_index
-from tests.support.two_servers import two_servers
+from tests.support.two_servers import clients_of, two_servers
 
 COMMANDS = 1_000
 TABLES = 8
@@ -34,12 +34,8 @@ def servers() -> Iterator[tuple[list[str], str]]:
 
 @pytest.fixture
 async def clients(servers: tuple[list[str], str]) -> AsyncIterator[list[httpx.AsyncClient]]:
-    bases, _ = servers
-    async with (
-        httpx.AsyncClient(base_url=bases[0], timeout=30, headers=FRESH) as first,
-        httpx.AsyncClient(base_url=bases[1], timeout=30, headers=FRESH) as second,
-    ):
-        yield [first, second]
+    async with clients_of(servers[0], headers=FRESH) as clients:
+        yield clients
 
 
 async def _seated(client: httpx.AsyncClient, game: str, seats: int) -> tuple[str, list[str]]:

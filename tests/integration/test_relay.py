@@ -28,10 +28,9 @@ from tests.api.test_asyncapi import entry_validator
 from tests.api.test_forty_five_api import operator_events
 from tests.conftest import make_settings
 from tests.support import services
-from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
+from tests.support.api import OPERATOR, new_table, ok, random_action, seat_all
 from tests.support.invariants import assert_only_known, cards_in
 from tests.support.knowledge import Knowledge
-from tests.support.playout import choose, pick_index
 from tests.support.redis_server import RedisServer
 
 
@@ -62,13 +61,7 @@ async def play(client: Any, table_id: str, tokens: list[str], steps: int, seed: 
         if view["status"] == "finished":
             return
         seat = view["to_act"][0]
-        mine = ok(await client.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
-        actions = mine["legal_actions"]
-        command = choose(actions[pick_index(actions, rng)], rng)
-        answer = await client.post(
-            f"/tables/{table_id}/actions", json=command, headers=bearer(tokens[seat])
-        )
-        view = ok(answer)["table"]
+        view = (await random_action(client, table_id, tokens[seat], rng))["table"]
 
 
 async def versions_of(client: Any, table_id: str) -> int:

@@ -10,7 +10,6 @@ at once expire each table once. No test waits for real time to pass.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -40,17 +39,9 @@ DAY = timedelta(hours=24)
 
 
 @pytest.fixture
-def database() -> str:
+def database_url() -> str:
     """A database of the test's own: a sweep sees only the test's records and tables."""
     return services.fresh_database("retain_")
-
-
-@pytest.fixture
-async def pool(database: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
-    async with AsyncConnectionPool(
-        database, min_size=2, max_size=8, kwargs={"autocommit": True}
-    ) as pool:
-        yield pool
 
 
 @pytest.fixture
@@ -268,13 +259,13 @@ async def test_the_last_seat_and_the_expiry_at_once_exactly_one_applies(
         assert sum(isinstance(e, TableExpired) for e in events) == (1 if expired else 0)
 
 
-async def test_one_sweeper_leads_at_a_time(database: str, pool: Any, clock: FakeClock) -> None:
+async def test_one_sweeper_leads_at_a_time(database_url: str, pool: Any, clock: FakeClock) -> None:
     service = service_on(pool, clock)
     table_ids = [await waiting_table(service) for _ in range(3)]
     clock.advance(DAY + HOUR)
     stop = asyncio.Event()
     sweepers = [sweeper(service_on(pool, clock), clock) for _ in range(2)]
-    tasks = [asyncio.create_task(s.run(database, stop, every=0.05)) for s in sweepers]
+    tasks = [asyncio.create_task(s.run(database_url, stop, every=0.05)) for s in sweepers]
     try:
         async with asyncio.timeout(10):
             while sum(s.tables for s in sweepers) < len(table_ids):

@@ -23,9 +23,16 @@ from service.workers.fanout import Hub
 from service.workers.streams import global_stream
 from tests.conftest import make_settings
 from tests.support import services
-from tests.support.api import OPERATOR, all_events, bearer, new_table, ok, seat_all
+from tests.support.api import (
+    OPERATOR,
+    all_events,
+    bearer,
+    new_table,
+    ok,
+    random_action,
+    seat_all,
+)
 from tests.support.live import serving
-from tests.support.playout import choose, pick_index
 from tests.support.redis_server import RedisServer
 from tests.support.sse import Message, messages
 
@@ -57,11 +64,7 @@ async def step(
     http: httpx.AsyncClient, table_id: str, tokens: list[str], rng: random.Random
 ) -> None:
     view = ok(await http.get(f"/tables/{table_id}"))
-    seat = view["to_act"][0]
-    mine = ok(await http.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
-    actions = mine["legal_actions"]
-    command = choose(actions[pick_index(actions, rng)], rng)
-    ok(await http.post(f"/tables/{table_id}/actions", json=command, headers=bearer(tokens[seat])))
+    await random_action(http, table_id, tokens[view["to_act"][0]], rng)
 
 
 async def collect(

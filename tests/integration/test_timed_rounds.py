@@ -5,7 +5,6 @@ with ``result.reason = "time"``; the tournament records it and its export verifi
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
@@ -16,12 +15,12 @@ from domain import computer
 from domain import table as tables
 from domain.events import GameTimed, HandScored, TimeCalled
 from domain.tournament.model import Format
+from domain.tournament.stream import Terms
 from service.audit.tournament_export import tournament_lines
 from service.audit.tournament_verify import verify_tournament_lines
 from service.workers.timekeeper import Timekeeper
 from service.write.codec import event_decoder
 from service.write.handler import TableService
-from service.write.migrate import migrate
 from service.write.store import EventStore
 from service.write.tournament_store import TournamentStore
 from service.write.tournaments import TournamentService
@@ -33,17 +32,7 @@ MINUTES = 30
 
 @pytest.fixture(scope="module")
 def database_url() -> str:
-    url = services.fresh_database("rounds_")
-    migrate(url)
-    return url
-
-
-@pytest.fixture
-async def pool(database_url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
-    async with AsyncConnectionPool(
-        database_url, min_size=2, max_size=8, kwargs={"autocommit": True}
-    ) as pool:
-        yield pool
+    return services.fresh_database("rounds_")
 
 
 async def timed_round(
@@ -52,17 +41,18 @@ async def timed_round(
     """A one-round Reserve Bridge Swiss of two players, timed; its id and its table."""
     service = TableService(EventStore(pool), clock=clock)
     rounds = TournamentService(TournamentStore(pool), service, clock=clock)
-    tournament_id, _ = await rounds.create(
-        "Timed",
-        "reserve-bridge",
+    terms = Terms(
+        name="Timed",
+        game="reserve-bridge",
         format=Format.SWISS,
         entry="single",
         seats=2,
         options={},
         rounds=1,
-        clock=None,
         round_minutes=MINUTES,
-        auto_rounds=False,
+    )
+    tournament_id, _ = await rounds.create(
+        terms,
         decks=None,
         first_dealer=None,
         command={},

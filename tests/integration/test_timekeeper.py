@@ -9,7 +9,6 @@ real deadline: the service and the timekeeper read the test's clock.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,7 +27,6 @@ from service.workers.timekeeper import Timekeeper
 from service.write import interventions
 from service.write.codec import event_decoder
 from service.write.handler import TableService
-from service.write.migrate import migrate
 from service.write.store import EventStore, new_table_id
 from tests.support import services
 from tests.support.clock import FakeClock
@@ -38,21 +36,17 @@ SHORT: dict[str, dict[str, Any]] = {"pinochle": {"deals": 2}}  # a short chips g
 
 @pytest.fixture(scope="module")
 def database_url() -> str:
-    url = services.fresh_database("time_")
-    migrate(url)
-    return url
+    return services.fresh_database("time_")
 
 
 @pytest.fixture
-async def pool(database_url: str) -> AsyncIterator[AsyncConnectionPool[Any]]:
-    async with AsyncConnectionPool(
-        database_url, min_size=2, max_size=8, kwargs={"autocommit": True}
-    ) as pool:
-        async with pool.connection() as conn:
-            # Each test sees only its own tables' deadlines.
-            await conn.execute("UPDATE tables SET deadline = NULL")
-            await conn.execute("DELETE FROM timekeeper_heartbeat")
-        yield pool
+async def pool(pool: AsyncConnectionPool[Any]) -> AsyncConnectionPool[Any]:
+    """The module's database as each test finds it: it sees only its own tables'
+    deadlines."""
+    async with pool.connection() as conn:
+        await conn.execute("UPDATE tables SET deadline = NULL")
+        await conn.execute("DELETE FROM timekeeper_heartbeat")
+    return pool
 
 
 @pytest.fixture

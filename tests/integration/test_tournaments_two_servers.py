@@ -4,28 +4,9 @@ other shows at once — entries, rounds, withdrawals and the player's seat."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-
 import httpx
-import pytest
 
 from tests.support.api import bearer, ok
-from tests.support.two_servers import two_servers
-
-
-@pytest.fixture(scope="module")
-def servers() -> Iterator[tuple[list[str], str]]:
-    with two_servers("tour") as servers:
-        yield servers
-
-
-@pytest.fixture
-async def clients(servers: tuple[list[str], str]) -> AsyncIterator[list[httpx.AsyncClient]]:
-    async with (
-        httpx.AsyncClient(base_url=servers[0][0], timeout=30) as first,
-        httpx.AsyncClient(base_url=servers[0][1], timeout=30) as second,
-    ):
-        yield [first, second]
 
 
 async def test_what_one_process_appends_the_other_shows_at_once(

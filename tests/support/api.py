@@ -74,13 +74,23 @@ async def play_to_end(
         if view["status"] == "finished":
             return view  # type: ignore[no-any-return]
         seat = rng.choice(view["to_act"])
-        mine = ok(await client.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
-        actions = mine["legal_actions"]
-        command = choose(actions[pick(actions, rng)], rng)
-        answer = ok(
-            await client.post(
-                f"/tables/{table_id}/actions", json=command, headers=bearer(tokens[seat])
-            )
-        )
-        view = answer["table"]
+        view = (await random_action(client, table_id, tokens[seat], rng, pick))["table"]
     raise AssertionError("the game did not end")
+
+
+async def random_action(
+    client: AsyncClient,
+    table_id: str,
+    token: str,
+    rng: random.Random,
+    pick: Picker = pick_index,
+    headers: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The seat of ``token`` reads its view and sends one of its legal actions, ``pick``ed
+    with ``rng``; the answer."""
+    as_seat = {**(headers or {}), **bearer(token)}
+    mine = ok(await client.get(f"/tables/{table_id}", headers=as_seat))
+    actions = mine["legal_actions"]
+    command = choose(actions[pick(actions, rng)], rng)
+    answer = ok(await client.post(f"/tables/{table_id}/actions", json=command, headers=as_seat))
+    return answer  # type: ignore[no-any-return]

@@ -5,6 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
+def cards(codes: str) -> list[str]:
+    """Cards written as one string, e.g. ``cards("AS TS KS")``."""
+    return codes.split()
+
+
 def stack_deck(
     hands: dict[int, Sequence[str]], order: Sequence[int], pack: Sequence[str]
 ) -> list[str]:

@@ -61,17 +61,12 @@ async def seed_endings(database_url: str, tournament: str | None = None) -> dict
 
 
 def commit_of(table_id: str, playout: Playout) -> Commit:
-    row = project(playout.table)
     events: list[Any] = [NewEvent(event_data(e), "seed") for e in playout.events]
     return Commit(
         table_id=table_id,
         expected_version=0,
         previous_hash=GENESIS,
         events=events,
-        game=row.game,
-        status=row.status,
-        tournament=row.tournament,
-        players=row.players,
-        state=row.state,
+        row=project(playout.table),
         at=datetime.now(UTC),
     )

@@ -11,9 +11,13 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from functools import cache
+from typing import Any
 
 import psycopg
+from psycopg_pool import AsyncConnectionPool
 
 from service.tools.embedded import Embedded
 from service.write.migrate import migrate
@@ -67,6 +71,17 @@ def fresh_database(label: str = "") -> str:
     url = psycopg.conninfo.make_conninfo(admin, dbname=name)
     migrate(url)
     return url
+
+
+@asynccontextmanager
+async def connection_pool(
+    database_url: str, max_size: int = 8
+) -> AsyncIterator[AsyncConnectionPool[Any]]:
+    """Autocommit connections to ``database_url``, as the service opens them."""
+    async with AsyncConnectionPool(
+        database_url, min_size=2, max_size=max_size, kwargs={"autocommit": True}
+    ) as pool:
+        yield pool
 
 
 @cache

@@ -4,8 +4,11 @@ production (several processes), for the tests of anything a process caches."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+import httpx
 
 from service.tools.bench.harness import running_server
 from tests.support import services
@@ -25,3 +28,13 @@ def two_servers(label: str, first_workers: int = 1) -> Iterator[tuple[list[str],
         running_server(database_url, redis_url, extra_env=shared) as b,
     ):
         yield [a.base, b.base], shared["CARDROOM_OPERATOR_TOKEN"]
+
+
+@asynccontextmanager
+async def clients_of(bases: list[str], **options: Any) -> AsyncIterator[list[httpx.AsyncClient]]:
+    """A client of each server, in the order of ``bases``."""
+    async with (
+        httpx.AsyncClient(base_url=bases[0], timeout=30, **options) as first,
+        httpx.AsyncClient(base_url=bases[1], timeout=30, **options) as second,
+    ):
+        yield [first, second]

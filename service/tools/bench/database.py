@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
+from projections.table_state import TableRow
 from service.audit.chain import GENESIS
 from service.write.store import Commit, EventStore, NewEvent
 
@@ -60,9 +61,9 @@ async def store_appends(database_url: str, clients: int, seconds: float) -> floa
                     expected_version=version,
                     previous_hash=previous,
                     events=[NewEvent({"type": "bench", "n": version}, "bench")],
-                    game="bench",
-                    status="playing",
-                    state=b"",
+                    row=TableRow(
+                        game="bench", status="playing", tournament=None, players=[], state=b""
+                    ),
                     at=datetime.now(UTC),
                 )
                 previous = await store.commit(commit)

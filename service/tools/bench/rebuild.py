@@ -28,17 +28,13 @@ async def fill(database_url: str, events: int) -> int:
             table_id = str(uuid.uuid4())
             plan = plan_game("forty-five", 4, seed, table_id=table_id)
             seed += 1
-            row = project(plan.table)
             await store.commit(
                 Commit(
                     table_id=table_id,
                     expected_version=0,
                     previous_hash=GENESIS,
                     events=[NewEvent(event_data(e), "bench") for e in plan.events],
-                    game=row.game,
-                    status=row.status,
-                    players=row.players,
-                    state=row.state,
+                    row=project(plan.table),
                     at=datetime.now(UTC),
                 )
             )

@@ -23,16 +23,15 @@ def apply(tournament: Tournament, events: list[TournamentEvent]) -> Tournament:
 
 
 def round_robin(field: int) -> Tournament:
-    created = stream.create(
-        "t",
-        "Club night",
-        "reserve-bridge",
+    terms = stream.Terms(
+        name="Club night",
+        game="reserve-bridge",
         format=Format.ROUND_ROBIN,
         entry="single",
         seats=2,
         options={},
-        seed=SEED,
     )
+    created = stream.create("t", terms, SEED)
     tournament = stream.start(created)
     for n in range(field):
         tournament = apply(tournament, stream.enter(tournament, f"e{n}", [f"P{n}"]))
