@@ -167,6 +167,22 @@ def test_two_seat_pages_play_a_reserve_bridge_deal_with_its_reserves(
     assert kinds.count("reserve_laid") == 2
     assert "hand_scored" in kinds
     assert laid
+
+    # Seat 1 gives the game up: a confirmed click on Resign (two sides: it is offered).
+    browser.switch_to.window(handles[1])
+    resign = wait_for(
+        browser, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-seat-command="resign"]')
+    )[0]
+    resign.click()
+    browser.switch_to.alert.dismiss()  # asked first: nothing is sent without a yes
+    assert console.view(table)["status"] == "playing"
+    resign.click()
+    browser.switch_to.alert.accept()
+    end = wait_for(browser, lambda d: (v := console.view(table))["status"] == "finished" and v)
+    assert end["result"]["winners"] == [0] and end["result"]["losers"] == [1]
     for handle in handles:
         browser.switch_to.window(handle)
+        rendered(browser, end["version"])
+        assert body(browser, "status") == "finished"
+        assert not browser.find_elements(By.CSS_SELECTOR, "[data-seat-command]")
         no_errors(browser)

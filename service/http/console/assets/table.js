@@ -47,6 +47,23 @@ export async function tablePage(main, table) {
     h("section", { class: "box" }, h("h2", null, "What happened"), log),
   );
 
+  // Whether the game has two sides at this table, so that a seat may resign (asked once).
+  let twoSides = false;
+  let sidesAsked = false;
+
+  /** @param {any} v */
+  async function askSides(v) {
+    sidesAsked = true;
+    try {
+      const game = await api(`/games/${v.game}`);
+      const seating = game.seatings.find((/** @type {any} */ s) => s.seats === v.seats.length);
+      twoSides = (seating && seating.partnerships ? seating.partnerships.length : v.seats.length) === 2;
+      if (twoSides && view) replace(mine, drawMine(view));
+    } catch {
+      // Without the catalogue the page offers leaving only.
+    }
+  }
+
   /** @param {any} next */
   function render(next) {
     // A version is never served with different content: drawing it again would only
@@ -57,6 +74,7 @@ export async function tablePage(main, table) {
     document.body.dataset.status = view.status;
     replace(board, drawTable(view));
     replace(mine, seat ? drawMine(view) : null);
+    if (seat && !sidesAsked) askSides(view);
     replace(side, drawAuction(view), drawDetails(view), operator && !seat ? drawOperator(view) : null);
     document.body.dataset.rendered = String(view.version);
   }
@@ -151,6 +169,25 @@ export async function tablePage(main, table) {
       hand,
       picks,
       buttons.length ? h("div", { class: "actions", role: "group", "aria-label": "Your choices" }, buttons) : null,
+      drawSeatCommands(v),
+    );
+  }
+
+  /** Leaving and resigning: open to a seat at any time, so never in legal_actions; each
+   * asks for confirmation first. @param {any} v */
+  function drawSeatCommands(v) {
+    if (v.status !== "playing") return null;
+    /** @param {string} question @param {string} type */
+    const confirmed = (question, type) => () => {
+      if (window.confirm(question)) send({ type });
+    };
+    return h(
+      "div",
+      { class: "actions seat-commands", role: "group", "aria-label": "Your seat" },
+      twoSides
+        ? h("button", { type: "button", class: "action", "data-seat-command": "resign", onclick: confirmed("Resign? Your side loses the game.", "resign") }, "Resign")
+        : null,
+      h("button", { type: "button", class: "action", "data-seat-command": "leave", onclick: confirmed("Leave this table for good? The computer plays your seat until somebody takes it.", "leave") }, "Leave the table"),
     );
   }
 
