@@ -281,11 +281,15 @@ def bench_command(args: argparse.Namespace) -> int:
         with scratch_database(args.admin_database_url) as database_url:
             result = asyncio.run(rebuild.measure(database_url, args.events))
     else:
+        tables = args.tables or 16
+        sse.allow_streams(args.streams or tables)  # before the server, which inherits it
         with (
             scratch_database(args.admin_database_url) as database_url,
             running_server(database_url, args.redis_url, workers=args.workers) as server,
         ):
-            result = asyncio.run(sse.measure(server.base, args.tables or 16, args.seconds))
+            result = asyncio.run(
+                sse.measure(server.base, tables, args.seconds, args.streams, args.pause)
+            )
     print(json.dumps(result, indent=2))
     return 0
 
@@ -362,6 +366,12 @@ def parser() -> argparse.ArgumentParser:
     bench_cmd.add_argument("--events", type=int, default=100_000, help="rebuild: store size")
     bench_cmd.add_argument(
         "--tables", type=int, default=None, help="sse: 16 tables; timers: 10,000 armed clocks"
+    )
+    bench_cmd.add_argument(
+        "--streams", type=int, default=None, help="sse: spectator streams (one per table)"
+    )
+    bench_cmd.add_argument(
+        "--pause", type=float, default=0.4, help="sse: seconds between a table's commands"
     )
     bench_cmd.add_argument("--seconds", type=float, default=20.0)
     bench_cmd.add_argument("--workers", type=int, default=1)

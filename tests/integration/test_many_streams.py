@@ -30,10 +30,10 @@ import pytest
 from redis.asyncio import Redis
 
 from service.tools.bench.harness import Server, running_server
+from service.tools.bench.sse_client import StreamClient, open_stream
 from service.workers.streams import global_stream
 from tests.support import services
 from tests.support.api import ok, random_action, seat_all
-from tests.support.many_streams import StreamClient, open_stream
 
 STREAMS = 1_000
 TABLES = 25

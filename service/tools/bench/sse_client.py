@@ -1,6 +1,7 @@
-"""Cheap Server-Sent Events clients for holding a thousand streams from one test process:
-a raw asyncio protocol per connection that decodes the chunked body and notes when each
-``id`` arrived, nothing more (no JSON, no httpx)."""
+"""Cheap Server-Sent Events clients, for holding a thousand streams from one process: a
+raw asyncio protocol per connection that decodes the chunked body and notes when each
+``id`` arrived, nothing more (no JSON, no httpx). ``cardroom bench sse`` and the test of
+a thousand streams (tests/integration/test_many_streams.py) use them."""
 
 from __future__ import annotations
 
