@@ -40,7 +40,7 @@ function cards(key, v) {
 }
 
 // Fields that hold a seat number: shown as the seat's player.
-const SEAT_FIELDS = new Set(["high_bidder", "pitcher", "declarer", "non_dealer", "bidder", "maker", "leader"]);
+const SEAT_FIELDS = new Set(["high_bidder", "pitcher", "declarer", "non_dealer", "bidder", "maker", "leader", "seat"]);
 
 /** A field's value in words or pictures. @param {any} value @param {any} view @param {string} label @param {string} key */
 function show(value, view, label, key) {
@@ -54,15 +54,32 @@ function show(value, view, label, key) {
       value.map((v, seat) => h("li", null, h("span", { class: "who" }, `${who(seat)}: `), isCardList(v) ? cardRow(v, `${label}, ${who(seat)}`, "small") : v === null ? "–" : String(v))),
     );
   }
+  if (Array.isArray(value) && value.length && value.every((v) => v && typeof v === "object" && !Array.isArray(v))) {
+    // Records (declared honours, melds): one line each, in words.
+    return h("ul", { class: "per-seat" }, value.map((v) => h("li", null, inWords(v, view, key))));
+  }
   if (value && typeof value === "object" && !Array.isArray(value)) {
-    // A record (a score sheet, a contract): its fields in words, one level deep.
-    const words = Object.entries(value)
-      .filter(([, v]) => v !== null && !(Array.isArray(v) && v.length === 0))
-      .map(([k, v]) => `${k.replaceAll("_", " ")} ${typeof v === "object" ? JSON.stringify(v, cards) : String(v)}`);
-    return h("span", null, words.join("; "));
+    // A record (a score sheet, a contract): its fields in words.
+    return h("span", null, inWords(value, view, key));
   }
   const text = JSON.stringify(value, cards);
   return h("code", null, text.length > 400 ? `${text.slice(0, 400)}…` : text);
+}
+
+/** A value in words: seats by name, cards by rank and suit, records as "field value; …".
+ * @param {any} value @param {any} view @param {string} key @returns {string} */
+function inWords(value, view, key) {
+  if (value === null || value === undefined) return "–";
+  if (typeof value === "number" && SEAT_FIELDS.has(key)) return namer(view)(value);
+  if (isCard(value)) return cardText(value);
+  if (Array.isArray(value)) return `[${value.map((v) => inWords(v, view, key)).join(", ")}]`;
+  if (typeof value === "object") {
+    return Object.entries(value)
+      .filter(([, v]) => v !== null && !(Array.isArray(v) && v.length === 0))
+      .map(([k, v]) => `${k.replaceAll("_", " ")} ${inWords(v, view, k)}`)
+      .join("; ");
+  }
+  return String(value);
 }
 
 /** @param {string} key */
