@@ -14,7 +14,13 @@ from typing import Any
 import msgspec
 
 from service import logs
-from service.settings import SettingsError, container_evidence, embedded_servers, from_env
+from service.settings import (
+    Settings,
+    SettingsError,
+    container_evidence,
+    embedded_servers,
+    from_env,
+)
 
 log = logging.getLogger("cardroom")
 
@@ -26,6 +32,33 @@ def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
     # uvicorn re-raises the signal after its graceful shutdown; turning it into SystemExit
     # lets the `finally` below stop the embedded servers.
     raise SystemExit(128 + signum)
+
+
+def uvicorn_options(host: str, port: int, settings: Settings) -> dict[str, Any]:
+    """uvicorn's settings for ``cardroom serve`` (and for the bench's stack floor, which
+    must be served exactly as the service is)."""
+    # uvloop named, not "auto": a silent fallback to asyncio's loop would bring back
+    # Nagle's delay on the sockets of a multi-worker server (pyproject.toml). The HTTP
+    # protocol is uvicorn's httptools one with limits on the request head (DESIGN 12).
+    # No `server: uvicorn` header: it tells a scanner which server's flaws to try.
+    # A stop waits for open requests at most `shutdown_seconds`, then closes them.
+    return {
+        "host": host,
+        "port": port,
+        "log_level": settings.log_level,
+        "loop": "uvloop",
+        "http": HTTP_PROTOCOL,
+        "server_header": False,
+        "timeout_graceful_shutdown": settings.shutdown_seconds,
+        # uvicorn logs as the service does (service.logs), in every worker; its access
+        # log is off: the app writes one line a request, with the request's id.
+        "log_config": logs.config(settings.log_format, settings.log_level),
+        "access_log": False,
+        # The client address is the socket's peer; X-Forwarded-For is read only from
+        # CARDROOM_TRUSTED_PROXIES (service.http.throttle), never uvicorn's default of
+        # trusting it from 127.0.0.1.
+        "proxy_headers": False,
+    }
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -70,28 +103,7 @@ def serve(args: argparse.Namespace) -> int:
         )
         if generated_token:
             print(f"operator token: {settings.operator_token}", flush=True)
-        # uvloop named, not "auto": a silent fallback to asyncio's loop would bring back
-        # Nagle's delay on the sockets of a multi-worker server (pyproject.toml). The HTTP
-        # protocol is uvicorn's httptools one with limits on the request head (DESIGN 12).
-        # No `server: uvicorn` header: it tells a scanner which server's flaws to try.
-        # A stop waits for open requests at most `shutdown_seconds`, then closes them.
-        options: dict[str, Any] = {
-            "host": args.host,
-            "port": args.port,
-            "log_level": settings.log_level,
-            "loop": "uvloop",
-            "http": HTTP_PROTOCOL,
-            "server_header": False,
-            "timeout_graceful_shutdown": settings.shutdown_seconds,
-            # uvicorn logs as the service does (service.logs), in every worker; its access
-            # log is off: the app writes one line a request, with the request's id.
-            "log_config": logs.config(settings.log_format, settings.log_level),
-            "access_log": False,
-            # The client address is the socket's peer; X-Forwarded-For is read only from
-            # CARDROOM_TRUSTED_PROXIES (service.http.throttle), never uvicorn's default of
-            # trusting it from 127.0.0.1.
-            "proxy_headers": False,
-        }
+        options = uvicorn_options(args.host, args.port, settings)
         if args.workers > 1:
             from service.tools.supervisor import Supervisor, metrics_directory
 

@@ -78,13 +78,31 @@ def running_server(
         **(extra_env or {}),
     }
     command = [sys.executable, "-m", "service.tools.cli", "serve", "--port", str(port)]
+    with _serving([*command, "--workers", str(workers)], port, env, output) as (base, pid):
+        yield Server(base, token, pid)
+
+
+@contextmanager
+def running_floor(
+    database_url: str, workers: int = 1, *, output: IO[Any] | None = None
+) -> Iterator[Server]:
+    """The stack's floor (``floor_app``) in a subprocess, served as ``cardroom serve``
+    serves the service: its base URL and pid (no operator token: it has no API)."""
+    port = free_port()
+    env = {**os.environ, "CARDROOM_DATABASE_URL": database_url, "CARDROOM_LOG_LEVEL": "warning"}
+    module = "service.tools.bench.floor_app"
+    command = [sys.executable, "-m", module, "--port", str(port), "--workers", str(workers)]
+    with _serving(command, port, env, output) as (base, pid):
+        yield Server(base, "", pid)
+
+
+@contextmanager
+def _serving(
+    command: list[str], port: int, env: dict[str, str], output: IO[Any] | None
+) -> Iterator[tuple[str, int]]:
+    """``command`` in a subprocess until its ``/readyz`` answers 200; stopped after."""
     # The server's banner goes to stderr: stdout carries only the JSON figures.
-    process = subprocess.Popen(
-        [*command, "--workers", str(workers)],
-        env=env,
-        stdout=output or sys.stderr,
-        stderr=output,
-    )
+    process = subprocess.Popen(command, env=env, stdout=output or sys.stderr, stderr=output)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -97,7 +115,7 @@ def running_server(
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the server did not start")
             time.sleep(0.1)
-        yield Server(base, token, process.pid)
+        yield base, process.pid
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
