@@ -274,12 +274,25 @@ def bench_command(args: argparse.Namespace) -> int:
     from service.tools.bench import rebuild, sse, suite, timers
     from service.tools.bench.harness import running_server, scratch_database
 
+    workers = args.workers or 1
+
     if args.benchmark == "timers":
         with scratch_database(args.admin_database_url) as database_url:
             tables = args.tables or 10_000
             result = asyncio.run(timers.measure(database_url, tables, args.rate, args.seconds))
     elif args.benchmark == "all":
-        result = suite.run(args.admin_database_url, args.redis_url, args.seconds, args.workers)
+        result = suite.run(args.admin_database_url, args.redis_url, args.seconds, workers)
+    elif args.benchmark == "players":
+        from service.tools.bench import players
+
+        ramp = players.Ramp(
+            seconds=args.seconds,
+            most=args.max_players,
+            spectators=args.spectators,
+            seed=args.seed,
+            processes=args.load_processes or 0,
+        )
+        result = players.run(args.admin_database_url, args.redis_url, args.workers or 2, ramp)
     elif args.benchmark == "replicas":
         from service.tools.bench import replicas
 
@@ -287,7 +300,7 @@ def bench_command(args: argparse.Namespace) -> int:
             print("bench replicas needs --replica-url (a streaming replica)", file=sys.stderr)
             return 2
         result = replicas.run(
-            args.admin_database_url, args.replica_url, args.redis_url, args.seconds, args.workers
+            args.admin_database_url, args.replica_url, args.redis_url, args.seconds, workers
         )
     elif args.benchmark == "rebuild":
         with scratch_database(args.admin_database_url) as database_url:
@@ -295,7 +308,7 @@ def bench_command(args: argparse.Namespace) -> int:
     else:
         with (
             scratch_database(args.admin_database_url) as database_url,
-            running_server(database_url, args.redis_url, workers=args.workers) as server,
+            running_server(database_url, args.redis_url, workers=workers) as server,
         ):
             result = asyncio.run(sse.measure(server.base, args.tables or 16, args.seconds))
     print(json.dumps(result, indent=2))
@@ -366,7 +379,7 @@ def parser() -> argparse.ArgumentParser:
     )
     bench_cmd.add_argument(
         "benchmark",
-        choices=["all", "rebuild", "sse", "bots", "timers", "pairing", "replicas"],
+        choices=["all", "rebuild", "sse", "bots", "timers", "pairing", "replicas", "players"],
     )
     bench_cmd.add_argument(
         "--rate", type=int, default=200, help="timers: clocks expiring per second"
@@ -376,10 +389,31 @@ def parser() -> argparse.ArgumentParser:
         "--tables", type=int, default=None, help="sse: 16 tables; timers: 10,000 armed clocks"
     )
     bench_cmd.add_argument("--seconds", type=float, default=20.0)
-    bench_cmd.add_argument("--workers", type=int, default=1)
+    bench_cmd.add_argument(
+        "--workers", type=int, default=None, help="server workers (1; players: 2)"
+    )
+    bench_cmd.add_argument(
+        "--max",
+        dest="max_players",
+        type=int,
+        default=10_000,
+        help="players: the last step of the ramp (40, 100, 200, 400, 800, then doubling)",
+    )
+    bench_cmd.add_argument(
+        "--spectators", type=int, default=0, help="players: spectators long-polling each table"
+    )
+    bench_cmd.add_argument(
+        "--load-processes",
+        type=int,
+        default=None,
+        help="players: load-generator processes (one per core)",
+    )
     bench_cmd.add_argument("--games", type=int, default=500, help="bots: seeded games per id")
     bench_cmd.add_argument(
-        "--seed", type=int, default=0, help="bots: seed of the first game; pairing: of the results"
+        "--seed",
+        type=int,
+        default=0,
+        help="bots: seed of the first game; pairing: of the results; players: think times",
     )
     bench_cmd.add_argument(
         "--entrants",

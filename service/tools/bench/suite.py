@@ -36,14 +36,20 @@ def wait(database_url: str) -> float:
     return round(database.wait_for_consumers(database_url), 2)
 
 
-def run(admin_url: str, redis_url: str, seconds: float, workers: int) -> dict[str, Any]:
+def run(
+    admin_url: str,
+    redis_url: str,
+    seconds: float,
+    workers: int,
+    levels: tuple[int, ...] = LEVELS,
+) -> dict[str, Any]:
     result: dict[str, Any] = {"seconds_per_figure": seconds, "server_workers": workers}
     with scratch_database(admin_url) as database_url:
         ceiling = {
-            c: asyncio.run(database.raw_insert_commit(database_url, c, seconds)) for c in LEVELS
+            c: asyncio.run(database.raw_insert_commit(database_url, c, seconds)) for c in levels
         }
         result["raw_insert_commit_per_second"] = {str(c): round(r, 1) for c, r in ceiling.items()}
-        floor = stack_floor(database_url, seconds, workers)
+        floor = stack_floor(database_url, seconds, workers, levels)
         result["stack_floor"] = floor
         with running_server(database_url, redis_url, workers=workers) as server:
             base, operator = server.base, server.operator
@@ -53,7 +59,7 @@ def run(admin_url: str, redis_url: str, seconds: float, workers: int) -> dict[st
             catch_up: dict[str, float] = {}
             result["consumer_catch_up_seconds"] = catch_up
             seed = 0
-            for clients in LEVELS:
+            for clients in levels:
                 per_worker = math.ceil(PLANNED_RATE * seconds / clients)
                 work = []
                 for _ in range(clients):
@@ -100,11 +106,13 @@ def run(admin_url: str, redis_url: str, seconds: float, workers: int) -> dict[st
     return result
 
 
-def stack_floor(database_url: str, seconds: float, workers: int) -> dict[str, Any]:
+def stack_floor(
+    database_url: str, seconds: float, workers: int, levels: tuple[int, ...] = LEVELS
+) -> dict[str, Any]:
     """The floor's requests per second (latency, CPU) at each level, on its own server."""
     figures: dict[str, Any] = {}
     with running_floor(database_url, workers=workers) as server:
-        for clients in LEVELS:
+        for clients in levels:
             meter = CpuMeter(server.pid)
             level = asyncio.run(load.run_floor(server.base, clients, seconds))
             level["cpu_seconds_per_1000"] = meter.per_thousand(level["requests"], level["elapsed"])
