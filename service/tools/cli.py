@@ -14,7 +14,13 @@ from typing import Any
 import msgspec
 
 from service import logs
-from service.settings import SettingsError, container_evidence, embedded_servers, from_env
+from service.settings import (
+    Settings,
+    SettingsError,
+    container_evidence,
+    embedded_servers,
+    from_env,
+)
 
 log = logging.getLogger("cardroom")
 
@@ -26,6 +32,33 @@ def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
     # uvicorn re-raises the signal after its graceful shutdown; turning it into SystemExit
     # lets the `finally` below stop the embedded servers.
     raise SystemExit(128 + signum)
+
+
+def uvicorn_options(host: str, port: int, settings: Settings) -> dict[str, Any]:
+    """uvicorn's settings for ``cardroom serve`` (and for the bench's stack floor, which
+    must be served exactly as the service is)."""
+    # uvloop named, not "auto": a silent fallback to asyncio's loop would bring back
+    # Nagle's delay on the sockets of a multi-worker server (pyproject.toml). The HTTP
+    # protocol is uvicorn's httptools one with limits on the request head (DESIGN 12).
+    # No `server: uvicorn` header: it tells a scanner which server's flaws to try.
+    # A stop waits for open requests at most `shutdown_seconds`, then closes them.
+    return {
+        "host": host,
+        "port": port,
+        "log_level": settings.log_level,
+        "loop": "uvloop",
+        "http": HTTP_PROTOCOL,
+        "server_header": False,
+        "timeout_graceful_shutdown": settings.shutdown_seconds,
+        # uvicorn logs as the service does (service.logs), in every worker; its access
+        # log is off: the app writes one line a request, with the request's id.
+        "log_config": logs.config(settings.log_format, settings.log_level),
+        "access_log": False,
+        # The client address is the socket's peer; X-Forwarded-For is read only from
+        # CARDROOM_TRUSTED_PROXIES (service.http.throttle), never uvicorn's default of
+        # trusting it from 127.0.0.1.
+        "proxy_headers": False,
+    }
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -70,28 +103,7 @@ def serve(args: argparse.Namespace) -> int:
         )
         if generated_token:
             print(f"operator token: {settings.operator_token}", flush=True)
-        # uvloop named, not "auto": a silent fallback to asyncio's loop would bring back
-        # Nagle's delay on the sockets of a multi-worker server (pyproject.toml). The HTTP
-        # protocol is uvicorn's httptools one with limits on the request head (DESIGN 12).
-        # No `server: uvicorn` header: it tells a scanner which server's flaws to try.
-        # A stop waits for open requests at most `shutdown_seconds`, then closes them.
-        options: dict[str, Any] = {
-            "host": args.host,
-            "port": args.port,
-            "log_level": settings.log_level,
-            "loop": "uvloop",
-            "http": HTTP_PROTOCOL,
-            "server_header": False,
-            "timeout_graceful_shutdown": settings.shutdown_seconds,
-            # uvicorn logs as the service does (service.logs), in every worker; its access
-            # log is off: the app writes one line a request, with the request's id.
-            "log_config": logs.config(settings.log_format, settings.log_level),
-            "access_log": False,
-            # The client address is the socket's peer; X-Forwarded-For is read only from
-            # CARDROOM_TRUSTED_PROXIES (service.http.throttle), never uvicorn's default of
-            # trusting it from 127.0.0.1.
-            "proxy_headers": False,
-        }
+        options = uvicorn_options(args.host, args.port, settings)
         if args.workers > 1:
             from service.tools.supervisor import Supervisor, metrics_directory
 
@@ -262,12 +274,25 @@ def bench_command(args: argparse.Namespace) -> int:
     from service.tools.bench import rebuild, sse, suite, timers
     from service.tools.bench.harness import running_server, scratch_database
 
+    workers = args.workers or 1
+
     if args.benchmark == "timers":
         with scratch_database(args.admin_database_url) as database_url:
             tables = args.tables or 10_000
             result = asyncio.run(timers.measure(database_url, tables, args.rate, args.seconds))
     elif args.benchmark == "all":
-        result = suite.run(args.admin_database_url, args.redis_url, args.seconds, args.workers)
+        result = suite.run(args.admin_database_url, args.redis_url, args.seconds, workers)
+    elif args.benchmark == "players":
+        from service.tools.bench import players
+
+        ramp = players.Ramp(
+            seconds=args.seconds,
+            most=args.max_players,
+            spectators=args.spectators,
+            seed=args.seed,
+            processes=args.load_processes or 0,
+        )
+        result = players.run(args.admin_database_url, args.redis_url, args.workers or 2, ramp)
     elif args.benchmark == "replicas":
         from service.tools.bench import replicas
 
@@ -275,7 +300,7 @@ def bench_command(args: argparse.Namespace) -> int:
             print("bench replicas needs --replica-url (a streaming replica)", file=sys.stderr)
             return 2
         result = replicas.run(
-            args.admin_database_url, args.replica_url, args.redis_url, args.seconds, args.workers
+            args.admin_database_url, args.replica_url, args.redis_url, args.seconds, workers
         )
     elif args.benchmark == "rebuild":
         with scratch_database(args.admin_database_url) as database_url:
@@ -285,7 +310,7 @@ def bench_command(args: argparse.Namespace) -> int:
         sse.allow_streams(args.streams or tables)  # before the server, which inherits it
         with (
             scratch_database(args.admin_database_url) as database_url,
-            running_server(database_url, args.redis_url, workers=args.workers) as server,
+            running_server(database_url, args.redis_url, workers=workers) as server,
         ):
             result = asyncio.run(
                 sse.measure(server.base, tables, args.seconds, args.streams, args.pause)
@@ -358,7 +383,7 @@ def parser() -> argparse.ArgumentParser:
     )
     bench_cmd.add_argument(
         "benchmark",
-        choices=["all", "rebuild", "sse", "bots", "timers", "pairing", "replicas"],
+        choices=["all", "rebuild", "sse", "bots", "timers", "pairing", "replicas", "players"],
     )
     bench_cmd.add_argument(
         "--rate", type=int, default=200, help="timers: clocks expiring per second"
@@ -374,10 +399,31 @@ def parser() -> argparse.ArgumentParser:
         "--pause", type=float, default=0.4, help="sse: seconds between a table's commands"
     )
     bench_cmd.add_argument("--seconds", type=float, default=20.0)
-    bench_cmd.add_argument("--workers", type=int, default=1)
+    bench_cmd.add_argument(
+        "--workers", type=int, default=None, help="server workers (1; players: 2)"
+    )
+    bench_cmd.add_argument(
+        "--max",
+        dest="max_players",
+        type=int,
+        default=10_000,
+        help="players: the last step of the ramp (40, 100, 200, 400, 800, then doubling)",
+    )
+    bench_cmd.add_argument(
+        "--spectators", type=int, default=0, help="players: spectators long-polling each table"
+    )
+    bench_cmd.add_argument(
+        "--load-processes",
+        type=int,
+        default=None,
+        help="players: load-generator processes (one per core)",
+    )
     bench_cmd.add_argument("--games", type=int, default=500, help="bots: seeded games per id")
     bench_cmd.add_argument(
-        "--seed", type=int, default=0, help="bots: seed of the first game; pairing: of the results"
+        "--seed",
+        type=int,
+        default=0,
+        help="bots: seed of the first game; pairing: of the results; players: think times",
     )
     bench_cmd.add_argument(
         "--entrants",

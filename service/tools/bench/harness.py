@@ -78,13 +78,31 @@ def running_server(
         **(extra_env or {}),
     }
     command = [sys.executable, "-m", "service.tools.cli", "serve", "--port", str(port)]
+    with _serving([*command, "--workers", str(workers)], port, env, output) as (base, pid):
+        yield Server(base, token, pid)
+
+
+@contextmanager
+def running_floor(
+    database_url: str, workers: int = 1, *, output: IO[Any] | None = None
+) -> Iterator[Server]:
+    """The stack's floor (``floor_app``) in a subprocess, served as ``cardroom serve``
+    serves the service: its base URL and pid (no operator token: it has no API)."""
+    port = free_port()
+    env = {**os.environ, "CARDROOM_DATABASE_URL": database_url, "CARDROOM_LOG_LEVEL": "warning"}
+    module = "service.tools.bench.floor_app"
+    command = [sys.executable, "-m", module, "--port", str(port), "--workers", str(workers)]
+    with _serving(command, port, env, output) as (base, pid):
+        yield Server(base, "", pid)
+
+
+@contextmanager
+def _serving(
+    command: list[str], port: int, env: dict[str, str], output: IO[Any] | None
+) -> Iterator[tuple[str, int]]:
+    """``command`` in a subprocess until its ``/readyz`` answers 200; stopped after."""
     # The server's banner goes to stderr: stdout carries only the JSON figures.
-    process = subprocess.Popen(
-        [*command, "--workers", str(workers)],
-        env=env,
-        stdout=output or sys.stderr,
-        stderr=output,
-    )
+    process = subprocess.Popen(command, env=env, stdout=output or sys.stderr, stderr=output)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -97,46 +115,62 @@ def running_server(
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the server did not start")
             time.sleep(0.1)
-        yield Server(base, token, process.pid)
+        yield base, process.pid
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
 
 
 class CpuMeter:
-    """CPU seconds spent by the server's processes, Postgres and this load generator."""
+    """CPU seconds spent by the server's processes, Postgres and this load generator.
+
+    Counted per process: one that ends before the meter is read (a Postgres backend whose
+    client closed) takes its seconds with it, so the figure can fall short, never below
+    zero (summed over whichever processes were alive, it once came out negative)."""
 
     def __init__(self, server_pid: int) -> None:
         self.server = psutil.Process(server_pid)
         self.start = self._sample()
 
-    def _sample(self) -> dict[str, float]:
+    def _sample(self) -> dict[str, dict[int, float]]:
         server = [self.server, *self.server.children(recursive=True)]
         postgres = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "postgres"]
         return {
-            "server": cpu_seconds(server),
-            "postgres": cpu_seconds(postgres),
-            "load_generator": cpu_seconds([psutil.Process()]),
+            "server": cpu_by_process(server),
+            "postgres": cpu_by_process(postgres),
+            "load_generator": cpu_by_process([psutil.Process()]),
+        }
+
+    def spent(self) -> dict[str, float]:
+        """CPU seconds by part since the meter started."""
+        end = self._sample()
+        return {
+            part: sum(s - self.start[part].get(pid, 0.0) for pid, s in processes.items())
+            for part, processes in end.items()
         }
 
     def per_thousand(self, operations: int, elapsed: float) -> dict[str, float]:
         """CPU seconds per 1,000 operations by part, and how busy the cores were."""
-        end = self._sample()
-        spent = {part: end[part] - self.start[part] for part in end}
+        spent = self.spent()
         result = {part: round(s * 1000 / max(operations, 1), 3) for part, s in spent.items()}
         result["cores_busy"] = round(sum(spent.values()) / elapsed, 2)
         return result
 
 
 def cpu_seconds(processes: list[psutil.Process]) -> float:
-    total = 0.0
+    return sum(cpu_by_process(processes).values())
+
+
+def cpu_by_process(processes: list[psutil.Process]) -> dict[int, float]:
+    """User and system CPU seconds of each process still alive, by pid."""
+    seconds = {}
     for process in processes:
         try:
             times = process.cpu_times()
         except psutil.NoSuchProcess:
             continue
-        total += times.user + times.system
-    return total
+        seconds[process.pid] = times.user + times.system
+    return seconds
 
 
 def percentiles(samples: Sequence[float]) -> dict[str, Any]:

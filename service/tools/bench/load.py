@@ -134,3 +134,39 @@ async def run_reads(
         "per_second": round(sum(done) / elapsed, 1),
         "latency": percentiles(latencies),
     }
+
+
+async def run_floor(base: str, clients: int, seconds: float) -> dict[str, Any]:
+    """The stack's floor: ``clients`` connections POSTing small moves, one at a time, as
+    ``run_commands`` sends commands (the same client, the same one-in-flight loop)."""
+    latencies: list[float] = []
+    failures = 0
+
+    async def worker(index: int) -> int:
+        nonlocal failures
+        conn = Connection(*_address(base))
+        await conn.open()
+        move = {"table": f"floor-{index}", "seat": index % SEATS, "card": "JH"}
+        sent = 0
+        try:
+            while time.monotonic() < deadline:
+                started = time.perf_counter()
+                status, _, _ = await conn.request("POST", "/floor", None, move)
+                latencies.append(time.perf_counter() - started)
+                failures += status != 200
+                sent += 1
+        finally:
+            await conn.close()
+        return sent
+
+    started = time.monotonic()
+    deadline = started + seconds
+    sent = await asyncio.gather(*(worker(i) for i in range(clients)))
+    elapsed = time.monotonic() - started
+    return {
+        "requests": sum(sent),
+        "elapsed": round(elapsed, 3),
+        "failures": failures,
+        "per_second": round(sum(sent) / elapsed, 1),
+        "latency": percentiles(latencies),
+    }

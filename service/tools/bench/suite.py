@@ -4,6 +4,11 @@ Commands per second (with p50/p99 latency) at 1, 16 and 64 concurrent tables, co
 and full GETs per second, and — on the same database in the same run — the raw ceiling
 (one-row INSERT + COMMIT per second at the same concurrency) that every command figure is
 also reported against, plus event-store appends beside the ``eventsourcing`` library.
+
+The stack's floor (``floor_app``: the same uvicorn and Litestar with the same options and
+workers, a route that decodes a small body, INSERTs one row through a pool and answers a
+small object) is driven by the same load generator at the same levels, and every command
+figure is also a ratio to it: what the stack costs, apart from what Cardroom adds.
 """
 
 from __future__ import annotations
@@ -13,7 +18,12 @@ import math
 from typing import Any
 
 from service.tools.bench import database, load
-from service.tools.bench.harness import CpuMeter, running_server, scratch_database
+from service.tools.bench.harness import (
+    CpuMeter,
+    running_floor,
+    running_server,
+    scratch_database,
+)
 from service.tools.bench.plan import Plan
 
 LEVELS = (1, 16, 64)
@@ -26,13 +36,21 @@ def wait(database_url: str) -> float:
     return round(database.wait_for_consumers(database_url), 2)
 
 
-def run(admin_url: str, redis_url: str, seconds: float, workers: int) -> dict[str, Any]:
+def run(
+    admin_url: str,
+    redis_url: str,
+    seconds: float,
+    workers: int,
+    levels: tuple[int, ...] = LEVELS,
+) -> dict[str, Any]:
     result: dict[str, Any] = {"seconds_per_figure": seconds, "server_workers": workers}
     with scratch_database(admin_url) as database_url:
         ceiling = {
-            c: asyncio.run(database.raw_insert_commit(database_url, c, seconds)) for c in LEVELS
+            c: asyncio.run(database.raw_insert_commit(database_url, c, seconds)) for c in levels
         }
         result["raw_insert_commit_per_second"] = {str(c): round(r, 1) for c, r in ceiling.items()}
+        floor = stack_floor(database_url, seconds, workers, levels)
+        result["stack_floor"] = floor
         with running_server(database_url, redis_url, workers=workers) as server:
             base, operator = server.base, server.operator
             commands: dict[str, Any] = {}
@@ -41,7 +59,7 @@ def run(admin_url: str, redis_url: str, seconds: float, workers: int) -> dict[st
             catch_up: dict[str, float] = {}
             result["consumer_catch_up_seconds"] = catch_up
             seed = 0
-            for clients in LEVELS:
+            for clients in levels:
                 per_worker = math.ceil(PLANNED_RATE * seconds / clients)
                 work = []
                 for _ in range(clients):
@@ -60,6 +78,9 @@ def run(admin_url: str, redis_url: str, seconds: float, workers: int) -> dict[st
                 )
                 figures["ratio_to_raw_insert_commit"] = database.ratio(
                     figures["per_second"], ceiling[clients]
+                )
+                figures["ratio_to_stack_floor"] = database.ratio(
+                    figures["per_second"], floor[str(clients)]["per_second"]
                 )
                 commands[str(clients)] = figures
             result["commands"] = commands
@@ -83,3 +104,17 @@ def run(admin_url: str, redis_url: str, seconds: float, workers: int) -> dict[st
             }
         result["event_store_appends"] = appends
     return result
+
+
+def stack_floor(
+    database_url: str, seconds: float, workers: int, levels: tuple[int, ...] = LEVELS
+) -> dict[str, Any]:
+    """The floor's requests per second (latency, CPU) at each level, on its own server."""
+    figures: dict[str, Any] = {}
+    with running_floor(database_url, workers=workers) as server:
+        for clients in levels:
+            meter = CpuMeter(server.pid)
+            level = asyncio.run(load.run_floor(server.base, clients, seconds))
+            level["cpu_seconds_per_1000"] = meter.per_thousand(level["requests"], level["elapsed"])
+            figures[str(clients)] = level
+    return figures

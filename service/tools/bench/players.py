@@ -1,0 +1,329 @@
+"""``cardroom bench players``: how many mobile players one server keeps happy.
+
+Each seat is a client on one keep-alive connection, as a phone is: it long-polls its view
+(``GET /tables/{id}`` with ``If-None-Match`` and ``?wait=``) and, when the view says it is
+its turn, thinks for a seeded 1–3 s and sends one of its ``legal_actions`` (picked as the
+reference bot picks, ``service.choices``). Spectators, when asked for, long-poll without a
+token. The number of players ramps in steps (40, 100, 200, 400, 800, then doubling, up to
+``--max``); a step is sustained when its action p99 is at most 100 ms, its long-poll wake
+p99 at most 250 ms and nothing failed. The figure is the largest step sustained, with
+each step's latencies and the CPU split (server, Postgres, load generator).
+
+A wake is measured from the moment the move that changed the table was *sent* to the
+moment a waiting seat's (or spectator's) long poll answered with the new version: the
+commit falls between the send and the mover's answer, so this overstates the wake by up
+to the action's own latency — the figure errs on the strict side. The mover's own next
+poll is not a wake.
+
+The load generator runs in several processes (one per core unless told), each owning
+whole tables, so that a slow client does not pass for a slow server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import multiprocessing
+import os
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+
+from service.choices import choose, pick_index
+from service.tools.bench import database
+from service.tools.bench.client import Connection
+from service.tools.bench.harness import (
+    CpuMeter,
+    Server,
+    percentiles,
+    running_server,
+    scratch_database,
+)
+from service.tools.bench.load import SEATS, _address
+
+GAME = "forty-five"
+FIRST_STEPS = (40, 100, 200, 400, 800)
+ACTION_P99_MS = 100.0
+WAKE_P99_MS = 250.0
+WAIT = 30  # seconds a long poll may be held (the API allows up to 60)
+THINK = (1.0, 3.0)
+SEATING_CONNECTIONS = 8
+QUICK_STOP = {"CARDROOM_SHUTDOWN_SECONDS": "1"}
+
+_decode = msgspec.json.decode
+
+
+class Ramp(msgspec.Struct, frozen=True):
+    """How the players ramp: seconds a step, the last step, spectators per table, the
+    seed of the think times and choices, load-generator processes (0: one per core)."""
+
+    seconds: float
+    most: int
+    spectators: int = 0
+    seed: int = 0
+    processes: int = 0
+
+
+def ladder(most: int) -> Iterator[int]:
+    """40, 100, 200, 400, 800, then doubling; the last step is ``most`` itself."""
+    step = 0
+    for step in FIRST_STEPS:
+        if step >= most:
+            yield most
+            return
+        yield step
+    while step * 2 < most:
+        step *= 2
+        yield step
+    yield most
+
+
+async def _seat_tables(base: str, operator: str, count: int) -> list[tuple[str, list[str]]]:
+    """``count`` new tables of ``GAME`` with every seat taken: (table id, seat tokens)."""
+    seated: list[tuple[str, list[str]]] = []
+    remaining = iter(range(count))
+
+    async def seater() -> None:
+        conn = Connection(*_address(base))
+        await conn.open()
+        try:
+            for _ in remaining:
+                status, _, body = await conn.request(
+                    "POST",
+                    "/tables",
+                    {"Authorization": f"Bearer {operator}"},
+                    {"game": GAME, "seats": SEATS},
+                )
+                assert status == 201, body
+                table_id = _decode(body)["id"]
+                tokens = []
+                for seat in range(SEATS):
+                    path = f"/tables/{table_id}/seats/{seat}"
+                    status, _, body = await conn.request("POST", path, None, {"name": f"p{seat}"})
+                    assert status == 201, body
+                    tokens.append(_decode(body)["token"])
+                seated.append((table_id, tokens))
+        finally:
+            await conn.close()
+
+    await asyncio.gather(*(seater() for _ in range(min(SEATING_CONNECTIONS, count))))
+    return seated
+
+
+class _Table:
+    """When each version of one table was sent, and long polls answered before the
+    mover heard back (matched when it does)."""
+
+    def __init__(self) -> None:
+        self.sent: dict[int, float] = {}
+        self.early: dict[int, list[tuple[float, list[float]]]] = {}
+
+    def moved(self, version: int, sent_at: float) -> None:
+        self.sent[version] = sent_at
+        for answered, samples in self.early.pop(version, []):
+            samples.append(answered - sent_at)
+
+    def woke(self, version: int, answered: float, samples: list[float]) -> None:
+        if version in self.sent:
+            samples.append(answered - self.sent[version])
+        else:
+            self.early.setdefault(version, []).append((answered, samples))
+
+
+class _Figures:
+    def __init__(self) -> None:
+        self.actions: list[float] = []
+        self.wakes: list[float] = []
+        self.spectator_wakes: list[float] = []
+        self.refused = 0  # 409/412: the table moved first (a race, not a failure)
+        self.failures: list[str] = []
+
+
+async def _player(
+    base: str, table_id: str, seat: int, token: str, table: _Table, rng: random.Random, f: _Figures
+) -> None:
+    conn = Connection(*_address(base))
+    await conn.open()
+    auth = {"Authorization": f"Bearer {token}"}
+    path = f"/tables/{table_id}"
+    try:
+        status, headers, body = await conn.request("GET", path, auth)
+        view, tag = _decode(body), headers["etag"]
+        while True:
+            if seat in view["to_act"] and view["legal_actions"]:
+                await asyncio.sleep(rng.uniform(*THINK))
+                actions = view["legal_actions"]
+                command = choose(actions[pick_index(actions, rng)], rng)
+                sent_at, started = time.time(), time.perf_counter()
+                status, headers, body = await conn.request(
+                    "POST", f"{path}/actions", {**auth, "If-Match": tag}, command
+                )
+                f.actions.append(time.perf_counter() - started)
+                if status == 200:
+                    view, tag = _decode(body)["table"], headers["etag"]
+                    table.moved(view["version"], sent_at)
+                    continue
+                if status in (409, 412):
+                    f.refused += 1
+                else:
+                    f.failures.append(f"POST actions answered {status}")
+                status, headers, body = await conn.request("GET", path, auth)
+                view, tag = _decode(body), headers["etag"]
+                continue
+            polled = {**auth, "If-None-Match": tag}
+            status, headers, body = await conn.request("GET", f"{path}?wait={WAIT}", polled)
+            if status == 200:
+                view, tag = _decode(body), headers["etag"]
+                table.woke(view["version"], time.time(), f.wakes)
+            elif status != 304:
+                f.failures.append(f"long poll answered {status}")
+                await asyncio.sleep(1)
+    finally:
+        await conn.close()
+
+
+async def _spectator(base: str, table_id: str, table: _Table, f: _Figures) -> None:
+    conn = Connection(*_address(base))
+    await conn.open()
+    path = f"/tables/{table_id}"
+    try:
+        _, headers, _ = await conn.request("GET", path)
+        tag = headers["etag"]
+        while True:
+            status, headers, body = await conn.request(
+                "GET", f"{path}?wait={WAIT}", {"If-None-Match": tag}
+            )
+            if status == 200:
+                tag = headers["etag"]
+                table.woke(_decode(body)["version"], time.time(), f.spectator_wakes)
+            elif status != 304:
+                f.failures.append(f"spectator's long poll answered {status}")
+                await asyncio.sleep(1)
+    finally:
+        await conn.close()
+
+
+async def _play(
+    base: str, tables: list[tuple[str, list[str]]], seconds: float, seed: int, spectators: int
+) -> dict[str, Any]:
+    figures = _Figures()
+    tasks = []
+    for table_id, tokens in tables:
+        table = _Table()
+        for seat, token in enumerate(tokens):
+            rng = random.Random(f"bench-players:{seed}:{table_id}:{seat}")
+            tasks.append(_player(base, table_id, seat, token, table, rng, figures))
+        tasks += [_spectator(base, table_id, table, figures) for _ in range(spectators)]
+    running = [asyncio.ensure_future(t) for t in tasks]
+    done, _ = await asyncio.wait(running, timeout=seconds)
+    for task in running:
+        task.cancel()
+    await asyncio.gather(*running, return_exceptions=True)
+    # A player that stopped before the time was up stopped on an error: say which.
+    for task in done:
+        if not task.cancelled() and task.exception() is not None:
+            figures.failures.append(repr(task.exception()))
+    return {
+        "actions": figures.actions,
+        "wakes": figures.wakes,
+        "spectator_wakes": figures.spectator_wakes,
+        "refused": figures.refused,
+        "failures": figures.failures,
+    }
+
+
+def _process(work: tuple[str, list[tuple[str, list[str]]], float, int, int]) -> dict[str, Any]:
+    """One load-generator process: its tables' players for ``seconds``, and its CPU."""
+    cpu = time.process_time()
+    result = asyncio.run(_play(*work))
+    result["cpu_seconds"] = time.process_time() - cpu
+    return result
+
+
+def measure_step(server: Server, database_url: str, players: int, ramp: Ramp) -> dict[str, Any]:
+    seconds, spectators, processes = ramp.seconds, ramp.spectators, ramp.processes
+    base = server.base
+    tables = asyncio.run(_seat_tables(base, server.operator, math.ceil(players / SEATS)))
+    # The relay and projections first catch up on the seating, as ``bench all`` lets them.
+    catch_up = database.wait_for_consumers(database_url)
+    shares = [tables[i::processes] for i in range(processes)]
+    work = [(base, share, seconds, ramp.seed, spectators) for share in shares if share]
+    meter = CpuMeter(server.pid)
+    own = time.process_time()
+    started = time.monotonic()
+    with multiprocessing.get_context("spawn").Pool(len(work)) as pool:
+        results = pool.map(_process, work)
+    elapsed = time.monotonic() - started
+    spent = meter.spent()
+    spent["load_generator"] = time.process_time() - own + sum(r["cpu_seconds"] for r in results)
+    actions = [s for r in results for s in r["actions"]]
+    wakes = [s for r in results for s in r["wakes"]]
+    watched = [s for r in results for s in r["spectator_wakes"]]
+    failures = [s for r in results for s in r["failures"]]
+    figure: dict[str, Any] = {
+        "players": len(tables) * SEATS,
+        "tables": len(tables),
+        "spectators": len(tables) * spectators,
+        "elapsed": round(elapsed, 2),
+        "consumer_catch_up_seconds": round(catch_up, 2),
+        "actions_per_second": round(len(actions) / seconds, 1),
+        "action_latency": percentiles(actions),
+        "wake_latency": percentiles(wakes),
+        "refused_as_stale": sum(r["refused"] for r in results),
+        "failures": len(failures),
+        # Busy cores by part over the step (spawning the load processes included).
+        "cores_busy": {part: round(s / elapsed, 2) for part, s in spent.items()},
+    }
+    if spectators:
+        figure["spectator_wake_latency"] = percentiles(watched)
+    figure["failure_reason"] = _verdict(figure, failures)
+    return figure
+
+
+def _verdict(figure: dict[str, Any], failures: list[str]) -> str | None:
+    """Why the step was not sustained, or None."""
+    if failures:
+        return f"{len(failures)} failed requests, e.g. {failures[0]}"
+    action, wake = figure["action_latency"], figure["wake_latency"]
+    if not action["count"] or not wake["count"]:
+        return "no action or no wake measured (a step too short for the 1-3 s think time?)"
+    if action["p99_ms"] > ACTION_P99_MS:
+        return f"action p99 {action['p99_ms']} ms > {ACTION_P99_MS:g} ms"
+    for waited in (wake, figure.get("spectator_wake_latency", {"count": 0})):
+        if waited["count"] and waited["p99_ms"] > WAKE_P99_MS:
+            return f"wake p99 {waited['p99_ms']} ms > {WAKE_P99_MS:g} ms"
+    return None
+
+
+def run(admin_url: str, redis_url: str, workers: int, ramp: Ramp) -> dict[str, Any]:
+    if not ramp.processes:
+        ramp = msgspec.structs.replace(ramp, processes=os.cpu_count() or 1)
+    steps: list[dict[str, Any]] = []
+    result: dict[str, Any] = {
+        "seconds_per_step": ramp.seconds,
+        "server_workers": workers,
+        "load_processes": ramp.processes,
+        "spectators_per_table": ramp.spectators,
+        "limits": {"action_p99_ms": ACTION_P99_MS, "wake_p99_ms": WAKE_P99_MS},
+        "sustained_players": 0,
+        "steps": steps,
+    }
+    with (
+        scratch_database(admin_url) as database_url,
+        # The last step's long polls outlive their clients (held until ``WAIT``): the
+        # server need not wait for them to stop.
+        running_server(database_url, redis_url, workers=workers, extra_env=QUICK_STOP) as server,
+    ):
+        for players in ladder(ramp.most):
+            step = measure_step(server, database_url, players, ramp)
+            steps.append(step)
+            if step["failure_reason"]:
+                result["stopped_by"] = step["failure_reason"]
+                break
+            result["sustained_players"] = step["players"]
+        else:
+            result["stopped_by"] = f"--max {ramp.most} reached"
+    return result

@@ -1,0 +1,59 @@
+"""The bench's newest figures run, tiny, against the real Postgres and Redis: the stack's
+floor beside every command figure (``bench all``) and the players' ramp (``bench
+players``). Shapes and sanity only: on a shared machine no timing is asserted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from service.tools.bench import players, suite
+from tests.support import services
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def test_every_command_figure_is_a_ratio_to_the_stack_floor() -> None:
+    result = suite.run(services.admin_database_url(), services.redis_url(), 0.5, 1, levels=(1, 4))
+
+    floor = result["stack_floor"]
+    for level in ("1", "4"):
+        assert floor[level]["requests"] > 0
+        assert floor[level]["failures"] == 0
+        assert floor[level]["latency"]["p99_ms"] > 0
+        assert floor[level]["cpu_seconds_per_1000"]["server"] > 0
+        figures = result["commands"][level]
+        assert figures["failures"] == 0
+        expected = round(figures["per_second"] / floor[level]["per_second"], 3)
+        assert figures["ratio_to_stack_floor"] == expected > 0
+
+
+def test_players_ramp_reports_what_it_sustained_or_why_not() -> None:
+    ramp = players.Ramp(seconds=2.5, most=8, spectators=1, processes=2)
+    result: dict[str, Any] = players.run(
+        services.admin_database_url(), services.redis_url(), 1, ramp
+    )
+
+    steps = result["steps"]
+    assert [s["players"] for s in steps] == [8]
+    step = steps[0]
+    assert step["tables"] == 2 and step["spectators"] == 2
+    assert set(step["cores_busy"]) == {"server", "postgres", "load_generator"}
+    assert step["failures"] == 0, step["failure_reason"]
+    # Seated players think 1-3 s before their first move: in 2.5 s someone has moved.
+    assert step["action_latency"]["count"] > 0
+    if step["failure_reason"] is None:
+        assert result["sustained_players"] == 8
+        assert step["wake_latency"]["count"] > 0
+        assert result["stopped_by"] == "--max 8 reached"
+    else:  # a latency limit missed on a busy machine: said, and nothing sustained
+        assert result["sustained_players"] == 0
+        assert result["stopped_by"] == step["failure_reason"]
+
+
+def test_the_ramp_steps_up_to_the_most_asked_for() -> None:
+    assert list(players.ladder(8)) == [8]
+    assert list(players.ladder(100)) == [40, 100]
+    assert list(players.ladder(1000)) == [40, 100, 200, 400, 800, 1000]
+    assert list(players.ladder(3200)) == [40, 100, 200, 400, 800, 1600, 3200]
