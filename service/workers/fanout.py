@@ -36,6 +36,7 @@ log = logging.getLogger("cardroom.fanout")
 BLOCK = 1.0  # seconds an idle XREAD waits on Redis before asking again
 BATCH = 1_000  # entries per XREAD
 QUEUE = 256  # entries a subscription may fall behind before it is marked lost
+STOP_TRIES, STOP_WAIT = 3, 1.0  # cancellations of the reader at shutdown, seconds each
 # The last event of a table: the stream reads the table's end from Postgres.
 FINAL = frozenset({"game_won", "table_aborted"})
 
@@ -114,6 +115,7 @@ class Hub:
         self._tables: dict[str, set[Subscription]] = {}
         self._count = 0
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     @property
     def subscriptions(self) -> int:
@@ -143,16 +145,28 @@ class Hub:
             await asyncio.wait_for(self.connected.wait(), timeout=wait)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with suppress(asyncio.CancelledError):
-                await self._task
+        self._stopping = True
+        task = self._task
+        if task is not None:
+            # redis-py may swallow a cancellation in the middle of a read, or turn it into
+            # an error of its own that the loop takes for a lost Redis: the flag ends the
+            # loop, the cancellation is repeated, and a reader that still does not end is
+            # left behind rather than holding the process's shutdown for ever.
+            for _ in range(STOP_TRIES):
+                task.cancel()
+                await asyncio.wait({task}, timeout=STOP_WAIT)
+                if task.done():
+                    if not task.cancelled():
+                        task.exception()  # retrieved: it ended, whatever it raised
+                    break
+            else:
+                log.warning("fan-out reader did not stop; shutting down without it")
         self._went_down()
         await self.redis.aclose()
 
     async def _run(self) -> None:
         failures = 0
-        while True:
+        while not self._stopping:
             was_live = False
             try:
                 await self._read()
@@ -165,6 +179,8 @@ class Hub:
                 log.exception("fan-out failed; reconnecting")
             finally:
                 self._went_down()
+            if self._stopping:
+                return
             # At once after a loss (a restarted Redis), then backing off to two seconds.
             failures = 1 if was_live else failures + 1
             await asyncio.sleep(min(2.0, 0.05 * 2 ** min(failures, 6)))

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 from service.workers.clients import named_client
 from service.workers.fanout import Hub, Subscription
@@ -118,3 +119,23 @@ async def test_losing_redis_and_getting_it_back_marks_every_subscription_lost(
     await publish(redis, prefix, "r", 5)
     assert await versions(subscription, 1) == [5]
     hub.unsubscribe(subscription)
+
+
+async def test_stop_ends_a_reader_that_turns_its_cancellation_into_a_redis_error(
+    redis_server: RedisServer, prefix: str
+) -> None:
+    """redis-py may turn a cancellation in the middle of a read into an error of its own,
+    which the reader takes for a lost Redis. Stopping the hub must still end it (a
+    process's shutdown once waited for ever on such a reader)."""
+
+    class CancelledMidRead(Hub):
+        async def _read(self) -> None:  # a read that never ends but by its cancellation
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                raise RedisError("connection closed by the cancellation") from None
+
+    hub = CancelledMidRead(Redis.from_url(redis_server.url), prefix)
+    await hub.start(wait=0.2)
+    await asyncio.wait_for(hub.stop(), timeout=5)
+    assert hub._task is not None and hub._task.done()
