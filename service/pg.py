@@ -58,3 +58,29 @@ async def fetch_all(
         return await cur.fetchall()
 
     return await run_on(pool, every)
+
+
+# Connecting gives up after two seconds; keepalives notice a peer that vanished from the
+# network (DESIGN 12).
+CONNECT_OPTIONS = {
+    "connect_timeout": 2,
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 3,
+    "keepalives_count": 3,
+}
+
+
+def request_pool(
+    conninfo: str, min_size: int, max_size: int, wait_seconds: float
+) -> AsyncConnectionPool[Any]:
+    """The pool requests run on (not opened yet): waiting for a connection, or for a new
+    one to connect, never outlasts a request's deadline (``wait_seconds``)."""
+    return AsyncConnectionPool(
+        conninfo,
+        min_size=min_size,
+        max_size=max_size,
+        open=False,
+        timeout=wait_seconds,
+        kwargs={"autocommit": True, **CONNECT_OPTIONS},
+    )

@@ -6,16 +6,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
 
 import anyio
 from litestar import Litestar
-from psycopg_pool import AsyncConnectionPool
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from service.http.auth import Authenticator
 from service.http.throttle import Throttle, policies, trusted_networks
+from service.pg import CONNECT_OPTIONS, request_pool
 from service.ratelimit import RateLimiter
 from service.read.models import ReadSide
 from service.read.replicas import Replicas
@@ -36,13 +35,6 @@ from service.write.tournament_store import TournamentStore
 from service.write.tournaments import TournamentService
 
 PROBE_SECONDS = 0.5  # a request's Redis command (the readiness probe) fails by then
-CONNECT_OPTIONS = {
-    "connect_timeout": 2,
-    "keepalives": 1,
-    "keepalives_idle": 10,
-    "keepalives_interval": 3,
-    "keepalives_count": 3,
-}
 
 
 def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
@@ -52,15 +44,8 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
     @asynccontextmanager
     async def serving(app: Litestar) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(migrate, database_url)
-        pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-            database_url,
-            min_size=settings.pool_min,
-            max_size=settings.pool_max,
-            open=False,
-            # Waiting for a connection, or for a new one to connect, never outlasts a
-            # request's deadline; keepalives notice a peer that vanished from the network.
-            timeout=settings.request_seconds,
-            kwargs={"autocommit": True, **CONNECT_OPTIONS},
+        pool = request_pool(
+            database_url, settings.pool_min, settings.pool_max, settings.request_seconds
         )
         await pool.open()
         replicas = None

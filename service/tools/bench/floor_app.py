@@ -17,13 +17,11 @@ from __future__ import annotations
 import argparse
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import msgspec
 from litestar import Litestar, get, post
-from psycopg_pool import AsyncConnectionPool
 
-from service.http.lifespan import CONNECT_OPTIONS
+from service.pg import request_pool
 from service.settings import from_env
 
 TABLE = "bench_floor"
@@ -45,13 +43,8 @@ def app_factory() -> Litestar:
     settings = from_env()
     assert settings.database_url, "the bench harness passes CARDROOM_DATABASE_URL"
     database_url = settings.database_url
-    pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-        database_url,
-        min_size=settings.pool_min,
-        max_size=settings.pool_max,
-        open=False,
-        timeout=settings.request_seconds,
-        kwargs={"autocommit": True, **CONNECT_OPTIONS},
+    pool = request_pool(
+        database_url, settings.pool_min, settings.pool_max, settings.request_seconds
     )
 
     @asynccontextmanager

@@ -128,12 +128,7 @@ async def run_reads(
     deadline = started + seconds
     done = await asyncio.gather(*(worker(i) for i in range(clients)))
     elapsed = time.monotonic() - started
-    return {
-        "requests": sum(done),
-        "elapsed": round(elapsed, 3),
-        "per_second": round(sum(done) / elapsed, 1),
-        "latency": percentiles(latencies),
-    }
+    return _figures(sum(done), elapsed, latencies)
 
 
 async def run_floor(base: str, clients: int, seconds: float) -> dict[str, Any]:
@@ -163,10 +158,15 @@ async def run_floor(base: str, clients: int, seconds: float) -> dict[str, Any]:
     deadline = started + seconds
     sent = await asyncio.gather(*(worker(i) for i in range(clients)))
     elapsed = time.monotonic() - started
+    return _figures(sum(sent), elapsed, latencies, failures=failures)
+
+
+def _figures(requests: int, elapsed: float, latencies: list[float], **extra: Any) -> dict[str, Any]:
+    """A closed loop's figures: requests, seconds, what else it counted, rate, latency."""
     return {
-        "requests": sum(sent),
+        "requests": requests,
         "elapsed": round(elapsed, 3),
-        "failures": failures,
-        "per_second": round(sum(sent) / elapsed, 1),
+        **extra,
+        "per_second": round(requests / elapsed, 1),
         "latency": percentiles(latencies),
     }
