@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, multiprocess
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
 
 MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"  # prometheus_client's own variable
 
@@ -30,6 +30,12 @@ COMMANDS = Counter(
 )
 EVENTS_APPENDED = Counter("cardroom_events_appended_total", "Events appended to the store")
 CONFLICTS = Counter("cardroom_version_conflicts_total", "Appends that lost a race")
+COMMIT_BATCHES = Histogram(
+    "cardroom_commit_batch_size",
+    "Commits applied by one call to Postgres: the appends of concurrent commands travel"
+    " together (group commit), so under load a batch holds more than one",
+    buckets=(1, 2, 4, 8, 16, 32),
+)
 RATE_LIMITED = Counter(
     "cardroom_rate_limited_total", "Requests refused with 429, by rate-limit policy", ["policy"]
 )

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import uuid
 from collections.abc import Sequence
@@ -36,6 +35,7 @@ from projections.table_state import TableRow
 from service import metrics
 from service.audit.chain import canonical_bytes, chain
 from service.pg import Source, fetch_all, fetch_one
+from service.write.group_commit import GroupCommit
 
 log = logging.getLogger("cardroom.store")
 CHANNEL = "cardroom_events"
@@ -44,14 +44,14 @@ _json = msgspec.json.Encoder(order="sorted")
 
 
 class _EventRow(msgspec.Struct):
-    """An event as the append statement reads it (``json_to_recordset``)."""
+    """An event as ``append_commits`` reads it (migration 0011; bytes travel in base64)."""
 
     v: int
     t: str
     d: dict[str, Any]
     a: str
     c: dict[str, Any] | None
-    h: str  # the chain hash, in hex
+    h: bytes  # the chain hash
 
 
 _EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
@@ -113,65 +113,45 @@ class Commit(msgspec.Struct, frozen=True, kw_only=True):
     idempotency: IdempotencyRecord | None = None
 
 
+class _Seed(msgspec.Struct):
+    n: int
+    s: bytes | None  # None: an operator-supplied deck
+
+
+class _Token(msgspec.Struct):
+    d: bytes  # the token's digest
+    n: int
+    e: int
+
+
+class _Member(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One commit as ``append_commits`` reads it (migration 0011): the ``tables`` row's
+    columns (a :class:`TableRow`'s fields), its events, and what is written with them
+    (left out when there is none)."""
+
+    table: str
+    expected: int
+    version: int
+    at: datetime
+    hash: bytes
+    game: str
+    status: str
+    tournament: str | None
+    players: list[str]
+    state: bytes
+    computer_turn: bool
+    deadline: datetime | None
+    events: list[_EventRow]
+    seeds: list[_Seed] | None = None
+    tokens: list[_Token] | None = None
+    idempotency: IdempotencyRecord | None = None
+
+
 def now() -> datetime:
     # Milliseconds: the clocks' arithmetic (DESIGN 10) and the stored instants agree
     # exactly, and Postgres keeps them as they are, so the hash covers what is stored.
     moment = datetime.now(UTC)
     return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
-
-
-@functools.cache
-def commit_statement(new_table: bool, seeds: bool, tokens: bool, idempotency: bool) -> str:
-    """One statement for a whole commit, so it costs one round trip and no BEGIN/COMMIT.
-
-    The snapshot row moves first (``row``); every other write reads ``row`` and writes
-    nothing when it is empty, so a stale expected version writes nothing at all. A stale
-    append also collides on the events' primary key. The caller checks ``moved``.
-    """
-    if new_table:
-        row = (
-            "INSERT INTO tables (id, game, status, tournament, players, version, last_hash,"
-            " state, computer_turn, deadline, created_at, updated_at) VALUES (%(table)s,"
-            " %(game)s, %(status)s, %(tournament)s, %(players)s, %(version)s, %(hash)s,"
-            " %(state)s, %(computer_turn)s, %(deadline)s, %(at)s, %(at)s)"
-            " RETURNING id"
-        )
-    else:
-        row = (
-            "UPDATE tables SET status = %(status)s, players = %(players)s,"
-            " version = %(version)s, last_hash = %(hash)s, state = %(state)s,"
-            " computer_turn = %(computer_turn)s, deadline = %(deadline)s, updated_at = %(at)s"
-            " WHERE id = %(table)s AND version = %(expected)s RETURNING id"
-        )
-    parts = [
-        f"row AS ({row})",
-        # The events travel as one JSON document (see EventStore.commit).
-        "appended AS (INSERT INTO events"
-        " (table_id, version, type, data, actor, command, recorded_at, hash)"
-        " SELECT row.id, v, t, d, a, c, %(at)s, decode(h, 'hex') FROM row,"
-        " json_to_recordset(%(events)s::json) AS x(v int, t text, d jsonb, a text, c jsonb,"
-        " h text))",
-    ]
-    if seeds:
-        parts.append(
-            "seeds AS (INSERT INTO shuffle_secrets (table_id, shuffle, seed)"
-            " SELECT row.id, n, s FROM row, unnest(%(seed_numbers)s::int[],"
-            " %(seed_values)s::bytea[]) AS x(n, s))"
-        )
-    if tokens:
-        parts.append(
-            "tokens AS (INSERT INTO seat_tokens (token_hash, table_id, seat, epoch)"
-            " SELECT d, row.id, n, e FROM row, unnest(%(token_hashes)s::bytea[],"
-            " %(token_seats)s::int[], %(token_epochs)s::int[]) AS x(d, n, e))"
-        )
-    if idempotency:
-        parts.append(
-            "idempotency AS (INSERT INTO idempotency_keys"
-            " (table_id, actor, key, request_hash, status, body, etag, created_at)"
-            " SELECT row.id, %(i_actor)s, %(i_key)s, %(i_hash)s, %(i_status)s, %(i_body)s,"
-            " %(i_etag)s, %(at)s FROM row)"
-        )
-    return "WITH " + ", ".join(parts) + " SELECT count(*) FROM row"
 
 
 class Notifier:
@@ -235,6 +215,7 @@ class EventStore:
     ) -> None:
         self.pool = pool
         self.notifier = notifier
+        self.group = GroupCommit(pool)
         # Where reads that may go to a replica run (service.read.replicas): the
         # ``replica=True`` loads and stream reads. Never older than the primary.
         self.reads: Source = pool if reads is None else reads
@@ -289,47 +270,26 @@ class EventStore:
             previous = chain(previous, canonical_bytes(commit.table_id, version, at, event))
             rows.append(
                 _EventRow(version, event.data["type"], event.data, event.actor, event.command,
-                          previous.hex())
+                          previous)
             )  # fmt: skip
         new_version = commit.expected_version + len(commit.events)
-        params = {
-            "table": commit.table_id,
-            "at": at,
-            # One JSON parameter, encoded by msgspec in one call: psycopg dumping six
-            # arrays of a few elements each cost more than the statement's own work.
-            "events": _json.encode(rows).decode(),
+        member = _Member(
+            table=commit.table_id,
+            expected=commit.expected_version,
+            version=new_version,
+            at=at,
+            hash=previous,
+            events=rows,
+            seeds=[_Seed(n, seed) for n, seed in commit.seeds] or None,
+            tokens=[_Token(digest, seat, epoch) for digest, seat, epoch in commit.seat_tokens]
+            or None,
+            idempotency=commit.idempotency,
             **msgspec.structs.asdict(commit.row),
-            "version": new_version,
-            "expected": commit.expected_version,
-            "hash": previous,
-            "seed_numbers": [n for n, _ in commit.seeds],
-            "seed_values": [seed for _, seed in commit.seeds],
-            "token_hashes": [digest for digest, _, _ in commit.seat_tokens],
-            "token_seats": [seat for _, seat, _ in commit.seat_tokens],
-            "token_epochs": [epoch for _, _, epoch in commit.seat_tokens],
-        }
-        idem = commit.idempotency
-        if idem is not None:
-            params.update(
-                i_actor=idem.actor,
-                i_key=idem.key,
-                i_hash=idem.request_hash,
-                i_status=idem.status,
-                i_body=idem.body,
-                i_etag=idem.etag,
-            )
-        sql = commit_statement(
-            commit.expected_version == 0,
-            bool(commit.seeds),
-            bool(commit.seat_tokens),
-            idem is not None,
         )
-        try:
-            row = await fetch_one(self.pool, sql, params, prepare=True)
-        except psycopg.errors.UniqueViolation as exc:
-            metrics.CONFLICTS.inc()
-            raise VersionConflict(commit.table_id) from exc
-        if not row or row[0] != 1:
+        # One JSON document, encoded by msgspec in one call (psycopg dumping a statement's
+        # twenty parameters cost more than the statement's own work), and applied with
+        # the commits of other concurrent commands (service.write.group_commit).
+        if not await self.group.apply(_json.encode(member)):
             metrics.CONFLICTS.inc()
             raise VersionConflict(commit.table_id)
         metrics.EVENTS_APPENDED.inc(len(commit.events))

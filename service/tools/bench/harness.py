@@ -48,6 +48,17 @@ class Server(NamedTuple):
     base: str
     operator: str
     pid: int
+    postmaster: int  # the pid of the Postgres the server uses (see CpuMeter)
+
+
+def postmaster_of(database_url: str) -> int:
+    """The pid of the Postgres server behind ``database_url``: a backend's parent."""
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute("SELECT pg_backend_pid()").fetchone()
+    assert row is not None
+    parent = psutil.Process(row[0]).parent()
+    assert parent is not None, "the benchmark runs on the machine of its Postgres"
+    return parent.pid
 
 
 @contextmanager
@@ -79,7 +90,7 @@ def running_server(
     }
     command = [sys.executable, "-m", "service.tools.cli", "serve", "--port", str(port)]
     with _serving([*command, "--workers", str(workers)], port, env, output) as (base, pid):
-        yield Server(base, token, pid)
+        yield Server(base, token, pid, postmaster_of(database_url))
 
 
 @contextmanager
@@ -93,7 +104,7 @@ def running_floor(
     module = "service.tools.bench.floor_app"
     command = [sys.executable, "-m", module, "--port", str(port), "--workers", str(workers)]
     with _serving(command, port, env, output) as (base, pid):
-        yield Server(base, "", pid)
+        yield Server(base, "", pid, postmaster_of(database_url))
 
 
 @contextmanager
@@ -124,17 +135,22 @@ def _serving(
 class CpuMeter:
     """CPU seconds spent by the server's processes, Postgres and this load generator.
 
+    Postgres is the processes of the one server the service uses (its postmaster and
+    what it started), not every ``postgres`` process on the machine: on a shared machine
+    another cluster's work would otherwise be charged to the benchmark.
+
     Counted per process: one that ends before the meter is read (a Postgres backend whose
     client closed) takes its seconds with it, so the figure can fall short, never below
     zero (summed over whichever processes were alive, it once came out negative)."""
 
-    def __init__(self, server_pid: int) -> None:
-        self.server = psutil.Process(server_pid)
+    def __init__(self, server: Server) -> None:
+        self.server = psutil.Process(server.pid)
+        self.postmaster = psutil.Process(server.postmaster)
         self.start = self._sample()
 
     def _sample(self) -> dict[str, dict[int, float]]:
         server = [self.server, *self.server.children(recursive=True)]
-        postgres = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "postgres"]
+        postgres = [self.postmaster, *self.postmaster.children()]
         return {
             "server": cpu_by_process(server),
             "postgres": cpu_by_process(postgres),
@@ -143,9 +159,17 @@ class CpuMeter:
 
     def spent(self) -> dict[str, float]:
         """CPU seconds by part since the meter started."""
+        return {part: sum(each) for part, each in self.spent_by_process().items()}
+
+    def spent_by_process(self) -> dict[str, list[float]]:
+        """CPU seconds of each process of each part since the meter started, the busiest
+        first: a server whose total leaves cores idle may still have one worker pinned."""
         end = self._sample()
         return {
-            part: sum(s - self.start[part].get(pid, 0.0) for pid, s in processes.items())
+            part: sorted(
+                (s - self.start[part].get(pid, 0.0) for pid, s in processes.items()),
+                reverse=True,
+            )
             for part, processes in end.items()
         }
 

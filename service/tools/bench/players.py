@@ -251,13 +251,14 @@ def measure_step(server: Server, database_url: str, players: int, ramp: Ramp) ->
     catch_up = database.wait_for_consumers(database_url)
     shares = [tables[i::processes] for i in range(processes)]
     work = [(base, share, seconds, ramp.seed, spectators) for share in shares if share]
-    meter = CpuMeter(server.pid)
+    meter = CpuMeter(server)
     own = time.process_time()
     started = time.monotonic()
     with multiprocessing.get_context("spawn").Pool(len(work)) as pool:
         results = pool.map(_process, work)
     elapsed = time.monotonic() - started
-    spent = meter.spent()
+    by_process = meter.spent_by_process()
+    spent = {part: sum(each) for part, each in by_process.items()}
     spent["load_generator"] = time.process_time() - own + sum(r["cpu_seconds"] for r in results)
     actions = [s for r in results for s in r["actions"]]
     wakes = [s for r in results for s in r["wakes"]]
@@ -276,6 +277,9 @@ def measure_step(server: Server, database_url: str, players: int, ramp: Ramp) ->
         "failures": len(failures),
         # Busy cores by part over the step (spawning the load processes included).
         "cores_busy": {part: round(s / elapsed, 2) for part, s in spent.items()},
+        # Each of the server's processes, the busiest first: the worker that leads the
+        # relay and the projector serves its share of the requests besides.
+        "server_cores_by_process": [round(s / elapsed, 2) for s in by_process["server"]],
     }
     if spectators:
         figure["spectator_wake_latency"] = percentiles(watched)

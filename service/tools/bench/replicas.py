@@ -59,7 +59,7 @@ def run(
                     plans = load.make_plans(CLIENTS, 10_000)
                     seated = asyncio.run(load.seat_tables(server.base, server.operator, plans))
                     time.sleep(0.5)  # the replica replays the seating
-                meter = CpuMeter(server.pid)
+                meter = CpuMeter(server)
                 reads = asyncio.run(load.run_reads(server.base, seated, CLIENTS, seconds, True))
                 reads["cpu_seconds_per_1000"] = meter.per_thousand(
                     reads["requests"], reads["elapsed"]

@@ -71,7 +71,7 @@ def run(
                         seed += 1
                     work.append(asyncio.run(load.seat_tables(base, operator, plans)))
                 catch_up[f"before_commands_{clients}"] = wait(database_url)
-                meter = CpuMeter(server.pid)
+                meter = CpuMeter(server)
                 figures = asyncio.run(load.run_commands(base, work, seconds))
                 figures["cpu_seconds_per_1000"] = meter.per_thousand(
                     figures["commands"], figures["elapsed"]
@@ -87,7 +87,7 @@ def run(
             seated = asyncio.run(load.seat_tables(base, operator, load.make_plans(16, 10_000)))
             for name, conditional in (("conditional_get_304", True), ("full_get", False)):
                 catch_up[f"before_{name}"] = wait(database_url)
-                meter = CpuMeter(server.pid)
+                meter = CpuMeter(server)
                 reads = asyncio.run(load.run_reads(base, seated, 16, seconds, conditional))
                 reads["cpu_seconds_per_1000"] = meter.per_thousand(
                     reads["requests"], reads["elapsed"]
@@ -113,7 +113,7 @@ def stack_floor(
     figures: dict[str, Any] = {}
     with running_floor(database_url, workers=workers) as server:
         for clients in levels:
-            meter = CpuMeter(server.pid)
+            meter = CpuMeter(server)
             level = asyncio.run(load.run_floor(server.base, clients, seconds))
             level["cpu_seconds_per_1000"] = meter.per_thousand(level["requests"], level["elapsed"])
             figures[str(clients)] = level

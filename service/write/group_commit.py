@@ -1,0 +1,107 @@
+"""Group commit: the appends of a process's concurrent commands travel together.
+
+A command's append used to be one statement and one transaction of its own; under load
+a process paid, for every command, a pool checkout, a statement's parameters dumped by
+psycopg, a round trip and a WAL flush. Here each append is queued as a JSON document;
+up to ``LANES`` flushes run at once, each taking whatever is queued (at most ``MOST``) and
+applying it with one call of ``append_commits`` (migration 0011) in one transaction.
+When the process is quiet a commit travels alone at once, so it waits for nothing; when
+it is busy, the commits that queued while a flush was on the wire share the next one.
+
+Each commit of a batch still stands or falls alone: the function applies each inside a
+block of its own, so a stale expected version undoes only that commit. Should the whole
+call fail with an error the server reported (the transaction is then known undone), each
+commit of the batch is sent again alone, so that only the guilty one sees the error. An
+error that leaves the outcome unknown (a lost connection) reaches every commit of the
+batch, as it would have reached each alone.
+
+Flushes run as tasks of their own, not in a caller's: a request cancelled by its
+deadline stops waiting for its answer but cannot cancel a batch that carries other
+requests' commits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import psycopg
+from psycopg_pool import AsyncConnectionPool
+
+from service import metrics
+from service.pg import fetch_all
+
+# Flushes in flight at once: enough to keep Postgres busy while a batch is on the wire,
+# few enough to leave most of the pool's connections to reads.
+LANES = 4
+# Commits per call at most: each is a subtransaction, and a transaction with more than 64
+# subtransactions makes every other session's snapshot checks slower (its subtransaction
+# ids no longer fit in shared memory), so a batch stays well under that.
+MOST = 32
+
+_CALL = "SELECT append_commits(%s::jsonb)"
+# Errors after which the server has undone the whole call, each commit may be tried alone.
+_UNDONE = (psycopg.errors.IntegrityError, psycopg.errors.DataError, psycopg.errors.ProgrammingError)
+
+Waiting = tuple[bytes, "asyncio.Future[bool]"]
+
+
+class GroupCommit:
+    """Queues encoded commits (``append_commits``' members) and applies them in batches."""
+
+    def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
+        self.pool = pool
+        self.waiting: list[Waiting] = []
+        self.flushes: set[asyncio.Task[None]] = set()
+
+    async def apply(self, commit: bytes) -> bool:
+        """Whether ``commit`` (one encoded member) was applied: False when stale."""
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.waiting.append((commit, done))
+        # A flush that found the queue empty is done at once but leaves the set only when
+        # its callback runs: count the live ones, or this commit could wait for a flush
+        # that never comes.
+        if sum(not flush.done() for flush in self.flushes) < LANES:
+            flush = asyncio.create_task(self._drain(), name="cardroom-group-commit")
+            self.flushes.add(flush)
+            flush.add_done_callback(self.flushes.discard)
+        return await done
+
+    async def _drain(self) -> None:
+        while self.waiting:
+            batch, self.waiting = self.waiting[:MOST], self.waiting[MOST:]
+            try:
+                await self._send(batch)
+            except BaseException as exc:  # a stop: no caller may wait for ever
+                _fail(batch, exc)
+                raise
+
+    async def _send(self, batch: list[Waiting]) -> None:
+        document = b"[" + b",".join(commit for commit, _ in batch) + b"]"
+        try:
+            rows = await fetch_all(self.pool, _CALL, (document.decode(),), prepare=True)
+        except _UNDONE as exc:
+            if len(batch) == 1:
+                _fail(batch, exc)
+                return
+            for alone in batch:
+                await self._send([alone])
+            return
+        except psycopg.Error as exc:
+            _fail(batch, exc)
+            return
+        metrics.COMMIT_BATCHES.observe(len(batch))
+        applied = {row[0] for row in rows}
+        for index, (_, done) in enumerate(batch):
+            if not done.done():
+                done.set_result(index in applied)
+
+
+def _fail(batch: list[Waiting], exc: BaseException) -> None:
+    for _, done in batch:
+        if done.done():
+            continue
+        if isinstance(exc, Exception):
+            done.set_exception(exc)
+        else:
+            done.cancel()
