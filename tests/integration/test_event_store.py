@@ -181,6 +181,95 @@ async def test_concurrent_appends_to_one_stream_have_exactly_one_winner(
     assert [e.version for e in await store.read_stream(table_id)] == [1, 2]
 
 
+# --- group commit ------------------------------------------------------------------------
+
+
+async def _next_commits(store: EventStore, tables: list[str]) -> list[Commit]:
+    """One append after the current version of each table."""
+    loaded = [await store.load(table_id) for table_id in tables]
+    return [
+        commit(table_id, snapshot.version, snapshot.last_hash, events(f"e{snapshot.version}"))
+        for table_id, snapshot in zip(tables, loaded, strict=True)
+        if snapshot is not None
+    ]
+
+
+async def _chain_holds(store: EventStore, table_id: str) -> bool:
+    stored = await store.read_stream(table_id)
+    previous = GENESIS
+    for event in stored:
+        appended = NewEvent(msgspec.json.decode(event.data), event.actor)
+        previous = chain(
+            previous, canonical_bytes(table_id, event.version, event.recorded_at, appended)
+        )
+        if previous.hex() != event.hash:
+            return False
+    return [e.version for e in stored] == list(range(1, len(stored) + 1))
+
+
+async def test_concurrent_commits_of_different_tables_travel_in_one_call(
+    store: EventStore,
+) -> None:
+    tables = [await open_table(store) for _ in range(20)]
+    calls, members = (
+        _sample("cardroom_commit_batch_size_count"),
+        _sample("cardroom_commit_batch_size_sum"),
+    )
+    commits = await _next_commits(store, tables)
+    await asyncio.gather(*(store.commit(c) for c in commits))
+    # All twenty queued before the first flush ran: one call carried them.
+    assert _sample("cardroom_commit_batch_size_count") - calls == 1
+    assert _sample("cardroom_commit_batch_size_sum") - members == 20
+    for table_id in tables:
+        assert await _chain_holds(store, table_id)
+        snapshot = await store.load(table_id)
+        assert snapshot is not None and snapshot.version == 2
+
+
+async def test_a_stale_commit_fails_alone_in_its_batch(store: EventStore) -> None:
+    tables = [await open_table(store) for _ in range(3)]
+    fresh = await _next_commits(store, tables)
+    await store.commit(fresh[0])  # the first table moves on: fresh[0] is now stale
+    stale = commit(tables[0], 1, fresh[0].previous_hash, events("late"))
+    results = await asyncio.gather(
+        *(store.commit(c) for c in (fresh[1], stale, fresh[2])), return_exceptions=True
+    )
+    assert isinstance(results[1], VersionConflict)
+    assert all(isinstance(r, bytes) for r in (results[0], results[2]))
+    assert [e.version for e in await store.read_stream(tables[0])] == [1, 2]
+    assert all([await _chain_holds(store, t) for t in tables])
+
+
+async def test_a_commit_the_server_refuses_fails_alone(store: EventStore) -> None:
+    tables = [await open_table(store) for _ in range(2)]
+    good = await _next_commits(store, tables)
+    # Not a commit Postgres can read (no such table id): the whole call fails, and each
+    # member is sent again alone, so only this one sees the error.
+    refused = store.group.apply(b'{"table": "not-a-uuid", "expected": 1}')
+    results = await asyncio.gather(
+        store.commit(good[0]), refused, store.commit(good[1]), return_exceptions=True
+    )
+    assert isinstance(results[1], psycopg.errors.InvalidTextRepresentation)
+    assert isinstance(results[0], bytes) and isinstance(results[2], bytes)
+    assert all([await _chain_holds(store, t) for t in tables])
+
+
+async def test_a_cancelled_caller_cannot_cancel_the_batch_it_joined(store: EventStore) -> None:
+    tables = [await open_table(store) for _ in range(2)]
+    first, second = await _next_commits(store, tables)
+    abandoned = asyncio.create_task(store.commit(first))
+    kept = asyncio.create_task(store.commit(second))
+    await asyncio.sleep(0)  # both have queued their commits
+    abandoned.cancel()  # as a request's deadline cancels its handler
+    assert isinstance(await kept, bytes)
+    with pytest.raises(asyncio.CancelledError):
+        await abandoned
+    # The abandoned caller stopped waiting; its commit had gone out with the batch.
+    for table_id in tables:
+        snapshot = await store.load(table_id)
+        assert snapshot is not None and snapshot.version == 2
+
+
 # --- the global order ------------------------------------------------------------------
 
 
