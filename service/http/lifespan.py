@@ -19,6 +19,7 @@ from service.ratelimit import RateLimiter
 from service.read.models import ReadSide
 from service.read.replicas import Replicas
 from service.read.watch import TableWatcher
+from service.runtime import tune_collector
 from service.settings import Settings
 from service.workers.clients import AnyRedis, is_cluster, named_client, redis_client
 from service.workers.computers import ComputerPlayers
@@ -134,6 +135,7 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             background.append(
                 asyncio.create_task(retention.run(database_url, stop), name="cardroom-retention")
             )
+        tune_collector()
         try:
             yield
         finally:

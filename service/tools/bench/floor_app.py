@@ -22,6 +22,7 @@ import msgspec
 from litestar import Litestar, get, post
 
 from service.pg import request_pool
+from service.runtime import tune_collector
 from service.settings import from_env
 
 TABLE = "bench_floor"
@@ -50,6 +51,7 @@ def app_factory() -> Litestar:
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         await pool.open()
+        tune_collector()  # as the service's processes do once started
         try:
             yield
         finally:

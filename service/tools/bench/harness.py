@@ -55,8 +55,9 @@ def postmaster_of(database_url: str) -> int:
     """The pid of the Postgres server behind ``database_url``: a backend's parent."""
     with psycopg.connect(database_url) as conn:
         row = conn.execute("SELECT pg_backend_pid()").fetchone()
-    assert row is not None
-    parent = psutil.Process(row[0]).parent()
+        assert row is not None
+        # Asked while connected: the backend ends with the connection.
+        parent = psutil.Process(row[0]).parent()
     assert parent is not None, "the benchmark runs on the machine of its Postgres"
     return parent.pid
 
