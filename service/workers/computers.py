@@ -25,6 +25,7 @@ LEADER_LOCK = 0x636172642D637075  # "card-cpu"
 class ComputerPlayers(StepOnCommits):
     name = "computers"
     lock = LEADER_LOCK
+    pace = 0.02  # a human's move is answered all but at once; a busy moment in one step
 
     def __init__(self, service: TableService, watcher: TableWatcher) -> None:
         super().__init__(watcher)

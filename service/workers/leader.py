@@ -82,10 +82,15 @@ async def lead_on_commits(
     watcher: TableWatcher,
     name: str,
     every: float = 1.0,
+    pace: float = 0.0,
 ) -> None:
     """While this process leads, take ``step`` whenever a commit is announced, and at
     least every ``every`` seconds in case a notification was lost. A step the database
-    fails is taken again at the next look."""
+    fails is taken again at the next look.
+
+    ``pace``: seconds waited after a commit rings before stepping, so that the commits of
+    a busy moment share one step. Without it, under load these workers took a step —
+    their queries — for nearly every command, 6% of a server process's CPU."""
 
     async def work(_: psycopg.AsyncConnection[Any]) -> None:
         while not stop.is_set():
@@ -94,7 +99,8 @@ async def lead_on_commits(
                 await step()
             except psycopg.Error as exc:
                 log.warning("%s step failed (%s); will look again", name, exc)
-            await watcher.wait_for_any(since, every)
+            if await watcher.wait_for_any(since, every) > since and pace:
+                await pause(stop, pace)
 
     await while_leading(conninfo, lock, stop, leading, work, name)
 
@@ -107,6 +113,7 @@ class StepOnCommits:
     name: ClassVar[str]
     lock: ClassVar[int]
     every: ClassVar[float] = 1.0  # seconds between looks when no commit rings
+    pace: ClassVar[float] = 0.0  # seconds a commit's ring waits for others (lead_on_commits)
 
     def __init__(self, watcher: TableWatcher) -> None:
         self.watcher = watcher
@@ -114,7 +121,15 @@ class StepOnCommits:
 
     async def run(self, conninfo: str, stop: asyncio.Event) -> None:
         await lead_on_commits(
-            conninfo, self.lock, stop, self.leading, self.step, self.watcher, self.name, self.every
+            conninfo,
+            self.lock,
+            stop,
+            self.leading,
+            self.step,
+            self.watcher,
+            self.name,
+            self.every,
+            self.pace,
         )
 
     async def step(self) -> int:
