@@ -23,7 +23,7 @@ from service.audit.render import render_tournament
 from service.audit.tournament_export import tournament_lines
 from service.audit.tournament_verify import verify_tournament_lines
 from service.http.auth import Caller
-from service.http.docs import errors
+from service.http.docs import Access, token_only
 from service.http.problems import ApiProblem
 from service.read.models import ReadSide
 from service.read.records import EventRecord, TableView
@@ -62,9 +62,23 @@ class Verification(msgspec.Struct, frozen=True):
     report: str
 
 
+def _export(line: Any) -> Access:
+    """An export for the operator (or the director): newline-delimited JSON, whose 200 is
+    documented by the schema of one line."""
+    lines = ResponseSpec(
+        data_container=cast(Any, line),
+        media_type=NDJSON,
+        description="One JSON object per line, tagged by `type`: the schema of a line.",
+        generate_examples=False,
+    )
+    access = token_only(400, 401, 403, 404, 503, answer=lines)
+    access["media_type"] = NDJSON
+    return access
+
+
 class AuditController(Controller):
     path = "/"
-    tags = ["audit"]  # noqa: RUF012  (Litestar declares it as an instance attribute)
+    tags = ("audit",)
 
     @get(
         "/tables/{table_id:uuid}/export",
@@ -78,17 +92,7 @@ class AuditController(Controller):
             " events, which are written only once a deal is over. `cardroom verify FILE`"
             " checks an export offline."
         ),
-        media_type=NDJSON,
-        responses={
-            200: ResponseSpec(
-                data_container=cast(Any, ExportLine),
-                media_type=NDJSON,
-                description="One JSON object per line, tagged by `type`: the schema of a line.",
-                generate_examples=False,
-            ),
-            **errors(400, 401, 403, 404, 503),
-        },
-        security=[{"bearer": []}],
+        **_export(ExportLine),
     )
     async def export_table(
         self,
@@ -120,17 +124,7 @@ class AuditController(Controller):
             " re-runs every pairing from the recorded results and the revealed seed, and"
             " recomputes the standings (operator or the tournament's director)."
         ),
-        media_type=NDJSON,
-        responses={
-            200: ResponseSpec(
-                data_container=cast(Any, TournamentExportLine),
-                media_type=NDJSON,
-                description="One JSON object per line, tagged by `type`: the schema of a line.",
-                generate_examples=False,
-            ),
-            **errors(400, 401, 403, 404, 503),
-        },
-        security=[{"bearer": []}],
+        **_export(TournamentExportLine),
     )
     async def export_tournament(
         self,
@@ -160,8 +154,7 @@ class AuditController(Controller):
             " the event at that version: step `version` from 1 to `latest` to watch the"
             " game unfold, every hand shown."
         ),
-        responses=errors(400, 401, 403, 404, 503),
-        security=[{"bearer": []}],
+        **token_only(400, 401, 403, 404, 503),
     )
     async def replay_table(
         self,
@@ -201,8 +194,7 @@ class AuditController(Controller):
             " from the events when asked, so it is exact as soon as a deal is scored."
             " Operator only: a table still to play a deal must not learn how it went."
         ),
-        responses=errors(400, 401, 403, 404, 503),
-        security=[{"bearer": []}],
+        **token_only(400, 401, 403, 404, 503),
     )
     async def tournament_deals(
         self,
@@ -229,8 +221,7 @@ class AuditController(Controller):
             " auditor who does not trust the service runs `cardroom verify` on the export"
             " himself (operator or the tournament's director)."
         ),
-        responses=errors(400, 401, 403, 404, 503),
-        security=[{"bearer": []}],
+        **token_only(400, 401, 403, 404, 503),
     )
     async def verify_tournament(
         self,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, cast, get_type_hints
+from typing import Any, TypedDict, cast, get_type_hints
 
 import msgspec
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import Discriminator, OpenAPIType, Schema
+from litestar.openapi.spec import Discriminator, OpenAPIType, Schema, SecurityRequirement
 from litestar.plugins import OpenAPISchemaPlugin
 from litestar.typing import FieldDefinition
 
@@ -57,6 +57,40 @@ def errors(*statuses: int) -> dict[int, ResponseSpec]:
             generate_examples=False,
         )
     return specs
+
+
+class Access(TypedDict, total=False):
+    """Who may call a route and what it answers, spread (``**``) into Litestar's ``get`` or
+    ``post``: mypy checks each key against their parameters."""
+
+    media_type: str
+    responses: dict[int, ResponseSpec]
+    security: list[SecurityRequirement]
+
+
+def token_only(*statuses: int, answer: ResponseSpec | None = None) -> Access:
+    """A route that needs a bearer token (a seat's, an entry's, the director's or the
+    operator's), its problems documented as ``errors(*statuses)``; ``answer`` documents a
+    200 of a kind of its own (a stream, NDJSON)."""
+    return _access([{"bearer": []}], statuses, answer)
+
+
+def token_optional(*statuses: int, answer: ResponseSpec | None = None) -> Access:
+    """A route anyone may call, where a bearer token may let it show more (a seat's cards,
+    the operator's view); otherwise as ``token_only``."""
+    return _access([{}, {"bearer": []}], statuses, answer)
+
+
+def no_token(*statuses: int) -> Access:
+    """A route that never reads a token (the catalogue of games)."""
+    return _access([{}], statuses, None)
+
+
+def _access(
+    security: list[SecurityRequirement], statuses: tuple[int, ...], answer: ResponseSpec | None
+) -> Access:
+    ok = {} if answer is None else {200: answer}
+    return {"responses": {**ok, **errors(*statuses)}, "security": security}
 
 
 def _tagged_union(field: FieldDefinition) -> tuple[str, dict[str, type], bool] | None:
