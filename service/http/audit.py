@@ -23,7 +23,7 @@ from service.audit.render import render_tournament
 from service.audit.tournament_export import tournament_lines
 from service.audit.tournament_verify import verify_tournament_lines
 from service.http.auth import Caller
-from service.http.docs import Access, token_only
+from service.http.docs import TOKEN_ONLY, Access, errors
 from service.http.problems import ApiProblem
 from service.read.models import ReadSide
 from service.read.records import EventRecord, TableView
@@ -63,22 +63,21 @@ class Verification(msgspec.Struct, frozen=True):
 
 
 def _export(line: Any) -> Access:
-    """An export for the operator (or the director): newline-delimited JSON, whose 200 is
-    documented by the schema of one line."""
+    """An export's answer: newline-delimited JSON, its 200 documented by the schema of one
+    line."""
     lines = ResponseSpec(
         data_container=cast(Any, line),
         media_type=NDJSON,
         description="One JSON object per line, tagged by `type`: the schema of a line.",
         generate_examples=False,
     )
-    access = token_only(400, 401, 403, 404, 503, answer=lines)
-    access["media_type"] = NDJSON
-    return access
+    return {"media_type": NDJSON, "responses": {200: lines, **errors(400, 401, 403, 404, 503)}}
 
 
 class AuditController(Controller):
     path = "/"
     tags = ("audit",)
+    security = TOKEN_ONLY  # every route is the operator's (some a tournament director's too)
 
     @get(
         "/tables/{table_id:uuid}/export",
@@ -154,7 +153,7 @@ class AuditController(Controller):
             " the event at that version: step `version` from 1 to `latest` to watch the"
             " game unfold, every hand shown."
         ),
-        **token_only(400, 401, 403, 404, 503),
+        responses=errors(400, 401, 403, 404, 503),
     )
     async def replay_table(
         self,
@@ -194,7 +193,7 @@ class AuditController(Controller):
             " from the events when asked, so it is exact as soon as a deal is scored."
             " Operator only: a table still to play a deal must not learn how it went."
         ),
-        **token_only(400, 401, 403, 404, 503),
+        responses=errors(400, 401, 403, 404, 503),
     )
     async def tournament_deals(
         self,
@@ -221,7 +220,7 @@ class AuditController(Controller):
             " auditor who does not trust the service runs `cardroom verify` on the export"
             " himself (operator or the tournament's director)."
         ),
-        **token_only(400, 401, 403, 404, 503),
+        responses=errors(400, 401, 403, 404, 503),
     )
     async def verify_tournament(
         self,

@@ -1,7 +1,9 @@
-"""OpenAPI helpers: documented problem responses and schema plugins for msgspec types."""
+"""OpenAPI helpers: documented problem responses, who may call a route, and schema plugins
+for msgspec types."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TypedDict, cast, get_type_hints
 
 import msgspec
@@ -59,38 +61,32 @@ def errors(*statuses: int) -> dict[int, ResponseSpec]:
     return specs
 
 
+# Who may call an operation (its `security`), for a controller whose routes all share it
+# or through the route helpers below.
+TOKEN_ONLY: Sequence[SecurityRequirement] = ({"bearer": []},)
+TOKEN_OPTIONAL: Sequence[SecurityRequirement] = ({}, {"bearer": []})
+NO_TOKEN: Sequence[SecurityRequirement] = ({},)
+
+
 class Access(TypedDict, total=False):
-    """Who may call a route and what it answers, spread (``**``) into Litestar's ``get`` or
+    """What a route answers and who may call it, spread (``**``) into Litestar's ``get`` or
     ``post``: mypy checks each key against their parameters."""
 
     media_type: str
     responses: dict[int, ResponseSpec]
-    security: list[SecurityRequirement]
+    security: Sequence[SecurityRequirement]
 
 
-def token_only(*statuses: int, answer: ResponseSpec | None = None) -> Access:
+def token_only(*statuses: int) -> Access:
     """A route that needs a bearer token (a seat's, an entry's, the director's or the
-    operator's), its problems documented as ``errors(*statuses)``; ``answer`` documents a
-    200 of a kind of its own (a stream, NDJSON)."""
-    return _access([{"bearer": []}], statuses, answer)
+    operator's), its problems documented as ``errors(*statuses)``."""
+    return {"responses": errors(*statuses), "security": TOKEN_ONLY}
 
 
-def token_optional(*statuses: int, answer: ResponseSpec | None = None) -> Access:
+def token_optional(*statuses: int) -> Access:
     """A route anyone may call, where a bearer token may let it show more (a seat's cards,
-    the operator's view); otherwise as ``token_only``."""
-    return _access([{}, {"bearer": []}], statuses, answer)
-
-
-def no_token(*statuses: int) -> Access:
-    """A route that never reads a token (the catalogue of games)."""
-    return _access([{}], statuses, None)
-
-
-def _access(
-    security: list[SecurityRequirement], statuses: tuple[int, ...], answer: ResponseSpec | None
-) -> Access:
-    ok = {} if answer is None else {200: answer}
-    return {"responses": {**ok, **errors(*statuses)}, "security": security}
+    the operator's view); its problems as ``token_only``."""
+    return {"responses": errors(*statuses), "security": TOKEN_OPTIONAL}
 
 
 def _tagged_union(field: FieldDefinition) -> tuple[str, dict[str, type], bool] | None:

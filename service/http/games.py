@@ -21,7 +21,7 @@ from msgspec import inspect as mi
 from domain.protocol import Game
 from domain.registry import GAMES
 from service.http.conditional import IfNoneMatch, matches
-from service.http.docs import no_token
+from service.http.docs import NO_TOKEN, errors
 from service.http.problems import ApiProblem
 from service.http.schemas import GameCatalogue, GameInfo, GameOption, Seating
 
@@ -191,6 +191,7 @@ GamePath = Annotated[str, PathParameter(description="A game id, e.g. `forty-five
 class GameController(Controller):
     path = "/games"
     tags = ("games",)
+    security = NO_TOKEN  # the catalogue is the same for everyone
 
     @get(
         "/",
@@ -203,7 +204,7 @@ class GameController(Controller):
             " last ETag to get a 304 while it is unchanged."
         ),
         response_headers=_HEADERS,
-        **no_token(304),
+        responses=errors(304),
     )
     async def list_games(self, if_none_match: IfNoneMatch = None) -> Response[GameCatalogue]:
         return _answer(_encoded(None), if_none_match)
@@ -214,7 +215,7 @@ class GameController(Controller):
         summary="One game: its seats, options and rules",
         description="The entry of `listGames` for one game id.",
         response_headers=_HEADERS,
-        **no_token(304, 404),
+        responses=errors(304, 404),
     )
     async def get_game(
         self, game: GamePath, if_none_match: IfNoneMatch = None

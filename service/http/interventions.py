@@ -13,7 +13,7 @@ from litestar.params import FromPath, JSONBody
 from domain import table as tables
 from domain.table import Table
 from service.http.auth import Caller
-from service.http.docs import token_only
+from service.http.docs import TOKEN_ONLY, errors
 from service.http.schemas import AbortTable, ReplaceSeat, SeatHandedOver
 from service.http.tables import SeatPath
 from service.read.records import TableView
@@ -31,6 +31,7 @@ def _operator_view(table: Table[Any]) -> Response[TableView]:
 class InterventionController(Controller):
     path = "/tables"
     tags = ("operator",)
+    security = TOKEN_ONLY  # the operator's, or the director's of the table's tournament
 
     @post(
         "/{table_id:uuid}/seats/{seat:int}/replace",
@@ -42,7 +43,7 @@ class InterventionController(Controller):
             " Works on a seat whose player is present, absent or gone."
         ),
         status_code=200,
-        **token_only(400, 401, 403, 404, 409, 413, 415, 503),
+        responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def replace_seat(
         self,
@@ -68,7 +69,7 @@ class InterventionController(Controller):
             " in no standings. Aborting it again is a 409 `table-aborted`."
         ),
         status_code=200,
-        **token_only(400, 401, 403, 404, 409, 413, 415, 503),
+        responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def abort_table(
         self,
@@ -89,7 +90,7 @@ class InterventionController(Controller):
             " runs; a turn in progress keeps the time it had left."
         ),
         status_code=200,
-        **token_only(400, 401, 403, 404, 409, 503),
+        responses=errors(400, 401, 403, 404, 409, 503),
     )
     async def pause_table(
         self,
@@ -105,7 +106,7 @@ class InterventionController(Controller):
         operation_id="resumeTable",
         summary="Restart a paused table's clocks (operator, or the director)",
         status_code=200,
-        **token_only(400, 401, 403, 404, 409, 503),
+        responses=errors(400, 401, 403, 404, 409, 503),
     )
     async def resume_table(
         self,

@@ -35,7 +35,7 @@ from domain.protocol import Audience
 from domain.tournament.events import TournamentFinished
 from domain.tournament.stream import Tournament
 from service.http.auth import Caller
-from service.http.docs import Access, token_optional
+from service.http.docs import TOKEN_OPTIONAL, Access, errors
 from service.http.schemas import StreamMessage, TournamentStreamMessage
 from service.http.tables import after_version
 from service.metrics import LIVE_READS
@@ -261,9 +261,11 @@ def event_stream(message: type[StreamMessage], record: str, *statuses: int) -> A
         ),
         generate_examples=False,
     )
-    access = token_optional(*statuses, answer=messages)
-    access["media_type"] = "text/event-stream"
-    return access
+    return {
+        "media_type": "text/event-stream",
+        "responses": {200: messages, **errors(*statuses)},
+        "security": TOKEN_OPTIONAL,
+    }
 
 
 @get(

@@ -15,6 +15,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from psycopg_pool import AsyncConnectionPool
 
 from service import metrics as service_metrics
+from service.http.docs import NO_TOKEN
 from service.http.schemas import Health
 from service.read.replicas import Replicas
 from service.workers import lag
@@ -22,7 +23,7 @@ from service.workers.clients import AnyRedis
 
 log = logging.getLogger("cardroom.ops")
 # The operations endpoints are asked by probes and scrapers, which carry no token.
-ops_get = partial(get, tags=("ops",), security=({},))
+ops_get = partial(get, tags=("ops",), security=NO_TOKEN)
 
 
 @ops_get("/healthz", operation_id="health", summary="Liveness: the process answers")
