@@ -23,7 +23,7 @@ from service.audit.render import render_tournament
 from service.audit.tournament_export import tournament_lines
 from service.audit.tournament_verify import verify_tournament_lines
 from service.http.auth import Caller
-from service.http.docs import errors
+from service.http.docs import TOKEN_ONLY, Access, errors
 from service.http.problems import ApiProblem
 from service.read.models import ReadSide
 from service.read.records import EventRecord, TableView
@@ -62,9 +62,22 @@ class Verification(msgspec.Struct, frozen=True):
     report: str
 
 
+def _export(line: Any) -> Access:
+    """An export's answer: newline-delimited JSON, its 200 documented by the schema of one
+    line."""
+    lines = ResponseSpec(
+        data_container=cast(Any, line),
+        media_type=NDJSON,
+        description="One JSON object per line, tagged by `type`: the schema of a line.",
+        generate_examples=False,
+    )
+    return {"media_type": NDJSON, "responses": {200: lines, **errors(400, 401, 403, 404, 503)}}
+
+
 class AuditController(Controller):
     path = "/"
-    tags = ["audit"]  # noqa: RUF012  (Litestar declares it as an instance attribute)
+    tags = ("audit",)
+    security = TOKEN_ONLY  # every route is the operator's (some a tournament director's too)
 
     @get(
         "/tables/{table_id:uuid}/export",
@@ -78,17 +91,7 @@ class AuditController(Controller):
             " events, which are written only once a deal is over. `cardroom verify FILE`"
             " checks an export offline."
         ),
-        media_type=NDJSON,
-        responses={
-            200: ResponseSpec(
-                data_container=cast(Any, ExportLine),
-                media_type=NDJSON,
-                description="One JSON object per line, tagged by `type`: the schema of a line.",
-                generate_examples=False,
-            ),
-            **errors(400, 401, 403, 404, 503),
-        },
-        security=[{"bearer": []}],
+        **_export(ExportLine),
     )
     async def export_table(
         self,
@@ -120,17 +123,7 @@ class AuditController(Controller):
             " re-runs every pairing from the recorded results and the revealed seed, and"
             " recomputes the standings (operator or the tournament's director)."
         ),
-        media_type=NDJSON,
-        responses={
-            200: ResponseSpec(
-                data_container=cast(Any, TournamentExportLine),
-                media_type=NDJSON,
-                description="One JSON object per line, tagged by `type`: the schema of a line.",
-                generate_examples=False,
-            ),
-            **errors(400, 401, 403, 404, 503),
-        },
-        security=[{"bearer": []}],
+        **_export(TournamentExportLine),
     )
     async def export_tournament(
         self,
@@ -161,7 +154,6 @@ class AuditController(Controller):
             " game unfold, every hand shown."
         ),
         responses=errors(400, 401, 403, 404, 503),
-        security=[{"bearer": []}],
     )
     async def replay_table(
         self,
@@ -202,7 +194,6 @@ class AuditController(Controller):
             " Operator only: a table still to play a deal must not learn how it went."
         ),
         responses=errors(400, 401, 403, 404, 503),
-        security=[{"bearer": []}],
     )
     async def tournament_deals(
         self,
@@ -230,7 +221,6 @@ class AuditController(Controller):
             " himself (operator or the tournament's director)."
         ),
         responses=errors(400, 401, 403, 404, 503),
-        security=[{"bearer": []}],
     )
     async def verify_tournament(
         self,

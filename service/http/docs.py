@@ -1,13 +1,15 @@
-"""OpenAPI helpers: documented problem responses and schema plugins for msgspec types."""
+"""OpenAPI helpers: documented problem responses, who may call a route, and schema plugins
+for msgspec types."""
 
 from __future__ import annotations
 
-from typing import Any, cast, get_type_hints
+from collections.abc import Sequence
+from typing import Any, TypedDict, cast, get_type_hints
 
 import msgspec
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import Discriminator, OpenAPIType, Schema
+from litestar.openapi.spec import Discriminator, OpenAPIType, Schema, SecurityRequirement
 from litestar.plugins import OpenAPISchemaPlugin
 from litestar.typing import FieldDefinition
 
@@ -57,6 +59,34 @@ def errors(*statuses: int) -> dict[int, ResponseSpec]:
             generate_examples=False,
         )
     return specs
+
+
+# Who may call an operation (its `security`), for a controller whose routes all share it
+# or through the route helpers below.
+TOKEN_ONLY: Sequence[SecurityRequirement] = ({"bearer": []},)
+TOKEN_OPTIONAL: Sequence[SecurityRequirement] = ({}, {"bearer": []})
+NO_TOKEN: Sequence[SecurityRequirement] = ({},)
+
+
+class Access(TypedDict, total=False):
+    """What a route answers and who may call it, spread (``**``) into Litestar's ``get`` or
+    ``post``: mypy checks each key against their parameters."""
+
+    media_type: str
+    responses: dict[int, ResponseSpec]
+    security: Sequence[SecurityRequirement]
+
+
+def token_only(*statuses: int) -> Access:
+    """A route that needs a bearer token (a seat's, an entry's, the director's or the
+    operator's), its problems documented as ``errors(*statuses)``."""
+    return {"responses": errors(*statuses), "security": TOKEN_ONLY}
+
+
+def token_optional(*statuses: int) -> Access:
+    """A route anyone may call, where a bearer token may let it show more (a seat's cards,
+    the operator's view); its problems as ``token_only``."""
+    return {"responses": errors(*statuses), "security": TOKEN_OPTIONAL}
 
 
 def _tagged_union(field: FieldDefinition) -> tuple[str, dict[str, type], bool] | None:

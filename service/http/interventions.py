@@ -13,7 +13,7 @@ from litestar.params import FromPath, JSONBody
 from domain import table as tables
 from domain.table import Table
 from service.http.auth import Caller
-from service.http.docs import errors
+from service.http.docs import TOKEN_ONLY, errors
 from service.http.schemas import AbortTable, ReplaceSeat, SeatHandedOver
 from service.http.tables import SeatPath
 from service.read.records import TableView
@@ -30,7 +30,8 @@ def _operator_view(table: Table[Any]) -> Response[TableView]:
 
 class InterventionController(Controller):
     path = "/tables"
-    tags = ["operator"]  # noqa: RUF012  (Litestar declares it as an instance attribute)
+    tags = ("operator",)
+    security = TOKEN_ONLY  # the operator's, or the director's of the table's tournament
 
     @post(
         "/{table_id:uuid}/seats/{seat:int}/replace",
@@ -43,7 +44,6 @@ class InterventionController(Controller):
         ),
         status_code=200,
         responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
-        security=[{"bearer": []}],
     )
     async def replace_seat(
         self,
@@ -70,7 +70,6 @@ class InterventionController(Controller):
         ),
         status_code=200,
         responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
-        security=[{"bearer": []}],
     )
     async def abort_table(
         self,
@@ -92,7 +91,6 @@ class InterventionController(Controller):
         ),
         status_code=200,
         responses=errors(400, 401, 403, 404, 409, 503),
-        security=[{"bearer": []}],
     )
     async def pause_table(
         self,
@@ -109,7 +107,6 @@ class InterventionController(Controller):
         summary="Restart a paused table's clocks (operator, or the director)",
         status_code=200,
         responses=errors(400, 401, 403, 404, 409, 503),
-        security=[{"bearer": []}],
     )
     async def resume_table(
         self,

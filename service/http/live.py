@@ -35,7 +35,7 @@ from domain.protocol import Audience
 from domain.tournament.events import TournamentFinished
 from domain.tournament.stream import Tournament
 from service.http.auth import Caller
-from service.http.docs import errors
+from service.http.docs import TOKEN_OPTIONAL, Access, errors
 from service.http.schemas import StreamMessage, TournamentStreamMessage
 from service.http.tables import after_version
 from service.metrics import LIVE_READS
@@ -249,8 +249,10 @@ def rendered(item: Published) -> bytes | None:
     return item.rendered or None
 
 
-def messages_of(message: type[StreamMessage], record: str) -> ResponseSpec:
-    return ResponseSpec(
+def event_stream(message: type[StreamMessage], record: str, *statuses: int) -> Access:
+    """A stream route's documentation: Server-Sent Events whose 200 is documented by the
+    schema of one message; anyone may follow (a token may let it show more)."""
+    messages = ResponseSpec(
         data_container=message,
         media_type="text/event-stream",
         description=(
@@ -259,6 +261,11 @@ def messages_of(message: type[StreamMessage], record: str) -> ResponseSpec:
         ),
         generate_examples=False,
     )
+    return {
+        "media_type": "text/event-stream",
+        "responses": {200: messages, **errors(*statuses)},
+        "security": TOKEN_OPTIONAL,
+    }
 
 
 @get(
@@ -271,12 +278,7 @@ def messages_of(message: type[StreamMessage], record: str) -> ResponseSpec:
         " adds that seat's private cards; the operator sees everything."
     ),
     tags=["tables"],
-    media_type="text/event-stream",
-    responses={
-        200: messages_of(StreamMessage, "an event record"),
-        **errors(400, 401, 403, 404, 503),
-    },
-    security=[{}, {"bearer": []}],
+    **event_stream(StreamMessage, "an event record", 400, 401, 403, 404, 503),
 )
 async def stream_table(
     table_id: FromPath[UUID],
@@ -308,12 +310,7 @@ async def stream_table(
         " `tournament_finished`."
     ),
     tags=["tournaments"],
-    media_type="text/event-stream",
-    responses={
-        200: messages_of(TournamentStreamMessage, "a tournament event record"),
-        **errors(400, 401, 404, 503),
-    },
-    security=[{}, {"bearer": []}],
+    **event_stream(TournamentStreamMessage, "a tournament event record", 400, 401, 404, 503),
 )
 async def stream_tournament(
     tournament_id: FromPath[UUID],

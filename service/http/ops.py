@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
+from functools import partial
 from typing import Any
 
 from litestar import Response, get
@@ -14,31 +15,26 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from psycopg_pool import AsyncConnectionPool
 
 from service import metrics as service_metrics
+from service.http.docs import NO_TOKEN
 from service.http.schemas import Health
 from service.read.replicas import Replicas
 from service.workers import lag
 from service.workers.clients import AnyRedis
 
 log = logging.getLogger("cardroom.ops")
+# The operations endpoints are asked by probes and scrapers, which carry no token.
+ops_get = partial(get, tags=("ops",), security=NO_TOKEN)
 
 
-@get(
-    "/healthz",
-    operation_id="health",
-    summary="Liveness: the process answers",
-    tags=["ops"],
-    security=[{}],
-)
+@ops_get("/healthz", operation_id="health", summary="Liveness: the process answers")
 async def healthz() -> Health:
     return Health(status="ok")
 
 
-@get(
+@ops_get(
     "/readyz",
     operation_id="readiness",
     summary="Readiness: Postgres answers (Redis and replicas are reported, not required)",
-    tags=["ops"],
-    security=[{}],
     responses={
         503: ResponseSpec(Health, description="A dependency is down.", generate_examples=False)
     },
@@ -83,12 +79,10 @@ async def _check(probe: Awaitable[Any]) -> str:
     return "ok"
 
 
-@get(
+@ops_get(
     "/metrics",
     operation_id="metrics",
     summary="Prometheus metrics",
-    tags=["ops"],
-    security=[{}],
     media_type=CONTENT_TYPE_LATEST,
     include_in_schema=True,
 )

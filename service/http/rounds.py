@@ -12,7 +12,7 @@ from litestar.params import FromPath, JSONBody
 from domain.tournament.errors import TournamentCode, TournamentError
 from domain.tournament.stream import RoundState
 from service.http.auth import Caller
-from service.http.docs import errors
+from service.http.docs import token_only, token_optional
 from service.http.round_schemas import (
     EntryCreated,
     EntryInfo,
@@ -26,7 +26,7 @@ from service.write.tournaments import MySeat, TournamentService
 
 class RoundController(Controller):
     path = "/tournaments/{tournament_id:uuid}"
-    tags = ["tournaments"]  # noqa: RUF012  (Litestar declares it as an instance attribute)
+    tags = ("tournaments",)
 
     @post(
         "/entries",
@@ -37,8 +37,7 @@ class RoundController(Controller):
             " (`/me`) and can withdraw it. A late entry joins the next round."
         ),
         status_code=201,
-        responses=errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
-        security=[{"bearer": []}],
+        **token_only(400, 401, 403, 404, 409, 413, 415, 422, 503),
     )
     async def add_entry(
         self,
@@ -62,8 +61,7 @@ class RoundController(Controller):
         "/entries",
         operation_id="listEntries",
         summary="The tournament's entries, in the order they entered",
-        responses=errors(400, 401, 404, 503),
-        security=[{}, {"bearer": []}],
+        **token_optional(400, 401, 404, 503),
     )
     async def list_entries(
         self, tournament_id: FromPath[UUID], tournaments: NamedDependency[TournamentService]
@@ -81,8 +79,7 @@ class RoundController(Controller):
         operation_id="withdrawEntry",
         summary="Withdraw an entry: paired no more, its results stand (director or entry)",
         status_code=200,
-        responses=errors(400, 401, 403, 404, 409, 503),
-        security=[{"bearer": []}],
+        **token_only(400, 401, 403, 404, 409, 503),
     )
     async def withdraw_entry(
         self,
@@ -103,8 +100,7 @@ class RoundController(Controller):
         "/me",
         operation_id="getMySeat",
         summary="Where this entry plays the current round, with the seat's token",
-        responses=errors(400, 401, 403, 404, 503),
-        security=[{"bearer": []}],
+        **token_only(400, 401, 403, 404, 503),
     )
     async def my_seat(
         self,
@@ -120,8 +116,7 @@ class RoundController(Controller):
         operation_id="pairRound",
         summary="Pair the next round and open its tables (director)",
         status_code=201,
-        responses=errors(400, 401, 403, 404, 409, 503),
-        security=[{"bearer": []}],
+        **token_only(400, 401, 403, 404, 409, 503),
     )
     async def pair_round(
         self,
@@ -137,8 +132,7 @@ class RoundController(Controller):
         "/rounds/{number:int}",
         operation_id="getRound",
         summary="One round: its tables with the entry at each seat, and its byes",
-        responses=errors(400, 401, 404, 503),
-        security=[{}, {"bearer": []}],
+        **token_optional(400, 401, 404, 503),
     )
     async def get_round(
         self,

@@ -19,7 +19,7 @@ from domain.protocol import Audience
 from domain.registry import GAMES
 from service.http.auth import Caller
 from service.http.conditional import IfNoneMatch, entity_tags
-from service.http.docs import errors
+from service.http.docs import token_only, token_optional
 from service.http.problems import ApiProblem
 from service.http.schemas import (
     TEXT,
@@ -185,7 +185,7 @@ def game_of(body: msgspec.Struct) -> str:
 
 class TableController(Controller):
     path = "/tables"
-    tags = ["tables"]  # noqa: RUF012  (Litestar declares it as an instance attribute)
+    tags = ("tables",)
 
     @post(
         "/",
@@ -197,8 +197,7 @@ class TableController(Controller):
             " operator token."
         ),
         status_code=201,
-        responses=errors(400, 401, 403, 404, 413, 415, 503),
-        security=[{}, {"bearer": []}],
+        **token_optional(400, 401, 403, 404, 413, 415, 503),
     )
     async def create_table(
         self,
@@ -244,8 +243,7 @@ class TableController(Controller):
             " is needed). When the last seat is taken the first deal happens."
         ),
         status_code=201,
-        responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
-        security=[{}, {"bearer": []}],
+        **token_optional(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def take_seat(
         self,
@@ -272,8 +270,7 @@ class TableController(Controller):
             " ETag to get a cheap 304 while nothing changed."
         ),
         response_headers=_VIEW_HEADERS,
-        responses=errors(304, 400, 401, 403, 404, 503),
-        security=[{}, {"bearer": []}],
+        **token_optional(304, 400, 401, 403, 404, 503),
     )
     async def get_table(
         self,
@@ -304,8 +301,7 @@ class TableController(Controller):
         operation_id="listTables",
         summary="List tables, newest first",
         description="Filter by game, status, tournament and player; page with `cursor`.",
-        responses=errors(400, 401, 503),
-        security=[{}, {"bearer": []}],
+        **token_optional(400, 401, 503),
     )
     async def list_tables(
         self,
@@ -340,8 +336,7 @@ class TableController(Controller):
             "Served from an asynchronous read model: `position` says how far into the"
             " store it reflects, and `sheet.version` which table version."
         ),
-        responses=errors(400, 401, 404, 503),
-        security=[{}, {"bearer": []}],
+        **token_optional(400, 401, 404, 503),
     )
     async def get_scoresheet(
         self,
@@ -366,8 +361,7 @@ class TableController(Controller):
         ),
         status_code=200,
         response_headers=_VIEW_HEADERS,
-        responses=errors(400, 401, 403, 404, 409, 412, 413, 415, 422, 503),
-        security=[{"bearer": []}],
+        **token_only(400, 401, 403, 404, 409, 412, 413, 415, 422, 503),
     )
     async def post_action(
         self,
@@ -394,8 +388,7 @@ class TableController(Controller):
         "/{table_id:uuid}/events",
         operation_id="listEvents",
         summary="The table's events after a version, as the caller may see them",
-        responses=errors(400, 401, 403, 404, 503),
-        security=[{}, {"bearer": []}],
+        **token_optional(400, 401, 403, 404, 503),
     )
     async def list_events(
         self,

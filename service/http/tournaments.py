@@ -21,7 +21,7 @@ from domain.tournament.model import Format
 from domain.tournament.standings import Placing, standings
 from domain.tournament.stream import Tournament as TournamentStream
 from service.http.auth import Caller
-from service.http.docs import errors
+from service.http.docs import token_only, token_optional
 from service.http.round_schemas import TournamentOpened, TournamentPage
 from service.http.schemas import (
     CreateTournament,
@@ -45,15 +45,14 @@ CSV = "text/csv"
 
 class TournamentController(Controller):
     path = "/tournaments"
-    tags = ["tournaments"]  # noqa: RUF012  (Litestar declares it as an instance attribute)
+    tags = ("tournaments",)
 
     @post(
         "/",
         operation_id="createTournament",
         summary="Open a tournament of one game (operator only)",
         status_code=201,
-        responses=errors(400, 401, 403, 413, 415, 503),
-        security=[{"bearer": []}],
+        **token_only(400, 401, 403, 413, 415, 503),
     )
     async def create_tournament(
         self,
@@ -99,8 +98,7 @@ class TournamentController(Controller):
         operation_id="listTournaments",
         summary="List tournaments, newest first",
         description="Filter by game, status and format; page with `cursor`.",
-        responses=errors(400, 401, 503),
-        security=[{}, {"bearer": []}],
+        **token_optional(400, 401, 503),
     )
     async def list_tournaments(
         self,
@@ -125,8 +123,7 @@ class TournamentController(Controller):
         "/{tournament_id:uuid}",
         operation_id="getTournament",
         summary="A tournament and its tables",
-        responses=errors(400, 401, 404, 503),
-        security=[{}, {"bearer": []}],
+        **token_optional(400, 401, 404, 503),
     )
     async def get_tournament(
         self,
@@ -147,8 +144,7 @@ class TournamentController(Controller):
             " the same deals."
         ),
         status_code=201,
-        responses=errors(400, 401, 403, 404, 413, 415, 503),
-        security=[{"bearer": []}],
+        **token_only(400, 401, 403, 404, 413, 415, 503),
     )
     async def create_tournament_table(
         self,
@@ -196,8 +192,7 @@ class TournamentController(Controller):
             " rounds also ranks its `entries` from its own stream (`version`), with the"
             " tie-breaks of its format. `Accept: text/csv` gives the ranking as CSV."
         ),
-        responses=errors(400, 401, 404, 503),
-        security=[{}, {"bearer": []}],
+        **token_optional(400, 401, 404, 503),
     )
     async def get_standings(
         self,

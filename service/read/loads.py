@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 
+from service.read.senders import Senders
 from service.write.store import EventStore, Snapshot
 
 Key = tuple[str, int | None]  # (table id, the version the caller already holds)
@@ -36,23 +37,16 @@ class BatchedLoads:
     ) -> None:
         self.store = store
         self.replica = replica  # whether a replica may answer (service.read.replicas)
-        self.in_flight = in_flight
         self.batch_limit = batch_limit
         self._waiting: dict[Key, list[asyncio.Future[Snapshot | None]]] = {}
-        self._senders: set[asyncio.Task[None]] = set()
+        self._senders = Senders(self._send, in_flight, "cardroom-loads")
 
     async def load(self, table_id: str, known_version: int | None) -> Snapshot | None:
         """The table's snapshot as of a statement sent after this call began; its state
         only when ``known_version`` is not current. ``None``: no such table."""
         future: asyncio.Future[Snapshot | None] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault((table_id, known_version), []).append(future)
-        # A sender whose loop found nothing left is done at once, but leaves the set only
-        # when its callback runs: count the live ones, or a load arriving in between
-        # would wait for a sender that never comes.
-        if sum(not sender.done() for sender in self._senders) < self.in_flight:
-            sender = asyncio.create_task(self._send(), name="cardroom-loads")
-            self._senders.add(sender)
-            sender.add_done_callback(self._senders.discard)
+        self._senders.wake()
         return await future
 
     async def _send(self) -> None:

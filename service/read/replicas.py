@@ -47,6 +47,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from service import metrics
 from service.pg import T, Work, fetch_one
+from service.read.senders import Senders
 
 log = logging.getLogger("cardroom.replicas")
 CHECK_SECONDS = 0.5
@@ -93,17 +94,13 @@ class PrimaryPosition:
 
     def __init__(self, pool: AsyncConnectionPool[Any], in_flight: int = 4) -> None:
         self.pool = pool
-        self.in_flight = in_flight
         self._waiting: list[asyncio.Future[int]] = []
-        self._senders: set[asyncio.Task[None]] = set()
+        self._senders = Senders(self._send, in_flight, "cardroom-wal-position")
 
     async def current(self) -> int:
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._waiting.append(future)
-        if sum(not sender.done() for sender in self._senders) < self.in_flight:
-            sender = asyncio.create_task(self._send(), name="cardroom-wal-position")
-            self._senders.add(sender)
-            sender.add_done_callback(self._senders.discard)
+        self._senders.wake()
         return await future
 
     async def _send(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -102,7 +103,7 @@ async def run_reads(
     """GETs of seat views, answered 304 (``conditional``) or in full."""
     latencies: list[float] = []
 
-    async def worker(index: int) -> int:
+    async def worker(index: int, deadline: float) -> int:
         target = seated[index % len(seated)]
         headers = {"Authorization": f"Bearer {target.tokens[index % SEATS]}"}
         conn = Connection(*_address(base))
@@ -124,11 +125,8 @@ async def run_reads(
             await conn.close()
         return done
 
-    started = time.monotonic()
-    deadline = started + seconds
-    done = await asyncio.gather(*(worker(i) for i in range(clients)))
-    elapsed = time.monotonic() - started
-    return _figures(sum(done), elapsed, latencies)
+    requests, elapsed = await _closed_loop(clients, seconds, worker)
+    return _figures(requests, elapsed, latencies)
 
 
 async def run_floor(base: str, clients: int, seconds: float) -> dict[str, Any]:
@@ -137,7 +135,7 @@ async def run_floor(base: str, clients: int, seconds: float) -> dict[str, Any]:
     latencies: list[float] = []
     failures = 0
 
-    async def worker(index: int) -> int:
+    async def worker(index: int, deadline: float) -> int:
         nonlocal failures
         conn = Connection(*_address(base))
         await conn.open()
@@ -154,11 +152,18 @@ async def run_floor(base: str, clients: int, seconds: float) -> dict[str, Any]:
             await conn.close()
         return sent
 
+    requests, elapsed = await _closed_loop(clients, seconds, worker)
+    return _figures(requests, elapsed, latencies, failures=failures)
+
+
+async def _closed_loop(
+    clients: int, seconds: float, worker: Callable[[int, float], Awaitable[int]]
+) -> tuple[int, float]:
+    """``clients`` workers at once, each given its index and the deadline ``seconds`` from
+    now: the requests they made in all, and the seconds they took."""
     started = time.monotonic()
-    deadline = started + seconds
-    sent = await asyncio.gather(*(worker(i) for i in range(clients)))
-    elapsed = time.monotonic() - started
-    return _figures(sum(sent), elapsed, latencies, failures=failures)
+    made = await asyncio.gather(*(worker(i, started + seconds) for i in range(clients)))
+    return sum(made), time.monotonic() - started
 
 
 def _figures(requests: int, elapsed: float, latencies: list[float], **extra: Any) -> dict[str, Any]:

@@ -1,0 +1,32 @@
+"""The senders of batched questions to Postgres (service.read.loads, and the primary's
+WAL position in service.read.replicas): at most ``in_flight`` at a time."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+
+class Senders:
+    """Tasks running ``send``, at most ``in_flight`` at a time. ``send`` loops while
+    anything waits; a caller that has queued its question calls :meth:`wake`."""
+
+    def __init__(
+        self, send: Callable[[], Coroutine[Any, Any, None]], in_flight: int, name: str
+    ) -> None:
+        self.send = send
+        self.in_flight = in_flight
+        self.name = name
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def wake(self) -> None:
+        """A new sender, unless ``in_flight`` are live: the question just queued then
+        goes out with the next batch one of them takes."""
+        # A sender whose loop found nothing left is done at once, but leaves the set only
+        # when its callback runs: count the live ones, or a question arriving in between
+        # would wait for a sender that never comes.
+        if sum(not task.done() for task in self._tasks) < self.in_flight:
+            task = asyncio.create_task(self.send(), name=self.name)
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
