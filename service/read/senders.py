@@ -1,5 +1,6 @@
-"""The senders of batched questions to Postgres (service.read.loads, and the primary's
-WAL position in service.read.replicas): at most ``in_flight`` at a time."""
+"""The senders of batched questions to Postgres (service.read.loads, the primary's WAL
+position in service.read.replicas, and the group commit of service.write.group_commit):
+at most ``in_flight`` at a time."""
 
 from __future__ import annotations
 

@@ -30,6 +30,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from service import metrics
 from service.pg import fetch_all
+from service.read.senders import Senders
 
 # Flushes in flight at once: enough to keep Postgres busy while a batch is on the wire,
 # few enough to leave most of the pool's connections to reads.
@@ -52,19 +53,13 @@ class GroupCommit:
     def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
         self.pool = pool
         self.waiting: list[Waiting] = []
-        self.flushes: set[asyncio.Task[None]] = set()
+        self.flushes = Senders(self._drain, LANES, "cardroom-group-commit")
 
     async def apply(self, commit: bytes) -> bool:
         """Whether ``commit`` (one encoded member) was applied: False when stale."""
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self.waiting.append((commit, done))
-        # A flush that found the queue empty is done at once but leaves the set only when
-        # its callback runs: count the live ones, or this commit could wait for a flush
-        # that never comes.
-        if sum(not flush.done() for flush in self.flushes) < LANES:
-            flush = asyncio.create_task(self._drain(), name="cardroom-group-commit")
-            self.flushes.add(flush)
-            flush.add_done_callback(self.flushes.discard)
+        self.flushes.wake()
         return await done
 
     async def _drain(self) -> None:
