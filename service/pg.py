@@ -60,6 +60,13 @@ async def fetch_all(
     return await run_on(pool, every)
 
 
+async def fetch_column(
+    pool: Source, query: str, params: Params = (), *, prepare: bool | None = None
+) -> list[Any]:
+    """The first column of every row of ``query``'s answer (the ids of a listing)."""
+    return [row[0] for row in await fetch_all(pool, query, params, prepare=prepare)]
+
+
 # Connecting gives up after two seconds; keepalives notice a peer that vanished from the
 # network (DESIGN 12).
 CONNECT_OPTIONS = {

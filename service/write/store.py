@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import uuid
 from collections.abc import Sequence
@@ -34,7 +35,7 @@ from psycopg_pool import AsyncConnectionPool
 from projections.table_state import TableRow
 from service import metrics
 from service.audit.chain import canonical_bytes, chain
-from service.pg import Source, fetch_all, fetch_one
+from service.pg import Source, fetch_all, fetch_column, fetch_one
 from service.write.group_commit import GroupCommit
 
 log = logging.getLogger("cardroom.store")
@@ -206,7 +207,11 @@ class Notifier:
             )
 
 
-class EventStore:
+class Stores:
+    """What the table and tournament stores share: the primary's pool, the commits'
+    announcer, and where reads that may go to a replica run (service.read.replicas: the
+    ``replica=True`` loads and stream reads, never older than the primary)."""
+
     def __init__(
         self,
         pool: AsyncConnectionPool[Any],
@@ -215,10 +220,14 @@ class EventStore:
     ) -> None:
         self.pool = pool
         self.notifier = notifier
-        self.group = GroupCommit(pool)
-        # Where reads that may go to a replica run (service.read.replicas): the
-        # ``replica=True`` loads and stream reads. Never older than the primary.
         self.reads: Source = pool if reads is None else reads
+
+
+class EventStore(Stores):
+    @functools.cached_property
+    def group(self) -> GroupCommit:
+        """Where this store's commits queue to travel together."""
+        return GroupCommit(self.pool)
 
     async def load(self, table_id: str, known_version: int | None = None) -> Snapshot | None:
         """The table's snapshot; its state only when ``known_version`` is not current."""
@@ -227,12 +236,11 @@ class EventStore:
 
     async def computer_turns(self, limit: int = 100) -> list[str]:
         """Tables waiting on a seat the computer plays, longest waiting first."""
-        rows = await fetch_all(
+        return await fetch_column(
             self.pool,
             "SELECT id::text FROM tables WHERE computer_turn ORDER BY updated_at LIMIT %s",
             (limit,),
         )
-        return [row[0] for row in rows]
 
     async def load_many(
         self, wanted: Sequence[tuple[str, int | None]], *, replica: bool = False
@@ -317,13 +325,12 @@ class EventStore:
 
     async def due_tables(self, at: datetime, limit: int = 200) -> list[str]:
         """Tables with a clock that expired by ``at``, the most overdue first."""
-        rows = await fetch_all(
+        return await fetch_column(
             self.pool,
             "SELECT id::text FROM tables WHERE deadline <= %s ORDER BY deadline LIMIT %s",
             (at, limit),
             prepare=True,
         )
-        return [row[0] for row in rows]
 
     async def next_deadline(self) -> datetime | None:
         row = await fetch_one(self.pool, "SELECT min(deadline) FROM tables", prepare=True)
@@ -332,12 +339,11 @@ class EventStore:
     async def armed_after(self, moment: datetime) -> list[str]:
         """Tables whose running clocks expire after ``moment``: those an outage that
         began then may have charged."""
-        rows = await fetch_all(
+        return await fetch_column(
             self.pool,
             "SELECT id::text FROM tables WHERE deadline > %s ORDER BY deadline",
             (moment,),
         )
-        return [row[0] for row in rows]
 
     async def idempotent_answer(
         self, table_id: str, actor: str, key: str

@@ -20,10 +20,10 @@ from domain.tournament.events import TOURNAMENT_EVENTS, TournamentEvent
 from domain.tournament.stream import Tournament, evolve, fold
 from service import metrics
 from service.audit.chain import GENESIS, canonical_bytes, chain
-from service.pg import Source, fetch_all, fetch_one
+from service.pg import Source, fetch_all, fetch_column, fetch_one
 from service.refusals import TournamentNotFound
 from service.write.codec import event_data
-from service.write.store import Checkpoint, NewEvent, Notifier, VersionConflict
+from service.write.store import Checkpoint, NewEvent, Notifier, Stores, VersionConflict
 
 _json = msgspec.json.Encoder()
 decode_event = msgspec.json.Decoder(TOURNAMENT_EVENTS).decode
@@ -58,17 +58,14 @@ class Secrets(msgspec.Struct, frozen=True):
     seat_key: bytes
 
 
-class TournamentStore:
+class TournamentStore(Stores):
     def __init__(
         self,
         pool: AsyncConnectionPool[Any],
         notifier: Notifier | None = None,
         reads: Source | None = None,
     ) -> None:
-        self.pool = pool
-        self.notifier = notifier
-        # Where ``replica=True`` reads run (service.read.replicas; as EventStore.reads).
-        self.reads: Source = pool if reads is None else reads
+        super().__init__(pool, notifier, reads)
         # The last fold of recent tournaments: committed versions only, so any process's
         # later appends are simply the events after it.
         self._folded: OrderedDict[str, tuple[Tournament, bytes]] = OrderedDict()
@@ -321,7 +318,7 @@ class TournamentStore:
     async def to_pair(self, limit: int = 100) -> list[str]:
         """Tournaments with ``auto_rounds`` playing whose every paired table is
         recorded: they may be due their next round."""
-        rows = await fetch_all(
+        return await fetch_column(
             self.pool,
             "SELECT t.id::text FROM tournaments t WHERE t.status = 'playing'"
             " AND EXISTS (SELECT 1 FROM tournament_events e WHERE e.tournament_id = t.id"
@@ -330,4 +327,3 @@ class TournamentStore:
             " WHERE r.tournament_id = t.id AND NOT r.scored) LIMIT %s",
             (limit,),
         )
-        return [row[0] for row in rows]
