@@ -304,7 +304,17 @@ def bench_command(args: argparse.Namespace) -> int:
         )
     elif args.benchmark == "rebuild":
         with scratch_database(args.admin_database_url) as database_url:
-            result = asyncio.run(rebuild.measure(database_url, args.events))
+            result = asyncio.run(rebuild.measure(database_url, args.events or 100_000))
+    elif args.benchmark == "store":
+        from service.tools.bench import store_size
+
+        result = store_size.run(
+            args.admin_database_url,
+            args.redis_url,
+            args.seconds,
+            workers,
+            args.events or store_size.EVENTS,
+        )
     else:
         tables = args.tables or 16
         sse.allow_streams(args.streams or tables)  # before the server, which inherits it
@@ -383,12 +393,27 @@ def parser() -> argparse.ArgumentParser:
     )
     bench_cmd.add_argument(
         "benchmark",
-        choices=["all", "rebuild", "sse", "bots", "timers", "pairing", "replicas", "players"],
+        choices=[
+            "all",
+            "rebuild",
+            "sse",
+            "bots",
+            "timers",
+            "pairing",
+            "replicas",
+            "players",
+            "store",
+        ],
     )
     bench_cmd.add_argument(
         "--rate", type=int, default=200, help="timers: clocks expiring per second"
     )
-    bench_cmd.add_argument("--events", type=int, default=100_000, help="rebuild: store size")
+    bench_cmd.add_argument(
+        "--events",
+        type=int,
+        default=None,
+        help="rebuild: store size (100,000); store: events bulk-loaded (5,000,000)",
+    )
     bench_cmd.add_argument(
         "--tables", type=int, default=None, help="sse: 16 tables; timers: 10,000 armed clocks"
     )

@@ -447,18 +447,23 @@ class EventStore(Stores):
             return await read_all_on(conn, after, limit)
 
 
+# Ordered by the columns, not by a bare ``tx``: that names the ``tx::text::bigint`` output
+# column, which no index holds, so every read sorted all the events after the checkpoint
+# (a rebuild's batch on a store of 5 million events took seconds, not milliseconds).
+READ_ALL = (
+    "SELECT tx::text::bigint, table_id::text, version, position, recorded_at,"
+    " actor, data::text, command::text, hash FROM events"
+    " WHERE (tx, position) > (%s::text::xid8, %s)"
+    " AND tx < pg_snapshot_xmin(pg_current_snapshot())"
+    " ORDER BY events.tx, events.position LIMIT %s"
+)
+
+
 async def read_all_on(
     conn: psycopg.AsyncConnection[Any], after: Checkpoint, limit: int
 ) -> list[tuple[int, StoredEvent]]:
     """:meth:`EventStore.read_all` on a given connection (inside its transaction)."""
-    cur = await conn.execute(
-        "SELECT tx::text::bigint, table_id::text, version, position, recorded_at,"
-        " actor, data::text, command::text, hash FROM events"
-        " WHERE (tx, position) > (%s::text::xid8, %s)"
-        " AND tx < pg_snapshot_xmin(pg_current_snapshot())"
-        " ORDER BY tx, position LIMIT %s",
-        (str(after[0]), after[1], limit),
-    )
+    cur = await conn.execute(READ_ALL, (str(after[0]), after[1], limit))
     return [(int(row[0]), _stored(row[1:])) for row in await cur.fetchall()]
 
 

@@ -159,7 +159,8 @@ class TournamentStore(Stores):
             " tx::text::bigint, position, tournament_id::text FROM tournament_events"
             " WHERE (tx, position) > (%s::text::xid8, %s)"
             " AND tx < pg_snapshot_xmin(pg_current_snapshot())"
-            " ORDER BY tx, position LIMIT %s",
+            # The columns, not the bigint output column ``tx`` (service.write.store.READ_ALL).
+            " ORDER BY tournament_events.tx, tournament_events.position LIMIT %s",
             (str(after[0]), after[1], limit),
         )
         return [((int(row[6]), int(row[7])), row[8], _stored(row)) for row in rows]

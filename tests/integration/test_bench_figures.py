@@ -1,6 +1,7 @@
 """The bench's newest figures run, tiny, against the real Postgres and Redis: the stack's
-floor beside every command figure (``bench all``) and the players' ramp (``bench
-players``). Shapes and sanity only: on a shared machine no timing is asserted."""
+floor beside every command figure (``bench all``), the players' ramp (``bench players``)
+and the store-size figure (``bench store``). Shapes and sanity only: on a shared machine
+no timing is asserted."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from service.tools.bench import players, suite
+from service.tools.bench import players, store_size, suite
 from tests.support import services
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -57,3 +58,36 @@ def test_the_ramp_steps_up_to_the_most_asked_for() -> None:
     assert list(players.ladder(100)) == [40, 100]
     assert list(players.ladder(1000)) == [40, 100, 200, 400, 800, 1000]
     assert list(players.ladder(3200)) == [40, 100, 200, 400, 800, 1600, 3200]
+
+
+def test_store_figure_compares_a_bulk_loaded_store_with_the_empty_one() -> None:
+    # Two short games (217 and 333 commands) to copy: the test's time goes to the figures.
+    result = store_size.run(
+        services.admin_database_url(), services.redis_url(), 1.0, 1, 20_000, templates=2
+    )
+
+    for phase in ("empty", "full"):
+        commands = result[phase]["commands"]
+        assert commands["commands"] > 0 and commands["failures"] == 0
+        assert commands["latency"]["p99_ms"] > 0
+        for where in ("at_head", "from_start"):
+            read = result[phase]["global_read"][where]
+            assert read["count"] > 0 and read["p50_ms"] > 0
+            # Either read starts a batch or more behind the head: a whole batch is there.
+            assert read["events_per_read"] == store_size.READ_BATCH
+    loaded = result["loaded"]
+    assert loaded["events"] >= 20_000 and loaded["template_games"] == 2
+    assert loaded["events_in_store"] >= loaded["events"]
+    assert loaded["total_megabytes"]["events"] > 0
+    assert set(loaded["events_megabytes"]) >= {"heap_and_toast", "events_pkey"}
+    # Loaded tables, exported by the server and checked by the verifier, hold.
+    assert result["full"]["loaded_tables_verified"] == {
+        "tables": store_size.SAMPLED,
+        "ok": True,
+        "failures": [],
+    }
+    expected = round(
+        result["full"]["commands"]["per_second"] / result["empty"]["commands"]["per_second"], 3
+    )
+    assert result["commands_full_over_empty"] == expected
+    assert result["aim_met"] == (expected >= result["aim"])

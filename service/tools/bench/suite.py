@@ -20,6 +20,7 @@ from typing import Any
 from service.tools.bench import database, load
 from service.tools.bench.harness import (
     CpuMeter,
+    Server,
     running_floor,
     running_server,
     scratch_database,
@@ -60,21 +61,8 @@ def run(
             result["consumer_catch_up_seconds"] = catch_up
             seed = 0
             for clients in levels:
-                per_worker = math.ceil(PLANNED_RATE * seconds / clients)
-                work = []
-                for _ in range(clients):
-                    plans: list[Plan] = []
-                    planned = 0
-                    while planned < per_worker:
-                        plans.extend(load.make_plans(1, seed))
-                        planned += len(plans[-1].steps)
-                        seed += 1
-                    work.append(asyncio.run(load.seat_tables(base, operator, plans)))
-                catch_up[f"before_commands_{clients}"] = wait(database_url)
-                meter = CpuMeter(server)
-                figures = asyncio.run(load.run_commands(base, work, seconds))
-                figures["cpu_seconds_per_1000"] = meter.per_thousand(
-                    figures["commands"], figures["elapsed"]
+                figures, seed, catch_up[f"before_commands_{clients}"] = command_figure(
+                    server, database_url, clients, seconds, seed
                 )
                 figures["ratio_to_raw_insert_commit"] = database.ratio(
                     figures["per_second"], ceiling[clients]
@@ -104,6 +92,29 @@ def run(
             }
         result["event_store_appends"] = appends
     return result
+
+
+def command_figure(
+    server: Server, database_url: str, clients: int, seconds: float, seed: int
+) -> tuple[dict[str, Any], int, float]:
+    """Commands per second (latency, CPU) of ``clients`` tables at once, each worker
+    replaying seeded plans from ``seed`` on; the figures, the next unused seed, and the
+    seconds spent first letting the relay and projections drain the store's backlog."""
+    per_worker = math.ceil(PLANNED_RATE * seconds / clients)
+    work = []
+    for _ in range(clients):
+        plans: list[Plan] = []
+        planned = 0
+        while planned < per_worker:
+            plans.extend(load.make_plans(1, seed))
+            planned += len(plans[-1].steps)
+            seed += 1
+        work.append(asyncio.run(load.seat_tables(server.base, server.operator, plans)))
+    caught_up = wait(database_url)
+    meter = CpuMeter(server)
+    figures = asyncio.run(load.run_commands(server.base, work, seconds))
+    figures["cpu_seconds_per_1000"] = meter.per_thousand(figures["commands"], figures["elapsed"])
+    return figures, seed, caught_up
 
 
 def stack_floor(
