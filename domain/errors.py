@@ -8,7 +8,7 @@ added, never renamed. Each carries a one-line meaning that the API documents.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 
 class RuleCode(StrEnum):
@@ -75,14 +75,22 @@ MEANINGS: dict[RuleCode, str] = {
 }
 
 
-class RuleError(Exception):
-    """A command the rules refuse. ``context`` carries the input and the position."""
+C = TypeVar("C", bound=StrEnum)
 
-    def __init__(self, code: RuleCode, message: str, **context: Any) -> None:
+
+class CodedError(Exception, Generic[C]):
+    """A refusal with a stable ``code`` of its vocabulary (the rules', a tournament's);
+    ``context`` carries the input and the position."""
+
+    def __init__(self, code: C, message: str, **context: Any) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.context = context
+
+
+class RuleError(CodedError[RuleCode]):
+    """A command the rules refuse."""
 
     def __repr__(self) -> str:
         return f"RuleError({self.code.value!r}, {self.message!r})"

@@ -59,10 +59,7 @@ from domain.shuffle import deck_commitment, seed_commitment, shuffle
 
 S = TypeVar("S")
 Status = Literal["waiting", "playing", "finished", "aborted", "expired"]
-TABLE_EVENTS: tuple[type[Event], ...] = (
-    TableCreated,
-    SeatTaken,
-    SeedRevealed,
+LIVENESS_EVENTS: tuple[type[Event], ...] = (
     ClockSet,
     ClockExpired,
     SeatMarkedAbsent,
@@ -74,6 +71,14 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
     TableAborted,
     TablePaused,
     TableResumed,
+)
+"""What makes a table always finish (DESIGN 10, :mod:`domain.liveness`): clocks, absent
+players, leaving, replacing, resigning, forfeiting, aborting and pausing."""
+TABLE_EVENTS: tuple[type[Event], ...] = (
+    TableCreated,
+    SeatTaken,
+    SeedRevealed,
+    *LIVENESS_EVENTS,
     TableExpired,
     TimeCalled,
     GameTimed,

@@ -18,18 +18,7 @@ from __future__ import annotations
 import msgspec
 from msgspec.structs import replace
 
-from domain.events import (
-    Contract,
-    Event,
-    GameForfeited,
-    GameResigned,
-    GameTimed,
-    GameWon,
-    HandScored,
-    ScoreItem,
-    TableAborted,
-    TableCreated,
-)
+from domain.events import Contract, Event, GameWon, HandScored, ScoreItem, TableCreated
 from domain.protocol import Result
 from domain.table import result_of
 from projections.seats import seated
@@ -82,31 +71,25 @@ def fold(sheet: ScoreSheet | None, event: Event, version: int, position: int) ->
     players = seated(sheet.players, event)
     if players is not None:
         return replace(sheet, players=players)
-    match event:
-        case HandScored():
-            row = SheetRow(
-                deal=event.deal,
-                version=version,
-                contract=event.contract,
-                items=list(event.items),
-                changes=list(event.changes),
-                totals=list(event.scores),
-            )
-            return replace(sheet, rows=[*sheet.rows, row], totals=list(event.scores))
-        case TableAborted():
-            return replace(sheet, result=result_of(event, len(sheet.players)))
-        case GameWon(scores=scores):
-            return replace(_ended(sheet, event), totals=list(scores))
-        case GameResigned() | GameForfeited() | GameTimed():
-            return _ended(sheet, event)  # the totals stay as the last deal left them
-    return sheet
-
-
-def _ended(sheet: ScoreSheet, event: Event) -> ScoreSheet:
-    """The game is over, as the table itself records it (``domain.table.result_of``)."""
+    if isinstance(event, HandScored):
+        row = SheetRow(
+            deal=event.deal,
+            version=version,
+            contract=event.contract,
+            items=list(event.items),
+            changes=list(event.changes),
+            totals=list(event.scores),
+        )
+        return replace(sheet, rows=[*sheet.rows, row], totals=list(event.scores))
+    # How the table ended, as the table itself records it (``domain.table.result_of``).
     result = result_of(event, len(sheet.players))
-    assert result is not None
-    return replace(sheet, finished=True, winners=list(result.winners), result=result)
+    if result is None:
+        return sheet
+    if result.reason == "aborted":
+        return replace(sheet, result=result)  # never finished
+    # The totals stay as the last deal left them, unless the game was played to its end.
+    totals = list(event.scores) if isinstance(event, GameWon) else sheet.totals
+    return replace(sheet, finished=True, winners=list(result.winners), result=result, totals=totals)
 
 
 def check_totals(sheet: ScoreSheet) -> bool:

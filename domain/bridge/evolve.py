@@ -21,6 +21,7 @@ from domain.bridge.events import (
     StageDealt,
 )
 from domain.bridge.state import (
+    SEATS,
     BridgeCall,
     BridgeHonour,
     BridgePlayedCard,
@@ -31,7 +32,7 @@ from domain.bridge.state import (
 from domain.bridge.state import other as other_seat
 from domain.cards import remove_cards, remove_from
 from domain.common.draw import after_draw
-from domain.common.fold import game_won, new_deal
+from domain.common.fold import between_deals, game_won, new_deal
 from domain.common.tricks import trick_taken
 from domain.events import (
     AuctionWon,
@@ -98,7 +99,7 @@ def evolve(state: State, event: Event) -> State:
         case AuctionWon(seat=seat):
             return replace(state, phase=Phase.DECLARE, turn=seat)
         case DealThrownIn():
-            return _between_deals(state)
+            return between_deals(state, SEATS, Phase.DEAL)
         case DenominationNamed(seat=seat, denomination=denomination):
             return replace(
                 state, phase=Phase.CONTRA, denomination=denomination, turn=other_seat(seat)
@@ -216,9 +217,4 @@ def _scored(state: State, event: HandScored) -> State:
                 points=item.points,
             )
         )
-    return replace(_between_deals(state), sheet=(*state.sheet, *entries))
-
-
-def _between_deals(state: State) -> State:
-    assert state.dealer is not None
-    return replace(state, phase=Phase.DEAL, dealer=other_seat(state.dealer), turn=None)
+    return replace(between_deals(state, SEATS, Phase.DEAL), sheet=(*state.sheet, *entries))

@@ -1,14 +1,16 @@
-"""What every game's ``evolve`` folds alike: a new deal, and the game's end."""
+"""What every game's ``evolve`` folds alike: a new deal, the pause between deals, and the
+game's end."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import TypeVar
+from typing import Protocol, TypeVar, cast
 
 import msgspec
 from msgspec.structs import replace
 
+from domain.common.tricks import left_of
 from domain.events import CardsDealt
 
 S = TypeVar("S", bound=msgspec.Struct)
@@ -40,6 +42,22 @@ def new_deal(
         trick=(),
         tricks=(),
     )
+
+
+class Dealt(Protocol):
+    """What :func:`between_deals` reads of a game's state."""
+
+    @property
+    def dealer(self) -> int | None: ...
+
+
+def between_deals(state: S, seats: int, deal_phase: StrEnum) -> S:
+    """After every deal, a thrown-in one included, the deal passes left (RULES 0.4) and
+    the table waits for the next deck. ``state`` is any game's state with ``phase``,
+    ``dealer`` and ``turn`` fields (:class:`Dealt`)."""
+    dealer = cast(Dealt, state).dealer
+    assert dealer is not None
+    return replace(state, phase=deal_phase, dealer=left_of(dealer, seats), turn=None)
 
 
 def game_won(state: S, winners: Sequence[int], finished: StrEnum) -> S:

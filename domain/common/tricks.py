@@ -1,4 +1,5 @@
-"""What the trick-taking games share: seats clockwise, and who wins and leads a trick."""
+"""What the trick-taking games share: seats clockwise, a card played to a trick, and who
+wins and leads a trick."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any, Protocol, TypeVar, cast
 import msgspec
 from msgspec.structs import replace
 
+from domain.cards import remove_from
 from domain.common.structs import CompletedTrick, P, PlayedCard
 from domain.events import Event, TrickWon
 
@@ -63,7 +65,23 @@ class InPlay(Protocol):
     def tricks(self) -> tuple[CompletedTrick[Any], ...]: ...
 
 
+class Holding(InPlay, Protocol):
+    """What :func:`card_played` reads of a game's state."""
+
+    @property
+    def hands(self) -> tuple[tuple[str, ...], ...]: ...
+
+
 S = TypeVar("S", bound=msgspec.Struct)
+
+
+def card_played(state: S, played: PlayedCard, turn: int | None) -> S:
+    """The fold of ``card_played`` from a hand: the card leaves its seat's hand and joins
+    the trick in play, and ``turn`` plays next. ``state`` is any game's state with
+    ``hands``, ``trick`` and ``turn`` fields (:class:`Holding`)."""
+    held = cast(Holding, state)
+    hands = remove_from(held.hands, played.seat, [played.card])
+    return replace(state, hands=hands, trick=(*held.trick, played), turn=turn)
 
 
 def trick_taken(state: S, winner: int) -> S:

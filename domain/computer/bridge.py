@@ -24,7 +24,6 @@ from domain.commands import (
     CardChoice,
     Contra,
     Declare,
-    LegalAction,
     Pass,
     Play,
     PlayerCommand,
@@ -32,14 +31,12 @@ from domain.commands import (
     Stand,
 )
 from domain.computer import bridge_play
-from domain.computer.moves import TrickSeen, bids, of_type, playable, ready, unseen
+from domain.computer.moves import SeatSeen, TrickSeen, bids, of_type, playable, ready, unseen
 from domain.protocol import View
 
 PACK = piquet_pack()
 SUITS = "CDHS"
 DENOMINATIONS: tuple[str, ...] = rules.DENOMINATIONS
-TRICK_VALUE = rules.TRICK_VALUE  # RULES 4.3
-SLAMS = {rules.SMALL: "small", rules.GRAND: "grand"}  # odd tricks of a slam (RULES 4.3)
 SLAM_BIDS = rules.SLAM_BIDS
 
 # Trick values of single cards by rank, highest first: A K Q J T 9 8 7.
@@ -77,16 +74,12 @@ class BridgeTrickSeen(TrickSeen, Protocol):
     def source(self) -> str: ...
 
 
-class BridgeSeen(Protocol):
-    """The fields of a Reserve Bridge seat view this player reads."""
+class BridgeSeen(SeatSeen, Protocol):
+    """The fields of a Reserve Bridge seat view this player reads, besides every player's."""
 
-    you: int | None
-    hand: list[str] | None
     reserve: list[str] | None
     contract: ContractSeen | None
     trick: BridgeTrickSeen | None
-    last_trick: TrickSeen | None
-    legal_actions: list[LegalAction]
 
 
 # --- valuing a hand --------------------------------------------------------------------
@@ -130,9 +123,8 @@ def affordable(amount: int, safe: dict[str, int]) -> bool:
     denomination); a slam-sized amount only where it is that slam, since a slam bid over
     a cap must be played as one."""
     for d in DENOMINATIONS:
-        needed = -(-amount // TRICK_VALUE[d])
-        is_slam = amount == TRICK_VALUE[d] * needed and needed in SLAMS
-        if needed <= safe[d] and (amount not in SLAM_BIDS or is_slam):
+        needed = rules.odd_tricks_needed(amount, d)
+        if needed <= safe[d] and (amount not in SLAM_BIDS or rules.slam_kind(amount, d)):
             return True
     return False
 
@@ -153,7 +145,7 @@ def auction(seen: BridgeSeen, hand: list[str]) -> PlayerCommand:
 
 
 def margin(hand: Sequence[str], denomination: str, amount: int) -> float:
-    needed = -(-amount // TRICK_VALUE[denomination])
+    needed = rules.odd_tricks_needed(amount, denomination)
     risk = NULLO_MARGIN if denomination == "NULLO" else 0.0
     return odd_tricks(hand, denomination) - needed - risk
 

@@ -12,18 +12,14 @@ defender to break it), so the same positions duck under the best card instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
+from domain.bridge import rules
 from domain.cards import piquet_pack, suit
 from domain.computer.moves import TrickSeen, best_index, cards_of, cheapest, dearest, unseen
 
 PACK = piquet_pack()
 RANK = {r: i for i, r in enumerate("789TJQKA")}  # A high (RULES 4.1)
-
-
-def in_trick(card: str, trump: str | None, led: str) -> int:
-    if suit(card) == trump:
-        return 100 + RANK[card[0]]
-    return 10 + RANK[card[0]] if suit(card) == led else 0
 
 
 class Seat:
@@ -91,7 +87,7 @@ def _follow(seat: Seat, me: int, cards: list[str]) -> str:
     led = suit(seat.played[0])
 
     def strength(card: str) -> int:
-        return in_trick(card, seat.trump, led)
+        return rules.power_in_trick(card, seat.trump, led)
 
     at = best_index(seat.played, strength)
     best, holder = seat.played[at], seat.seats[at]
@@ -115,7 +111,8 @@ def _follow(seat: Seat, me: int, cards: list[str]) -> str:
 
 def _beatable(seat: Seat, best: str, led: str) -> bool:
     """Some unseen card would beat ``best`` in this trick."""
-    return any(in_trick(c, seat.trump, led) > in_trick(best, seat.trump, led) for c in seat.out)
+    power = partial(rules.power_in_trick, trump=seat.trump, led=led)
+    return any(power(c) > power(best) for c in seat.out)
 
 
 def _duck(seat: Seat, me: int, cards: list[str]) -> str:
@@ -126,7 +123,7 @@ def _duck(seat: Seat, me: int, cards: list[str]) -> str:
     led = suit(seat.played[0])
 
     def strength(card: str) -> int:
-        return in_trick(card, None, led)
+        return rules.power_in_trick(card, None, led)
 
     at = best_index(seat.played, strength)
     best, holder = seat.played[at], seat.seats[at]

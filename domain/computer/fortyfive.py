@@ -16,14 +16,13 @@ from domain.commands import (
     Bid,
     CardChoice,
     Hold,
-    LegalAction,
     NameTrump,
     Pass,
     Play,
     PlayerCommand,
 )
 from domain.computer.moves import (
-    TrickSeen,
+    SeatSeen,
     best_index,
     bids,
     cheapest,
@@ -55,28 +54,12 @@ OPENING_TRICKS = 1.0  # a hand that takes no trick by itself leaves the bidding 
 SLAM_TRICKS = 4.0  # a hand this strong (with partner) should take every trick: bid 30
 
 
-class FortyFiveSeen(Protocol):
-    """The fields of a Forty-Five seat view this player reads."""
+class FortyFiveSeen(SeatSeen, Protocol):
+    """The fields of a Forty-Five seat view this player reads, besides every player's."""
 
-    you: int | None
-    hand: list[str] | None
     high_bid: int | None
     high_bidder: int | None
     trump: str | None
-    trick: TrickSeen | None
-    last_trick: TrickSeen | None
-    legal_actions: list[LegalAction]
-
-
-def power(card: str, trump: str, led: str) -> int:
-    """A card's strength in a trick: trumps, then the suit led, then nothing (RULES 0.7)."""
-    if is_trump(card, trump):
-        return 100 + TRUMP_RANK[trump][card]
-    return PLAIN_RANK[led][card] if suit(card) == led else 0
-
-
-def led_suit(lead: str, trump: str) -> str:
-    return trump if is_trump(lead, trump) else suit(lead)
 
 
 def cost(card: str, trump: str) -> int:
@@ -178,10 +161,10 @@ def lead(seen: FortyFiveSeen, hand: list[str], cards: list[str], trump: str) -> 
 def follow(seen: FortyFiveSeen, hand: list[str], cards: list[str], trump: str) -> str:
     assert seen.trick is not None and seen.you is not None
     played = list(seen.trick.cards)
-    led = led_suit(played[0].card, trump)
+    led = rules.led_suit(played[0].card, trump)
 
     def strength(card: str) -> int:
-        return power(card, trump, led)
+        return rules.power_in_trick(card, trump, led)
 
     best = played[best_index([p.card for p in played], strength)]
     last = len(played) == 3

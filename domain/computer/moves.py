@@ -57,6 +57,17 @@ class TrickSeen(Protocol):
     def cards(self) -> Sequence[Played]: ...
 
 
+class SeatSeen(Protocol):
+    """What every player reads of its seat's view: its cards, the trick in progress and
+    the last one, and its legal actions; each game's player names the fields it adds."""
+
+    you: int | None
+    hand: list[str] | None
+    trick: TrickSeen | None
+    last_trick: TrickSeen | None
+    legal_actions: list[LegalAction]
+
+
 def ready(action: LegalAction, pick: Callable[[CardChoice], list[str]]) -> PlayerCommand:
     """``action`` as a command ``decide`` accepts: card-set choices get ``pick``'s cards.
 

@@ -22,7 +22,6 @@ from domain.commands import (
     CardChoice,
     Concede,
     ExchangeDix,
-    LegalAction,
     Meld,
     MeldClaim,
     MeldOffer,
@@ -33,7 +32,7 @@ from domain.commands import (
     TakeWidow,
 )
 from domain.computer import pinochle_play
-from domain.computer.moves import TrickSeen, bids, of_type, playable, ready, unseen
+from domain.computer.moves import SeatSeen, bids, of_type, playable, ready, unseen
 from domain.pinochle import melds as pinochle_melds
 from domain.protocol import View
 
@@ -41,9 +40,7 @@ SUITS = "SHCD"
 PACK = pinochle_pack()
 POINTS = pinochle_play.POINTS
 BURY = 3
-# RULES 3.3: melds by class (a card serves once per class) and their points, as the game
-# scores them.
-CLASS = pinochle_melds.MELD_CLASS
+# RULES 3.3: melds and their points, as the game scores them.
 RANK_NAMES = {"A": "aces", "K": "kings", "Q": "queens", "J": "jacks"}
 MELD_POINTS = pinochle_melds.POINTS
 AROUNDS = {rank: MELD_POINTS[f"{name}_around"] for rank, name in RANK_NAMES.items()}
@@ -59,20 +56,15 @@ MARGIN = {"pinochle": 30, "pinochle-widow": 0}  # the value kept back from the b
 CONCEDE_BELOW = 40  # concede when the count falls this far short of the bid
 
 
-class PinochleSeen(Protocol):
-    """The fields of a Pinochle seat view this player reads."""
+class PinochleSeen(SeatSeen, Protocol):
+    """The fields of a Pinochle seat view this player reads, besides every player's."""
 
-    you: int | None
-    hand: list[str] | None
     active: list[int]
     high_bid: int | None
     soloist: int | None
     trump: str | None
     melds: list[list[MeldClaim] | None]
     buried: list[str] | None
-    trick: TrickSeen | None
-    last_trick: TrickSeen | None
-    legal_actions: list[LegalAction]
 
 
 # --- valuing a hand --------------------------------------------------------------------
@@ -135,22 +127,11 @@ def auction(seen: PinochleSeen, hand: list[str], game: str) -> PlayerCommand:
     return Pass()
 
 
-def exposure(claim: Iterable[MeldClaim]) -> Counter[str]:
-    """The cards a claim shows, each copy once: per card, its most uses in one class."""
-    by_class: dict[str, Counter[str]] = {}
-    for meld in claim:
-        by_class.setdefault(CLASS[meld.kind], Counter()).update(meld.cards)
-    shown: Counter[str] = Counter()
-    for used in by_class.values():
-        shown |= used
-    return shown
-
-
 def claim_leaving(claim: list[MeldClaim], cards: int, free: int) -> list[MeldClaim]:
     """``claim`` less its cheapest melds until ``free`` of ``cards`` are left to bury
     (a sub-claim of a legal claim is legal); the order of the claim is kept."""
     kept = list(claim)
-    while kept and cards - sum(exposure(kept).values()) < free:
+    while kept and cards - sum(pinochle_melds.exposure(kept).values()) < free:
         cheapest = min(range(len(kept)), key=lambda i: (MELD_POINTS[kept[i].kind], -i))
         del kept[cheapest]
     return kept

@@ -11,22 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.cards import pinochle_pack, suit
+from domain.cards import suit
 from domain.computer.moves import TrickSeen, best_index, cards_of, cheapest, dearest, unseen
+from domain.pinochle import cards as pinochle_cards
 
-PACK = pinochle_pack()
-RANK = {r: i for i, r in enumerate("9JQKTA")}  # A > T > K > Q > J > 9 (RULES 3.1)
-POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0}  # RULES 3.2
+PACK = pinochle_cards.PACK
+RANK = pinochle_cards.RANK_POWER  # A > T > K > Q > J > 9 (RULES 3.1)
+POINTS = pinochle_cards.CARD_POINTS  # RULES 3.2
 
 
 def points(card: str) -> int:
     return POINTS[card[0]]
-
-
-def in_trick(card: str, trump: str, led: str) -> int:
-    if suit(card) == trump:
-        return 20 + RANK[card[0]]
-    return 10 + RANK[card[0]] if suit(card) == led else 0
 
 
 class Table:
@@ -92,7 +87,7 @@ def follow(table: Table, cards: list[str]) -> str:
     led = suit(table.played[0])
 
     def strength(card: str) -> int:
-        return in_trick(card, trump, led)
+        return pinochle_cards.power_in_trick(card, trump, led)
 
     best_at = best_index(table.played, strength)
     best, holder = table.played[best_at], table.seats[best_at]

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import partial
 from typing import Protocol, cast
 
 from domain.cards import RANKS, standard_pack, suit
-from domain.commands import Bid, Hold, LegalAction, Pass, Play, PlayerCommand
+from domain.commands import Bid, Hold, Pass, Play, PlayerCommand
 from domain.computer.moves import (
-    TrickSeen,
+    SeatSeen,
     best_index,
     bids,
     cards_of,
@@ -27,30 +28,27 @@ from domain.computer.moves import (
     seen_cards,
     unseen,
 )
+from domain.pitch import rules
 from domain.protocol import View
 
 SUITS = "CDHS"
 PACK = standard_pack()
-HAND = 6
+HAND = rules.HAND_SIZE
 POWER = {r: i for i, r in enumerate(RANKS, start=2)}  # A high (RULES 2.1)
-GAME_POINTS = {"T": 10, "A": 4, "K": 3, "Q": 2, "J": 1}  # RULES 2.3
+GAME_POINTS = rules.GAME_VALUE  # RULES 2.3
 JACK_WORTH = 30  # the Jack is a whole point: worth far more than any card's game points
-SMUDGE = 4
+SMUDGE = rules.SMUDGE
 BID_SLACK = 0.5  # bid when the expected points reach the bid less this
 TRUMP_FOR = 4  # game points (an ace, say) worth a trump when the trick may yet be lost
 SMUDGE_POINTS = 3.5  # a smudge fails unless all four points come: bid it on near-certainty
 
 
-class PitchSeen(Protocol):
-    """The fields of a Pitch seat view this player reads."""
+class PitchSeen(SeatSeen, Protocol):
+    """The fields of a Pitch seat view this player reads, besides every player's."""
 
-    hand: list[str] | None
     hand_sizes: list[int]
     high_bid: int | None
     trump: str | None
-    trick: TrickSeen | None
-    last_trick: TrickSeen | None
-    legal_actions: list[LegalAction]
 
 
 def power(card: str) -> int:
@@ -59,12 +57,6 @@ def power(card: str) -> int:
 
 def game_points(card: str) -> int:
     return GAME_POINTS.get(card[0], 0)
-
-
-def in_trick(card: str, trump: str, led: str) -> int:
-    if suit(card) == trump:
-        return 100 + power(card)
-    return power(card) if suit(card) == led else 0
 
 
 # --- the auction ---------------------------------------------------------------------
@@ -172,11 +164,12 @@ def follow(seen: PitchSeen, hand: list[str], cards: list[str], trump: str) -> st
     assert seen.trick is not None
     played = cards_of(seen.trick)
     led = suit(played[0])
-    best = played[best_index(played, lambda c: in_trick(c, trump, led))]
+    in_trick = partial(rules.power_in_trick, trump=trump, led=led)
+    best = played[best_index(played, in_trick)]
     value = sum(map(game_points, played)) + (JACK_WORTH if "J" + trump in played else 0)
     last = len(played) == len(seen.hand_sizes) - 1
     visible = seen_cards(hand, seen.trick, seen.last_trick)
-    winners = [c for c in cards if in_trick(c, trump, led) > in_trick(best, trump, led)]
+    winners = [c for c in cards if in_trick(c) > in_trick(best)]
     sure = winners if last else [c for c in winners if is_master(c, trump, visible)]
     # A sure win is taken when it brings points, costs no trump, or is the last word
     # (winning also means leading next); a master trump is not spent on an empty trick.

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import remove_cards, remove_from
+from domain.cards import remove_cards
 from domain.common.draw import DRAW_ORDER, after_draw
-from domain.common.fold import game_won, new_deal
-from domain.common.tricks import left_of, trick_taken
+from domain.common.fold import between_deals, game_won, new_deal
+from domain.common.tricks import card_played, left_of, trick_taken
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -81,7 +81,7 @@ def evolve(state: State, event: Event) -> State:
         case AuctionWon(seat=seat):
             return replace(state, phase=Phase.TRUMP, turn=seat)
         case DealThrownIn():
-            return _between_deals(state)
+            return between_deals(state, SEATS, Phase.DEAL)
         case TrumpNamed(suit=suit):
             assert state.dealer is not None
             return replace(
@@ -90,16 +90,11 @@ def evolve(state: State, event: Event) -> State:
         case CardsExchanged():
             return _exchanged(state, event)
         case CardPlayed(seat=seat, card=card):
-            return replace(
-                state,
-                hands=remove_from(state.hands, seat, [card]),
-                trick=(*state.trick, FortyFivePlayedCard(seat, card)),
-                turn=left_of(seat, SEATS),
-            )
+            return card_played(state, FortyFivePlayedCard(seat, card), left_of(seat, SEATS))
         case TrickWon(seat=winner):
             return trick_taken(state, winner)
         case HandScored(scores=scores):
-            return replace(_between_deals(state), scores=(scores[0], scores[1]))
+            return replace(between_deals(state, SEATS, Phase.DEAL), scores=(scores[0], scores[1]))
         case GameWon(winners=winners):
             return game_won(state, winners, Phase.FINISHED)
     return state
@@ -114,11 +109,6 @@ def _dealt(state: State, event: CardsDealt) -> State:
         trump=None,
         exchanged=(None,) * SEATS,
     )
-
-
-def _between_deals(state: State) -> State:
-    assert state.dealer is not None
-    return replace(state, phase=Phase.DEAL, dealer=left_of(state.dealer, SEATS), turn=None)
 
 
 def _exchanged(state: State, event: CardsExchanged) -> State:

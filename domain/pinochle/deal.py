@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from domain.commands import SupplyDeck
 from domain.common.chance import deal_packets
+from domain.common.tricks import clockwise_from, left_of
 from domain.events import Event
 from domain.pinochle.events import TrumpTurnedUp
 from domain.pinochle.hooks import Hooks
@@ -13,16 +14,15 @@ from domain.pinochle.state import State
 def sitting_in(seats: int, dealer: int) -> tuple[int, ...]:
     """3A.1: three active seats from the dealer's left. Four seats: the dealer sits out;
     five: the dealer and the player second to his left [decision, after Hoyle]."""
-    order = [(dealer + step) % seats for step in range(1, seats + 1)]
-    out = {dealer, (dealer + 2) % seats} if seats == 5 else {dealer}
+    out = {dealer, left_of(dealer, seats, 2)} if seats == 5 else {dealer}
     if seats == 3:
         out = set()
-    return tuple(seat for seat in order if seat not in out)
+    return tuple(seat for seat in everyone(seats, dealer) if seat not in out)
 
 
 def everyone(seats: int, dealer: int) -> tuple[int, ...]:
     """Every seat, from the dealer's left (the dealer last)."""
-    return tuple((dealer + step) % seats for step in range(1, seats + 1))
+    return tuple(clockwise_from(left_of(dealer, seats), seats))
 
 
 def deal(rules: Hooks, state: State, command: SupplyDeck) -> list[Event]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import remove_cards, remove_from, suit
+from domain.cards import remove_cards, suit
 from domain.common.draw import after_draw
-from domain.common.fold import game_won, new_deal
-from domain.common.tricks import trick_taken
+from domain.common.fold import between_deals, game_won, new_deal
+from domain.common.tricks import card_played, trick_taken
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -92,7 +92,7 @@ def evolve(rules: Hooks, state: State, event: Event) -> State:
             hands = _with_hand(state, seat, sorted_cards((*state.hands[seat], *cards)))
             return replace(state, phase=Phase.PREPARE, hands=hands, widow_up=True, turn=seat)
         case DealThrownIn():
-            return _between_deals(state)
+            return between_deals(state, state.seats, Phase.DEAL)
         case TrumpNamed(suit=trump):
             if state.soloist is not None:  # a claim is only valid for its trump
                 state = _with_claim(state, state.soloist, None, 0)
@@ -117,10 +117,10 @@ def evolve(rules: Hooks, state: State, event: Event) -> State:
             taken[winner] += points(cards)
             return replace(trick_taken(state, winner), taken=tuple(taken))
         case HandScored(scores=scores):
-            return replace(_between_deals(state), scores=tuple(scores))
+            return replace(between_deals(state, state.seats, Phase.DEAL), scores=tuple(scores))
         case ChipsSettled(scores=scores, kitty_total=kitty, reason=reason):
             if reason in DEAL_ENDING:
-                state = _between_deals(state)
+                state = between_deals(state, state.seats, Phase.DEAL)
             return replace(state, scores=tuple(scores), kitty=kitty)
         case TargetRaised(target=target):
             return replace(state, target=target)
@@ -177,11 +177,6 @@ def _dealt(rules: Hooks, state: State, event: CardsDealt) -> State:
     )
 
 
-def _between_deals(state: State) -> State:
-    assert state.dealer is not None
-    return replace(state, phase=Phase.DEAL, dealer=(state.dealer + 1) % state.seats, turn=None)
-
-
 def _turned_up(state: State, card: str) -> State:
     state = replace(state, trump=suit(card), turn_up=card, turn=state.active[0], phase=Phase.DIX)
     if card[0] != "9":
@@ -225,16 +220,7 @@ def _next_melder(state: State, seat: int) -> State:
 
 
 def _played(rules: Hooks, state: State, seat: int, card: str) -> State:
-    hands = remove_from(state.hands, seat, [card])
-    first_lead = state.phase is Phase.PREPARE
-    state = replace(
-        state,
-        hands=hands,
-        trick=(*state.trick, PinochlePlayedCard(seat, card)),
-        turn=state.next_active(seat),
-        phase=Phase.PLAY,
-    )
-    if first_lead and rules.opponents_meld:
-        # RULES 3.C: the lead fixes trump; now each opponent claims his melds in turn.
-        return replace(state, phase=Phase.MELD)
-    return state
+    # RULES 3.C: the first lead fixes trump; then each opponent claims his melds in turn.
+    melding = state.phase is Phase.PREPARE and rules.opponents_meld
+    state = card_played(state, PinochlePlayedCard(seat, card), state.next_active(seat))
+    return replace(state, phase=Phase.MELD if melding else Phase.PLAY)

@@ -94,12 +94,6 @@ class ThreeHandPinochle(AuctionPinochle):
     def active_seats(self, seats: int, dealer: int) -> tuple[int, ...]:
         return everyone(seats, dealer)
 
-    def first_deal(self, state: State) -> list[Event]:
-        return []
-
-    def thrown_in(self, state: State) -> list[Event]:
-        return []
-
     def score_deal(self, state: State) -> list[Event]:
         items = [item for seat in state.active for item in player_items(state, seat)]
         hand = scored(state, items)
@@ -132,12 +126,6 @@ class WidowPinochle(AuctionPinochle):
     def config(self, options: Any, seats: int) -> Config:
         assert isinstance(options, WidowOptions)
         return auction_config(options, seats)
-
-    def first_deal(self, state: State) -> list[Event]:
-        return []
-
-    def thrown_in(self, state: State) -> list[Event]:
-        return []
 
     def score_deal(self, state: State) -> list[Event]:
         seat, bid = state.soloist, state.high_bid

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.cards import remove_from
 from domain.common.draw import DRAW_ORDER, after_draw
-from domain.common.fold import game_won, new_deal
-from domain.common.tricks import left_of, trick_taken
+from domain.common.fold import between_deals, game_won, new_deal
+from domain.common.tricks import card_played, left_of, trick_taken
 from domain.events import (
     AuctionWon,
     BidMade,
@@ -67,14 +66,9 @@ def evolve(state: State, event: Event) -> State:
                 state, phase=Phase.PLAY, pitcher=seat, high_bidder=seat, high_bid=amount, turn=seat
             )
         case DealThrownIn():
-            return _between_deals(state)
+            return between_deals(state, n, Phase.DEAL)
         case CardPlayed(seat=seat, card=card):
-            return replace(
-                state,
-                hands=remove_from(state.hands, seat, [card]),
-                trick=(*state.trick, PitchPlayedCard(seat, card)),
-                turn=left_of(seat, n),
-            )
+            return card_played(state, PitchPlayedCard(seat, card), left_of(seat, n))
         case TrumpNamed(suit=suit):
             return replace(state, trump=suit)
         case TrickWon(seat=winner):
@@ -83,7 +77,9 @@ def evolve(state: State, event: Event) -> State:
             setbacks = list(state.setbacks)
             if contract is not None and not contract.made:
                 setbacks[contract.seat] += 1
-            return replace(_between_deals(state), scores=tuple(scores), setbacks=tuple(setbacks))
+            return replace(
+                between_deals(state, n, Phase.DEAL), scores=tuple(scores), setbacks=tuple(setbacks)
+            )
         case GameWon(winners=winners):
             return game_won(state, winners, Phase.FINISHED)
         case PitchChipsSettled(chips=chips):
@@ -98,9 +94,3 @@ def _dealt(state: State, event: CardsDealt) -> State:
         pitcher=None,
         trump=None,
     )
-
-
-def _between_deals(state: State) -> State:
-    """The deal passes left after every deal, a thrown-in one included (RULES 0.4)."""
-    assert state.dealer is not None
-    return replace(state, phase=Phase.DEAL, dealer=left_of(state.dealer, state.seats), turn=None)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+
+from domain.errors import CodedError
 
 
 class TournamentCode(StrEnum):
@@ -42,9 +43,5 @@ MEANINGS: dict[TournamentCode, str] = {
 }
 
 
-class TournamentError(Exception):
-    def __init__(self, code: TournamentCode, message: str, **context: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.context = context
+class TournamentError(CodedError[TournamentCode]):
+    """A command the tournament refuses."""

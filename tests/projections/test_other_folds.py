@@ -7,20 +7,8 @@ from __future__ import annotations
 import pytest
 
 from domain import liveness
-from domain.events import (
-    ClockExpired,
-    ClockSet,
-    Event,
-    GameForfeited,
-    GameResigned,
-    SeatLeft,
-    SeatMarkedAbsent,
-    SeatReplaced,
-    SeatReturned,
-    TableAborted,
-    TablePaused,
-    TableResumed,
-)
+from domain.events import Event
+from domain.table import LIVENESS_EVENTS
 from projections.deals import deal_records
 from projections.table_state import project
 from service.write.codec import snapshot_decoder
@@ -28,19 +16,6 @@ from tests.support.endings import FORFEIT, T0, abort, forfeit, play_until_scored
 from tests.support.playout import Playout
 
 NAMES = ["Ann", "Bob", "Cid", "Dee"]
-LIVENESS = (
-    ClockSet,
-    ClockExpired,
-    SeatMarkedAbsent,
-    SeatReturned,
-    SeatLeft,
-    SeatReplaced,
-    GameResigned,
-    GameForfeited,
-    TableAborted,
-    TablePaused,
-    TableResumed,
-)
 
 
 def ended(how: str) -> Playout:
@@ -69,7 +44,7 @@ def numbered(events: list[Event]) -> list[tuple[int, Event]]:
 def test_the_deal_records_ignore_the_liveness_events(how: str) -> None:
     events = numbered(ended(how).events)
     records = deal_records(events)
-    without = deal_records([(v, e) for v, e in events if not isinstance(e, LIVENESS)])
+    without = deal_records([(v, e) for v, e in events if not isinstance(e, LIVENESS_EVENTS)])
     assert records == without
     assert records[0].outcome == "scored"
     assert records[-1].outcome == "in_play"  # the deal the table ended in was never scored
