@@ -142,6 +142,20 @@ class _Figures:
         self.failures: list[str] = []
 
 
+async def _current(
+    conn: Connection, path: str, headers: dict[str, str], f: _Figures, who: str
+) -> tuple[Any, str]:
+    """The decoded view and its entity tag, asked again a second later until the server
+    answers 200: an overloaded server's 503 fails the step (with its status in the
+    reason), it does not end the client."""
+    while True:
+        status, answered, body = await conn.request("GET", path, headers)
+        if status == 200:
+            return _decode(body), answered["etag"]
+        f.failures.append(f"{who}'s GET answered {status}")
+        await asyncio.sleep(1)
+
+
 async def _player(
     base: str, table_id: str, seat: int, token: str, table: _Table, rng: random.Random, f: _Figures
 ) -> None:
@@ -150,8 +164,7 @@ async def _player(
     auth = {"Authorization": f"Bearer {token}"}
     path = f"/tables/{table_id}"
     try:
-        status, headers, body = await conn.request("GET", path, auth)
-        view, tag = _decode(body), headers["etag"]
+        view, tag = await _current(conn, path, auth, f, "seat")
         while True:
             if seat in view["to_act"] and view["legal_actions"]:
                 await asyncio.sleep(rng.uniform(*THINK))
@@ -170,8 +183,7 @@ async def _player(
                     f.refused += 1
                 else:
                     f.failures.append(f"POST actions answered {status}")
-                status, headers, body = await conn.request("GET", path, auth)
-                view, tag = _decode(body), headers["etag"]
+                view, tag = await _current(conn, path, auth, f, "seat")
                 continue
             polled = {**auth, "If-None-Match": tag}
             status, headers, body = await conn.request("GET", f"{path}?wait={WAIT}", polled)
@@ -190,8 +202,7 @@ async def _spectator(base: str, table_id: str, table: _Table, f: _Figures) -> No
     await conn.open()
     path = f"/tables/{table_id}"
     try:
-        _, headers, _ = await conn.request("GET", path)
-        tag = headers["etag"]
+        _, tag = await _current(conn, path, {}, f, "spectator")
         while True:
             status, headers, body = await conn.request(
                 "GET", f"{path}?wait={WAIT}", {"If-None-Match": tag}
