@@ -170,13 +170,17 @@ def test_two_seat_pages_play_a_reserve_bridge_deal_with_its_reserves(
 
     # Seat 1 gives the game up: a confirmed click on Resign (two sides: it is offered).
     browser.switch_to.window(handles[1])
-    resign = wait_for(
-        browser, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-seat-command="resign"]')
-    )[0]
-    resign.click()
+
+    def resign() -> None:
+        # Found afresh for each click: the live page may have been drawn again since.
+        wait_for(
+            browser, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-seat-command="resign"]')
+        )[0].click()
+
+    resign()
     browser.switch_to.alert.dismiss()  # asked first: nothing is sent without a yes
     assert console.view(table)["status"] == "playing"
-    resign.click()
+    resign()
     browser.switch_to.alert.accept()
     end = wait_for(browser, lambda d: (v := console.view(table))["status"] == "finished" and v)
     assert end["result"]["winners"] == [0] and end["result"]["losers"] == [1]
