@@ -30,7 +30,7 @@ from service.write.store import EventStore, StoredEvent, read_all_on
 
 log = logging.getLogger("cardroom.projector")
 _encode = msgspec.json.Encoder().encode
-PAUSE = 0.05  # seconds between idle looks
+PAUSE = 0.05  # seconds between steps that caught up
 LEADER_LOCK = 0x636172642D70726F  # "card-pro"
 
 
@@ -145,14 +145,17 @@ class Projector:
                 log.warning("projector lost Postgres (%s); retrying", exc)
                 done = [0]
                 await asyncio.sleep(1.0)
+            if max(done) >= self.batch:
+                continue  # a backlog: the next batch at once
             if not any(done):
                 await lock.execute("SELECT 1")  # still leading: the lock's session is alive
                 if watcher is not None:
                     await watcher.wait_for_any(seen, timeout=0.5)
-                # Read models are asynchronous: folding a moment's commits together
-                # spares the command path a transaction per projection per command.
-                with suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), timeout=PAUSE)
+            # Read models are asynchronous: a pause after every batch that caught up, busy
+            # or not, lets a moment's commits gather into the next one, so a busy store
+            # costs a step per moment rather than one per command.
+            with suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=PAUSE)
 
     async def rebuild(
         self, projection: Projection, progress: Callable[[int, int], None] | None = None

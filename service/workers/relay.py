@@ -116,6 +116,10 @@ class Relay:
                 await pause(stop, delay)
                 continue
             failures = 0
+            if len(batch) < self.batch and len(more) < self.batch:
+                # Caught up: as after an idle look, a moment gathers the next commits of a
+                # busy store into one batch rather than a step per command.
+                await asyncio.sleep(COALESCE)
 
     async def _idle(self, stop: asyncio.Event, seen: int) -> None:
         if self.watcher is not None:
