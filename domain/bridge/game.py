@@ -9,7 +9,7 @@ from msgspec.structs import replace
 
 from domain.bridge import events as bridge_events
 from domain.bridge import rules
-from domain.bridge.decide import decide, legal_actions, to_act
+from domain.bridge.decide import actions_to_act, decide, to_act
 from domain.bridge.evolve import EVENTS, evolve
 from domain.bridge.scoring import totals, vulnerable
 from domain.bridge.state import (
@@ -110,7 +110,7 @@ class ReserveBridge(GameRules[State]):
     decide = staticmethod(decide)
     evolve = staticmethod(evolve)
     to_act = staticmethod(to_act)
-    legal_actions = staticmethod(legal_actions)
+    actions_to_act = staticmethod(actions_to_act)
 
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         return before_first_deal(State(phase=Phase.DRAW), SEATS, first_dealer, Phase)

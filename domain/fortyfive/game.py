@@ -12,7 +12,7 @@ from domain.common.draw import before_first_deal
 from domain.common.game import GameRules
 from domain.common.view import last_trick, redact_deal, seat_fields, tricks_won
 from domain.events import CardsDealt, CardsExchanged, Event
-from domain.fortyfive.decide import decide, legal_actions, to_act
+from domain.fortyfive.decide import actions_to_act, decide, to_act
 from domain.fortyfive.evolve import EVENTS, evolve
 from domain.fortyfive.state import (
     SEATS,
@@ -64,7 +64,7 @@ class FortyFive(GameRules[State]):
     decide = staticmethod(decide)
     evolve = staticmethod(evolve)
     to_act = staticmethod(to_act)
-    legal_actions = staticmethod(legal_actions)
+    actions_to_act = staticmethod(actions_to_act)
 
     def units(self, seats: int) -> list[tuple[int, ...]]:
         """Scores are per partnership (RULES 1.1)."""

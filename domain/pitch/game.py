@@ -10,7 +10,7 @@ from domain.cards import Card, standard_pack
 from domain.common.game import GameRules
 from domain.common.view import last_trick, redact_deal, seat_fields, tricks_won
 from domain.events import CardsDealt, Event
-from domain.pitch.decide import decide, legal_actions, to_act
+from domain.pitch.decide import actions_to_act, decide, to_act
 from domain.pitch.evolve import EVENTS, evolve
 from domain.pitch.scoring import captured_game_points
 from domain.pitch.state import Phase, PitchCall, PitchOptions, PitchPlayedCard, State, new_state
@@ -59,7 +59,7 @@ class Pitch(GameRules[State]):
     decide = staticmethod(decide)
     evolve = staticmethod(evolve)
     to_act = staticmethod(to_act)
-    legal_actions = staticmethod(legal_actions)
+    actions_to_act = staticmethod(actions_to_act)
 
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         assert isinstance(options, PitchOptions)
