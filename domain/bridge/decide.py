@@ -84,10 +84,8 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
     raise not_allowed(command, str(state.phase))
 
 
-def legal_actions(state: State, seat: int) -> list[LegalAction]:
-    """Exactly what :func:`decide` accepts from ``seat`` now."""
-    if seat not in to_act(state):
-        return []
+def actions_to_act(state: State, seat: int) -> list[LegalAction]:
+    """Exactly what :func:`decide` accepts now from ``seat``, a seat to act."""
     match state.phase:
         case Phase.AUCTION:
             allowed = window(state, seat)

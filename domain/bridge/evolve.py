@@ -31,54 +31,28 @@ from domain.bridge.state import (
 )
 from domain.bridge.state import other as other_seat
 from domain.cards import remove_cards, remove_from
-from domain.common.draw import after_draw
-from domain.common.fold import between_deals, game_won, new_deal
-from domain.common.tricks import trick_taken
-from domain.events import (
-    AuctionWon,
-    BidMade,
-    CardPlayed,
-    CardsDealt,
-    DealerDrawn,
-    DealThrownIn,
-    Event,
-    GameWon,
-    HandScored,
-    Passed,
-    TrickWon,
-)
+from domain.common.fold import between_deals, fold_alike, game_events, new_deal
+from domain.events import AuctionWon, BidMade, CardPlayed, CardsDealt, Event, HandScored, Passed
 
-EVENTS: tuple[type[Event], ...] = (
-    DealerDrawn,
-    CardsDealt,
-    StageDealt,
-    BidMade,
-    SlamBidMade,
-    BidStood,
-    Passed,
-    AuctionWon,
-    DealThrownIn,
-    DenominationNamed,
-    ContraCalled,
-    RecontraCalled,
-    DenominationChanged,
-    ContractSettled,
-    HonoursAnnounced,
-    ReserveLaid,
-    CardPlayed,
-    TrickWon,
-    HandScored,
-    PartieWon,
-    RubberWon,
-    GameWon,
+EVENTS = game_events(
+    dealing=(StageDealt,),
+    bids=(SlamBidMade, BidStood),
+    contract=(
+        DenominationNamed,
+        ContraCalled,
+        RecontraCalled,
+        DenominationChanged,
+        ContractSettled,
+        HonoursAnnounced,
+        ReserveLaid,
+    ),
+    scoring=(PartieWon, RubberWon),
 )
 """Every event a Reserve Bridge table records, in the order the event union lists them."""
 
 
 def evolve(state: State, event: Event) -> State:
     match event:
-        case DealerDrawn():
-            return after_draw(state, event, rules.ORDER, Phase.DEAL)
         case CardsDealt():
             return _dealt(state, event)
         case StageDealt():
@@ -98,8 +72,6 @@ def evolve(state: State, event: Event) -> State:
             return _called(state, BridgeCall(seat, state.round, "pass"))
         case AuctionWon(seat=seat):
             return replace(state, phase=Phase.DECLARE, turn=seat)
-        case DealThrownIn():
-            return between_deals(state, SEATS, Phase.DEAL)
         case DenominationNamed(seat=seat, denomination=denomination):
             return replace(
                 state, phase=Phase.CONTRA, denomination=denomination, turn=other_seat(seat)
@@ -118,15 +90,11 @@ def evolve(state: State, event: Event) -> State:
             return _reserved(state, event)
         case CardPlayed(seat=seat, card=card):
             return _played(state, seat, card)
-        case TrickWon(seat=winner):
-            return trick_taken(state, winner)
         case HandScored():
             return _scored(state, event)
         case PartieWon(parties=parties):
             return replace(state, parties=(parties[0], parties[1]))
-        case GameWon(winners=winners):
-            return game_won(state, winners, Phase.FINISHED)
-    return state
+    return fold_alike(state, event, rules.ORDER, SEATS, Phase)
 
 
 def _dealt(state: State, event: CardsDealt) -> State:

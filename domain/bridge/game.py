@@ -9,7 +9,7 @@ from msgspec.structs import replace
 
 from domain.bridge import events as bridge_events
 from domain.bridge import rules
-from domain.bridge.decide import decide, legal_actions, to_act
+from domain.bridge.decide import actions_to_act, decide, to_act
 from domain.bridge.evolve import EVENTS, evolve
 from domain.bridge.scoring import totals, vulnerable
 from domain.bridge.state import (
@@ -25,7 +25,7 @@ from domain.bridge.state import (
 )
 from domain.cards import Card, piquet_pack
 from domain.common.draw import before_first_deal
-from domain.common.game import GameRules
+from domain.common.game import PlainGame, Rules
 from domain.common.view import own_hand_only, redact_deal, seat_fields, tricks_won
 from domain.events import CardsDealt, Event
 from domain.protocol import Audience, View, ViewHeader
@@ -96,7 +96,7 @@ class ReserveBridgeView(View, frozen=True, kw_only=True, tag="reserve-bridge"):
     difference: int | None
 
 
-class ReserveBridge(GameRules[State]):
+class ReserveBridge(PlainGame[State]):
     id: ClassVar[str] = "reserve-bridge"
     min_seats: ClassVar[int] = SEATS
     max_seats: ClassVar[int] = SEATS
@@ -105,12 +105,6 @@ class ReserveBridge(GameRules[State]):
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = ReserveBridgeView
     event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
-
-    # The rules themselves are the package's functions (domain.common.game).
-    decide = staticmethod(decide)
-    evolve = staticmethod(evolve)
-    to_act = staticmethod(to_act)
-    legal_actions = staticmethod(legal_actions)
 
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         return before_first_deal(State(phase=Phase.DRAW), SEATS, first_dealer, Phase)
@@ -215,4 +209,4 @@ def _sheet(state: State) -> BridgeSheetView:
     )
 
 
-RESERVE_BRIDGE = ReserveBridge()
+RESERVE_BRIDGE = ReserveBridge(Rules(decide, evolve, to_act, actions_to_act))

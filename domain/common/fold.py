@@ -1,5 +1,5 @@
-"""What every game's ``evolve`` folds alike: a new deal, the pause between deals, and the
-game's end."""
+"""What every game's ``evolve`` folds alike: a new deal, the pause between deals, the
+dealer draw, a trick won and the game's end; and the events every game records."""
 
 from __future__ import annotations
 
@@ -10,8 +10,21 @@ from typing import Protocol, TypeVar, cast
 import msgspec
 from msgspec.structs import replace
 
-from domain.common.tricks import left_of
-from domain.events import CardsDealt
+from domain.common.draw import after_draw
+from domain.common.tricks import left_of, trick_taken
+from domain.events import (
+    AuctionWon,
+    BidMade,
+    CardPlayed,
+    CardsDealt,
+    DealerDrawn,
+    DealThrownIn,
+    Event,
+    GameWon,
+    HandScored,
+    Passed,
+    TrickWon,
+)
 
 S = TypeVar("S", bound=msgspec.Struct)
 
@@ -63,3 +76,58 @@ def between_deals(state: S, seats: int, deal_phase: StrEnum) -> S:
 def game_won(state: S, winners: Sequence[int], finished: StrEnum) -> S:
     """The fold of ``game_won``: the game is ``finished`` and nobody acts any more."""
     return replace(state, phase=finished, winners=tuple(winners), turn=None)
+
+
+def fold_alike(state: S, event: Event, draw_order: str, seats: int, phases: type[StrEnum]) -> S:
+    """The fold of the events every game folds alike — the dealer draw (the best card in
+    ``draw_order`` deals), a deal thrown in, a trick won and the game won — and of any
+    other event none. A game's ``evolve`` matches its own events and leaves the rest to
+    this. ``phases`` is the game's phase enum, with the ``deal`` and ``finished`` phases
+    every game has."""
+    match event:
+        case DealerDrawn():
+            return after_draw(state, event, draw_order, phases("deal"))
+        case DealThrownIn():
+            return between_deals(state, seats, phases("deal"))
+        case TrickWon(seat=winner):
+            return trick_taken(state, winner)
+        case GameWon(winners=winners):
+            return game_won(state, winners, phases("finished"))
+    return state
+
+
+Events = tuple[type[Event], ...]
+
+
+def game_events(
+    *,
+    dealing: Events = (),
+    bids: Events = (),
+    calls: Events = (),
+    contract: Events = (),
+    scoring: Events = (),
+    ending: Events = (),
+) -> Events:
+    """Every event a game's table records, in the order its event union lists them (the
+    decoders and the OpenAPI document follow it): the events every game records, with the
+    game's own in their places — ``dealing`` after the deal, ``bids`` after a bid, ``calls``
+    after a pass, ``contract`` between the auction and the first card, ``scoring`` after
+    the deal's score and ``ending`` after the game's end."""
+    return (
+        DealerDrawn,
+        CardsDealt,
+        *dealing,
+        BidMade,
+        *bids,
+        Passed,
+        *calls,
+        AuctionWon,
+        DealThrownIn,
+        *contract,
+        CardPlayed,
+        TrickWon,
+        HandScored,
+        *scoring,
+        GameWon,
+        *ending,
+    )

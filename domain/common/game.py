@@ -1,17 +1,22 @@
 """The game protocol as every game implements it (DESIGN 3).
 
 A game's rules are plain functions in its package (``decide``, ``evolve``, ``to_act``,
-``legal_actions``, …). Its ``game.py`` binds them as the protocol's methods on a subclass
-of :class:`GameRules` — ``decide = staticmethod(decide)`` — rather than writing a method
-that only forwards; Pinochle's rules take the game object itself (its hooks), so there the
-methods pass ``self`` on. :class:`GameRules` answers what every game answers alike.
+``actions_to_act``). Its ``game.py`` gives them once, as :class:`Rules`, to its
+:class:`PlainGame` subclass, which answers the protocol's methods with them; mypy checks
+them against the protocol's signatures there. Pinochle's rules take the game object itself
+(its hooks), so there the methods are the game's own and pass ``self`` on.
+:class:`GameRules` answers what every game answers alike.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, TypeVar
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
-from domain.protocol import Chance, Game, chance_in
+from domain.commands import LegalAction, PlayerCommand, SupplyDeck
+from domain.events import Event
+from domain.protocol import Actor, Chance, Game, chance_in
 
 
 class Phased(Protocol):
@@ -37,3 +42,39 @@ class GameRules(Game[S]):
 
     def dealt_in(self, seats: int) -> int:
         return seats
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Rules(Generic[T]):
+    """A game's rules as the functions of its package, each of the state alone."""
+
+    decide: Callable[[T, PlayerCommand | SupplyDeck, Actor], list[Event]]
+    evolve: Callable[[T, Event], T]
+    to_act: Callable[[T], list[int]]
+    actions_to_act: Callable[[T, int], list[LegalAction]]
+    """Exactly what ``decide`` accepts now from a seat to act."""
+
+
+class PlainGame(GameRules[S]):
+    """A game whose :class:`Rules` are functions of the state alone: Forty-Five, Pitch and
+    Reserve Bridge. No seat but those to act has a legal action."""
+
+    def __init__(self, rules: Rules[S]) -> None:
+        self.rules = rules
+
+    def decide(self, state: S, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
+        return self.rules.decide(state, command, actor)
+
+    def evolve(self, state: S, event: Event) -> S:
+        return self.rules.evolve(state, event)
+
+    def to_act(self, state: S) -> list[int]:
+        return self.rules.to_act(state)
+
+    def legal_actions(self, state: S, seat: int) -> list[LegalAction]:
+        if seat not in self.rules.to_act(state):
+            return []
+        return self.rules.actions_to_act(state, seat)

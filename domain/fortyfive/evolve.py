@@ -5,23 +5,19 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.cards import remove_cards
-from domain.common.draw import DRAW_ORDER, after_draw
-from domain.common.fold import between_deals, game_won, new_deal
-from domain.common.tricks import card_played, left_of, trick_taken
+from domain.common.draw import DRAW_ORDER
+from domain.common.fold import between_deals, fold_alike, game_events, new_deal
+from domain.common.tricks import card_played, left_of
 from domain.events import (
     AuctionWon,
     BidMade,
     CardPlayed,
     CardsDealt,
     CardsExchanged,
-    DealerDrawn,
-    DealThrownIn,
     Event,
-    GameWon,
     HandScored,
     Held,
     Passed,
-    TrickWon,
     TrumpNamed,
 )
 from domain.fortyfive.state import SEATS, FortyFiveCall, FortyFivePlayedCard, Phase, State
@@ -36,28 +32,12 @@ def next_bidder(passed: tuple[int, ...], after: int) -> int | None:
     return None
 
 
-EVENTS: tuple[type[Event], ...] = (
-    DealerDrawn,
-    CardsDealt,
-    BidMade,
-    Passed,
-    Held,
-    AuctionWon,
-    DealThrownIn,
-    TrumpNamed,
-    CardsExchanged,
-    CardPlayed,
-    TrickWon,
-    HandScored,
-    GameWon,
-)
+EVENTS = game_events(calls=(Held,), contract=(TrumpNamed, CardsExchanged))
 """Every event a Forty-Five table records, in the order the event union lists them."""
 
 
 def evolve(state: State, event: Event) -> State:
     match event:
-        case DealerDrawn():
-            return after_draw(state, event, DRAW_ORDER, Phase.DEAL)
         case CardsDealt():
             return _dealt(state, event)
         case BidMade(seat=seat, amount=amount):
@@ -80,8 +60,6 @@ def evolve(state: State, event: Event) -> State:
             return replace(state, calls=calls, passed=passed, turn=next_bidder(passed, seat))
         case AuctionWon(seat=seat):
             return replace(state, phase=Phase.TRUMP, turn=seat)
-        case DealThrownIn():
-            return between_deals(state, SEATS, Phase.DEAL)
         case TrumpNamed(suit=suit):
             assert state.dealer is not None
             return replace(
@@ -91,13 +69,9 @@ def evolve(state: State, event: Event) -> State:
             return _exchanged(state, event)
         case CardPlayed(seat=seat, card=card):
             return card_played(state, FortyFivePlayedCard(seat, card), left_of(seat, SEATS))
-        case TrickWon(seat=winner):
-            return trick_taken(state, winner)
         case HandScored(scores=scores):
             return replace(between_deals(state, SEATS, Phase.DEAL), scores=(scores[0], scores[1]))
-        case GameWon(winners=winners):
-            return game_won(state, winners, Phase.FINISHED)
-    return state
+    return fold_alike(state, event, DRAW_ORDER, SEATS, Phase)
 
 
 def _dealt(state: State, event: CardsDealt) -> State:

@@ -9,10 +9,10 @@ from msgspec.structs import replace
 
 from domain.cards import standard_pack
 from domain.common.draw import before_first_deal
-from domain.common.game import GameRules
+from domain.common.game import PlainGame, Rules
 from domain.common.view import last_trick, redact_deal, seat_fields, tricks_won
 from domain.events import CardsDealt, CardsExchanged, Event
-from domain.fortyfive.decide import decide, legal_actions, to_act
+from domain.fortyfive.decide import actions_to_act, decide, to_act
 from domain.fortyfive.evolve import EVENTS, evolve
 from domain.fortyfive.state import (
     SEATS,
@@ -50,7 +50,7 @@ class FortyFiveView(View, frozen=True, kw_only=True, tag="forty-five"):
     winners: list[int]
 
 
-class FortyFive(GameRules[State]):
+class FortyFive(PlainGame[State]):
     id: ClassVar[str] = "forty-five"
     min_seats: ClassVar[int] = SEATS
     max_seats: ClassVar[int] = SEATS
@@ -59,12 +59,6 @@ class FortyFive(GameRules[State]):
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = FortyFiveView
     event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
-
-    # The rules themselves are the package's functions (domain.common.game).
-    decide = staticmethod(decide)
-    evolve = staticmethod(evolve)
-    to_act = staticmethod(to_act)
-    legal_actions = staticmethod(legal_actions)
 
     def units(self, seats: int) -> list[tuple[int, ...]]:
         """Scores are per partnership (RULES 1.1)."""
@@ -103,4 +97,4 @@ class FortyFive(GameRules[State]):
         return event
 
 
-FORTY_FIVE = FortyFive()
+FORTY_FIVE = FortyFive(Rules(decide, evolve, to_act, actions_to_act))

@@ -5,18 +5,14 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.cards import remove_cards, suit
-from domain.common.draw import after_draw
-from domain.common.fold import between_deals, game_won, new_deal
+from domain.common.fold import between_deals, fold_alike, game_events, new_deal
 from domain.common.tricks import card_played, trick_taken
 from domain.events import (
     AuctionWon,
     BidMade,
     CardPlayed,
     CardsDealt,
-    DealerDrawn,
-    DealThrownIn,
     Event,
-    GameWon,
     HandScored,
     Passed,
     TrickWon,
@@ -39,26 +35,17 @@ from domain.pinochle.state import Claim, Phase, PinochleCall, PinochlePlayedCard
 DEAL_ENDING = {"made", "opponents_conceded", "conceded", "set", "widowless_concession"}
 
 
-EVENTS: tuple[type[Event], ...] = (
-    DealerDrawn,
-    CardsDealt,
-    BidMade,
-    Passed,
-    AuctionWon,
-    DealThrownIn,
-    WidowTurnedUp,
-    TrumpNamed,
-    MeldsClaimed,
-    CardsBuried,
-    DealConceded,
-    TrumpTurnedUp,
-    DixExchanged,
-    CardPlayed,
-    TrickWon,
-    HandScored,
-    ChipsSettled,
-    TargetRaised,
-    GameWon,
+EVENTS = game_events(
+    contract=(
+        WidowTurnedUp,
+        TrumpNamed,
+        MeldsClaimed,
+        CardsBuried,
+        DealConceded,
+        TrumpTurnedUp,
+        DixExchanged,
+    ),
+    scoring=(ChipsSettled, TargetRaised),
 )
 """Every event a Pinochle table records (all four game ids), in the order the event
 union lists them."""
@@ -66,8 +53,6 @@ union lists them."""
 
 def evolve(rules: Hooks, state: State, event: Event) -> State:
     match event:
-        case DealerDrawn():
-            return after_draw(state, event, DRAW_ORDER, Phase.DEAL)
         case CardsDealt():
             return _dealt(rules, state, event)
         case BidMade(seat=seat, amount=amount):
@@ -91,8 +76,6 @@ def evolve(rules: Hooks, state: State, event: Event) -> State:
         case WidowTurnedUp(seat=seat, cards=cards):
             hands = _with_hand(state, seat, sorted_cards((*state.hands[seat], *cards)))
             return replace(state, phase=Phase.PREPARE, hands=hands, widow_up=True, turn=seat)
-        case DealThrownIn():
-            return between_deals(state, state.seats, Phase.DEAL)
         case TrumpNamed(suit=trump):
             if state.soloist is not None:  # a claim is only valid for its trump
                 state = _with_claim(state, state.soloist, None, 0)
@@ -124,9 +107,7 @@ def evolve(rules: Hooks, state: State, event: Event) -> State:
             return replace(state, scores=tuple(scores), kitty=kitty)
         case TargetRaised(target=target):
             return replace(state, target=target)
-        case GameWon(winners=winners):
-            return game_won(state, winners, Phase.FINISHED)
-    return state
+    return fold_alike(state, event, DRAW_ORDER, state.seats, Phase)
 
 
 def _with_hand(state: State, seat: int, hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:

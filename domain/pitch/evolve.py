@@ -4,50 +4,30 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.common.draw import DRAW_ORDER, after_draw
-from domain.common.fold import between_deals, game_won, new_deal
-from domain.common.tricks import card_played, left_of, trick_taken
+from domain.common.draw import DRAW_ORDER
+from domain.common.fold import between_deals, fold_alike, game_events, new_deal
+from domain.common.tricks import card_played, left_of
 from domain.events import (
     AuctionWon,
     BidMade,
     CardPlayed,
     CardsDealt,
-    DealerDrawn,
-    DealThrownIn,
     Event,
-    GameWon,
     HandScored,
     Held,
     Passed,
-    TrickWon,
     TrumpNamed,
 )
 from domain.pitch.events import PitchChipsSettled
 from domain.pitch.state import Phase, PitchCall, PitchPlayedCard, State
 
-EVENTS: tuple[type[Event], ...] = (
-    DealerDrawn,
-    CardsDealt,
-    BidMade,
-    Passed,
-    Held,
-    AuctionWon,
-    DealThrownIn,
-    TrumpNamed,
-    CardPlayed,
-    TrickWon,
-    HandScored,
-    GameWon,
-    PitchChipsSettled,
-)
+EVENTS = game_events(calls=(Held,), contract=(TrumpNamed,), ending=(PitchChipsSettled,))
 """Every event a Pitch table records, in the order the event union lists them."""
 
 
 def evolve(state: State, event: Event) -> State:
     n = state.seats
     match event:
-        case DealerDrawn():
-            return after_draw(state, event, DRAW_ORDER, Phase.DEAL)
         case CardsDealt():
             return _dealt(state, event)
         case BidMade(seat=seat, amount=amount):
@@ -65,14 +45,10 @@ def evolve(state: State, event: Event) -> State:
             return replace(
                 state, phase=Phase.PLAY, pitcher=seat, high_bidder=seat, high_bid=amount, turn=seat
             )
-        case DealThrownIn():
-            return between_deals(state, n, Phase.DEAL)
         case CardPlayed(seat=seat, card=card):
             return card_played(state, PitchPlayedCard(seat, card), left_of(seat, n))
         case TrumpNamed(suit=suit):
             return replace(state, trump=suit)
-        case TrickWon(seat=winner):
-            return trick_taken(state, winner)
         case HandScored(scores=scores, contract=contract):
             setbacks = list(state.setbacks)
             if contract is not None and not contract.made:
@@ -80,11 +56,9 @@ def evolve(state: State, event: Event) -> State:
             return replace(
                 between_deals(state, n, Phase.DEAL), scores=tuple(scores), setbacks=tuple(setbacks)
             )
-        case GameWon(winners=winners):
-            return game_won(state, winners, Phase.FINISHED)
         case PitchChipsSettled(chips=chips):
             return replace(state, chips=tuple(chips))
-    return state
+    return fold_alike(state, event, DRAW_ORDER, n, Phase)
 
 
 def _dealt(state: State, event: CardsDealt) -> State:

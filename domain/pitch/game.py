@@ -7,10 +7,10 @@ from typing import Any, ClassVar
 import msgspec
 
 from domain.cards import Card, standard_pack
-from domain.common.game import GameRules
+from domain.common.game import PlainGame, Rules
 from domain.common.view import last_trick, redact_deal, seat_fields, tricks_won
 from domain.events import CardsDealt, Event
-from domain.pitch.decide import decide, legal_actions, to_act
+from domain.pitch.decide import actions_to_act, decide, to_act
 from domain.pitch.evolve import EVENTS, evolve
 from domain.pitch.scoring import captured_game_points
 from domain.pitch.state import Phase, PitchCall, PitchOptions, PitchPlayedCard, State, new_state
@@ -45,7 +45,7 @@ class PitchView(View, frozen=True, kw_only=True, tag="pitch"):
     undealt: list[Card] | None
 
 
-class Pitch(GameRules[State]):
+class Pitch(PlainGame[State]):
     id: ClassVar[str] = "pitch"
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 7
@@ -54,12 +54,6 @@ class Pitch(GameRules[State]):
     state_type: ClassVar[type[Any]] = State
     view_type: ClassVar[type[View]] = PitchView
     event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
-
-    # The rules themselves are the package's functions (domain.common.game).
-    decide = staticmethod(decide)
-    evolve = staticmethod(evolve)
-    to_act = staticmethod(to_act)
-    legal_actions = staticmethod(legal_actions)
 
     def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         assert isinstance(options, PitchOptions)
@@ -100,4 +94,4 @@ class Pitch(GameRules[State]):
         return event
 
 
-PITCH = Pitch()
+PITCH = Pitch(Rules(decide, evolve, to_act, actions_to_act))
