@@ -3,11 +3,12 @@ resume. Each is an event in the table's stream, re-run by the offline verifier."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
 from litestar import Controller, Response, post
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody
 
 from domain import table as tables
@@ -28,10 +29,36 @@ def _operator_view(table: Table[Any]) -> Response[TableView]:
     )
 
 
+@dataclass(frozen=True)
+class Target:
+    """What each intervention is given: the table it acts on, who asks and the service
+    that acts. Each handler checks the caller with its own reason."""
+
+    table_id: str
+    caller: Caller
+    service: TableService
+
+    async def require_in_charge(self, why: str) -> None:
+        """The operator, or the director of the table's tournament (DESIGN 14: the director
+        acts as the operator for that tournament only; the table records ``operator``)."""
+        if self.caller.kind == "director":
+            table = (await self.service.load(self.table_id)).table
+            if table.tournament is not None:
+                self.caller.require_director(table.tournament, why)
+                return
+        self.caller.require_operator(why)
+
+
+def provide_target(table_id: FromPath[UUID], caller: Caller, service: TableService) -> Target:
+    return Target(str(table_id), caller, service)
+
+
 class InterventionController(Controller):
     path = "/tables"
     tags = ("operator",)
     security = TOKEN_ONLY  # the operator's, or the director's of the table's tournament
+    # Litestar reads a controller's dependencies from the class and never changes them.
+    dependencies = {"target": Provide(provide_target, sync_to_thread=False)}  # noqa: RUF012
 
     @post(
         "/{table_id:uuid}/seats/{seat:int}/replace",
@@ -46,17 +73,12 @@ class InterventionController(Controller):
         responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def replace_seat(
-        self,
-        table_id: FromPath[UUID],
-        seat: SeatPath,
-        data: JSONBody[ReplaceSeat],
-        caller: NamedDependency[Caller],
-        service: NamedDependency[TableService],
+        self, target: NamedDependency[Target], seat: SeatPath, data: JSONBody[ReplaceSeat]
     ) -> SeatHandedOver:
-        await _require_in_charge(caller, service, table_id, "only the operator replaces a player")
+        await target.require_in_charge("only the operator replaces a player")
         name = data.name or ("Computer" if data.computer else f"Player {seat + 1}")
         table, token = await interventions.replace_seat(
-            service, str(table_id), seat, name, by_computer=data.computer
+            target.service, target.table_id, seat, name, by_computer=data.computer
         )
         return SeatHandedOver(table=table.id, seat=seat, token=token, version=table.version)
 
@@ -72,14 +94,12 @@ class InterventionController(Controller):
         responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def abort_table(
-        self,
-        table_id: FromPath[UUID],
-        data: JSONBody[AbortTable],
-        caller: NamedDependency[Caller],
-        service: NamedDependency[TableService],
+        self, target: NamedDependency[Target], data: JSONBody[AbortTable]
     ) -> Response[TableView]:
-        await _require_in_charge(caller, service, table_id, "only the operator aborts a table")
-        return _operator_view(await interventions.abort(service, str(table_id), data.reason))
+        await target.require_in_charge("only the operator aborts a table")
+        return _operator_view(
+            await interventions.abort(target.service, target.table_id, data.reason)
+        )
 
     @post(
         "/{table_id:uuid}/pause",
@@ -92,14 +112,9 @@ class InterventionController(Controller):
         status_code=200,
         responses=errors(400, 401, 403, 404, 409, 503),
     )
-    async def pause_table(
-        self,
-        table_id: FromPath[UUID],
-        caller: NamedDependency[Caller],
-        service: NamedDependency[TableService],
-    ) -> Response[TableView]:
-        await _require_in_charge(caller, service, table_id, "only the operator pauses a table")
-        return _operator_view(await interventions.pause(service, str(table_id)))
+    async def pause_table(self, target: NamedDependency[Target]) -> Response[TableView]:
+        await target.require_in_charge("only the operator pauses a table")
+        return _operator_view(await interventions.pause(target.service, target.table_id))
 
     @post(
         "/{table_id:uuid}/resume",
@@ -108,24 +123,6 @@ class InterventionController(Controller):
         status_code=200,
         responses=errors(400, 401, 403, 404, 409, 503),
     )
-    async def resume_table(
-        self,
-        table_id: FromPath[UUID],
-        caller: NamedDependency[Caller],
-        service: NamedDependency[TableService],
-    ) -> Response[TableView]:
-        await _require_in_charge(caller, service, table_id, "only the operator resumes a table")
-        return _operator_view(await interventions.resume(service, str(table_id)))
-
-
-async def _require_in_charge(
-    caller: Caller, service: TableService, table_id: UUID, why: str
-) -> None:
-    """The operator, or the director of the table's tournament (DESIGN 14: the director
-    acts as the operator for that tournament only; the table records ``operator``)."""
-    if caller.kind == "director":
-        table = (await service.load(str(table_id))).table
-        if table.tournament is not None:
-            caller.require_director(table.tournament, why)
-            return
-    caller.require_operator(why)
+    async def resume_table(self, target: NamedDependency[Target]) -> Response[TableView]:
+        await target.require_in_charge("only the operator resumes a table")
+        return _operator_view(await interventions.resume(target.service, target.table_id))

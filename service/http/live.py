@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Annotated
 from uuid import UUID
 
 import msgspec
 from litestar import get
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
@@ -37,7 +38,7 @@ from domain.tournament.stream import Tournament
 from service.http.auth import Caller
 from service.http.docs import TOKEN_OPTIONAL, Access, errors
 from service.http.schemas import StreamMessage, TournamentStreamMessage
-from service.http.tables import after_version
+from service.http.tables import after_version, load_for_caller
 from service.metrics import LIVE_READS
 from service.read.records import EventRecord, TournamentEventRecord
 from service.read.watch import TableWatcher
@@ -85,15 +86,39 @@ Record = EventRecord | TournamentEventRecord
 PAGE = 500  # events per read from Postgres
 
 
+@dataclass(frozen=True)
+class Opening:
+    """What every stream is opened with, whatever it follows: the version it resumes after
+    (``Last-Event-ID``, which a reconnecting browser sends, over ``?after=``), how long it
+    stays open, and the watcher of the commit notifications that wake it."""
+
+    after: int
+    timeout: int
+    watcher: TableWatcher
+
+
+def provide_opening(
+    watcher: TableWatcher,
+    last_event_id: LastEventId = None,
+    after: After = None,
+    timeout: OpenFor = 900,
+) -> Opening:
+    start = int(last_event_id) if last_event_id is not None else (after or 0)
+    return Opening(start, timeout, watcher)
+
+
+OPENING = {"opening": Provide(provide_opening, sync_to_thread=False)}
+
+
 class Follower:
     """One client's stream of one event stream: catch up from Postgres after ``last``,
     then wait for the stream's commit notifications (``key``, as the watcher knows it)
     and catch up again. Subclasses read the pages, and may follow something faster."""
 
-    def __init__(self, key: str, after: int, watcher: TableWatcher) -> None:
+    def __init__(self, key: str, opening: Opening) -> None:
         self.key = key
-        self.last = after
-        self.watcher = watcher
+        self.last = opening.after
+        self.watcher = opening.watcher
         self.finished = False
 
     def open(self) -> None:
@@ -134,15 +159,9 @@ class TableFollower(Follower):
     the commit notifications)."""
 
     def __init__(
-        self,
-        table_id: str,
-        audience: Audience,
-        after: int,
-        service: TableService,
-        hub: Hub,
-        watcher: TableWatcher,
+        self, table_id: str, audience: Audience, service: TableService, hub: Hub, opening: Opening
     ) -> None:
-        super().__init__(table_id, after, watcher)
+        super().__init__(table_id, opening)
         self.table_id = table_id
         self.audience = audience
         self.service = service
@@ -205,10 +224,8 @@ class TournamentFollower(Follower):
     """A tournament's stream: short and public, read whole after ``last`` at each commit
     notification; it ends after ``tournament_finished``."""
 
-    def __init__(
-        self, tournament: Tournament, after: int, store: TournamentStore, watcher: TableWatcher
-    ) -> None:
-        super().__init__(f"tournament:{tournament.id}", after, watcher)
+    def __init__(self, tournament: Tournament, store: TournamentStore, opening: Opening) -> None:
+        super().__init__(f"tournament:{tournament.id}", opening)
         self.tournament_id = tournament.id
         self.store = store
         # The version of ``tournament_finished``, once known.
@@ -278,6 +295,7 @@ def event_stream(message: type[StreamMessage], record: str, *statuses: int) -> A
         " adds that seat's private cards; the operator sees everything."
     ),
     tags=["tables"],
+    dependencies=OPENING,
     **event_stream(StreamMessage, "an event record", 400, 401, 403, 404, 503),
 )
 async def stream_table(
@@ -285,17 +303,11 @@ async def stream_table(
     caller: NamedDependency[Caller],
     service: NamedDependency[TableService],
     hub: NamedDependency[Hub],
-    watcher: NamedDependency[TableWatcher],
-    last_event_id: LastEventId = None,
-    after: After = None,
-    timeout: OpenFor = 900,
+    opening: NamedDependency[Opening],
 ) -> Stream:
     table_key = str(table_id)
-    audience = caller.audience_at(table_key)
-    loaded = await service.load(table_key, replica=True)  # 404 before the stream starts
-    caller.require_current(loaded.table)
-    start = resume_after(last_event_id, after)
-    return stream_of(TableFollower(table_key, audience, start, service, hub, watcher), timeout)
+    audience, _ = await load_for_caller(caller, service, table_key)  # 404 before the stream
+    return stream_of(TableFollower(table_key, audience, service, hub, opening), opening.timeout)
 
 
 @get(
@@ -310,26 +322,18 @@ async def stream_table(
         " `tournament_finished`."
     ),
     tags=["tournaments"],
+    dependencies=OPENING,
     **event_stream(TournamentStreamMessage, "a tournament event record", 400, 401, 404, 503),
 )
 async def stream_tournament(
     tournament_id: FromPath[UUID],
-    caller: NamedDependency[Caller],
+    caller: NamedDependency[Caller],  # a token, though it shows nothing more, must be good
     tournaments: NamedDependency[TournamentService],
-    watcher: NamedDependency[TableWatcher],
-    last_event_id: LastEventId = None,
-    after: After = None,
-    timeout: OpenFor = 900,
+    opening: NamedDependency[Opening],
 ) -> Stream:
     tournament = await tournaments.load(str(tournament_id))  # 404 before the stream starts
-    start = resume_after(last_event_id, after)
-    return stream_of(TournamentFollower(tournament, start, tournaments.store, watcher), timeout)
-
-
-def resume_after(last_event_id: str | None, after: int | None) -> int:
-    """The version a stream starts after: ``Last-Event-ID`` (a reconnecting browser sends
-    it) over ``after``."""
-    return int(last_event_id) if last_event_id is not None else (after or 0)
+    follower = TournamentFollower(tournament, tournaments.store, opening)
+    return stream_of(follower, opening.timeout)
 
 
 def stream_of(follower: Follower, timeout: float) -> Stream:

@@ -141,6 +141,17 @@ def _cache(audience: Audience) -> str:
     return "no-cache" if audience == "spectator" else "private, no-cache"
 
 
+async def load_for_caller(
+    caller: Caller, service: TableService, table_key: str
+) -> tuple[Audience, Loaded]:
+    """What ``caller`` may see of the table, and the table from a replica: a token of
+    another table is refused before the read, a revoked seat token after it."""
+    audience = caller.audience_at(table_key)
+    loaded = await service.load(table_key, replica=True)
+    caller.require_current(loaded.table)
+    return audience, loaded
+
+
 def _matches(loaded: Loaded, audience: Audience, wanted: list[str]) -> bool:
     return "*" in wanted or etag(loaded.table.version, audience) in wanted
 
@@ -282,9 +293,7 @@ class TableController(Controller):
         wait: Wait = None,
     ) -> Response[TableView]:
         table_key = str(table_id)
-        audience = caller.audience_at(table_key)
-        loaded = await service.load(table_key, replica=True)
-        caller.require_current(loaded.table)
+        audience, loaded = await load_for_caller(caller, service, table_key)
         wanted = entity_tags(if_none_match)
         if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
             loaded = await _long_poll(table_key, loaded, service, watcher, wait)

@@ -7,6 +7,7 @@ and, kept out of every answer, the pairing seed and the key its seat tokens come
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
@@ -14,16 +15,15 @@ from typing import Any
 
 import msgspec
 import psycopg
-from psycopg_pool import AsyncConnectionPool
 
 from domain.tournament.events import TOURNAMENT_EVENTS, TournamentEvent
 from domain.tournament.stream import Tournament, evolve, fold
 from service import metrics
 from service.audit.chain import GENESIS, canonical_bytes, chain
-from service.pg import Source, fetch_all, fetch_column, fetch_one
+from service.pg import fetch_all, fetch_column, fetch_one
 from service.refusals import TournamentNotFound
 from service.write.codec import event_data
-from service.write.store import Checkpoint, NewEvent, Notifier, Stores, VersionConflict
+from service.write.store import Checkpoint, NewEvent, Stores, VersionConflict
 
 _json = msgspec.json.Encoder()
 decode_event = msgspec.json.Decoder(TOURNAMENT_EVENTS).decode
@@ -59,17 +59,17 @@ class Secrets(msgspec.Struct, frozen=True):
 
 
 class TournamentStore(Stores):
-    def __init__(
-        self,
-        pool: AsyncConnectionPool[Any],
-        notifier: Notifier | None = None,
-        reads: Source | None = None,
-    ) -> None:
-        super().__init__(pool, notifier, reads)
-        # The last fold of recent tournaments: committed versions only, so any process's
-        # later appends are simply the events after it.
-        self._folded: OrderedDict[str, tuple[Tournament, bytes]] = OrderedDict()
-        self._secrets: dict[str, Secrets] = {}
+    # Its caches are made on first use, so the store is built as Stores is.
+    @functools.cached_property
+    def _folded(self) -> OrderedDict[str, tuple[Tournament, bytes]]:
+        """The last fold of recent tournaments: committed versions only, so any process's
+        later appends are simply the events after it."""
+        return OrderedDict()
+
+    @functools.cached_property
+    def _secrets(self) -> dict[str, Secrets]:
+        """What ``secrets`` read, by tournament."""
+        return {}
 
     async def create(
         self,
