@@ -5,17 +5,16 @@ workers), ``errors`` (problem rendering), ``hooks`` (strict bodies, OPTIONS),
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from litestar import Litestar, Request
+from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.params import HeaderParameter
 from litestar.plugins.prometheus import PrometheusConfig
 
 from service.http.access import RequestEdge
 from service.http.audit import AuditController
-from service.http.auth import Authenticator, Caller
+from service.http.auth import provide_caller
 from service.http.console import console_assets_router, console_router
 from service.http.cors import Cors
 from service.http.deadline import deadline_middleware
@@ -34,27 +33,10 @@ from service.http.problems import EXCEPTION_HANDLERS
 from service.http.reference import assets_router
 from service.http.rounds import RoundController
 from service.http.tables import TableController
-from service.http.throttle import CALLER, rate_limit_fields
+from service.http.throttle import rate_limit_fields
 from service.http.tournaments import TournamentController
-from service.logs import current_request, stamp_request_ids
+from service.logs import stamp_request_ids
 from service.settings import Settings
-
-
-async def provide_caller(
-    request: Request[Any, Any, Any],
-    authorization: Annotated[
-        str | None, HeaderParameter(name="Authorization", include_in_schema=False)
-    ] = None,
-) -> Caller:
-    known: Caller | None = request.scope["state"].get(CALLER)  # the rate limit's finding
-    if known is not None:
-        return known
-    auth: Authenticator = request.app.state.auth
-    caller = await auth.identify(authorization)
-    if caller.seat is not None and (note := current_request()) is not None:
-        note.seat, note.seat_table = caller.seat, caller.table  # for the request's log line
-    return caller
-
 
 # What the lifespan put in the app's state, given to handlers by name (each handler
 # declares the type it expects).

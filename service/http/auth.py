@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import hmac
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
+from litestar import Request
+from litestar.params import HeaderParameter
 
 from domain.protocol import Audience
 from domain.table import Table
 from service.http.problems import ApiProblem
+from service.logs import current_request
 from service.write.handler import token_digest
 from service.write.store import EventStore
 from service.write.tournament_store import TournamentStore
@@ -141,3 +144,22 @@ class Authenticator:
         if entry is None:
             return Caller("director", tournament=tournament)
         return Caller("entry", tournament=tournament, entry=entry)
+
+
+CALLER = "cardroom.caller"  # where the rate limit leaves the caller it identified
+
+
+async def provide_caller(
+    request: Request[Any, Any, Any],
+    authorization: Annotated[
+        str | None, HeaderParameter(name="Authorization", include_in_schema=False)
+    ] = None,
+) -> Caller:
+    known: Caller | None = request.scope["state"].get(CALLER)  # the rate limit's finding
+    if known is not None:
+        return known
+    auth: Authenticator = request.app.state.auth
+    caller = await auth.identify(authorization)
+    if caller.seat is not None and (note := current_request()) is not None:
+        note.seat, note.seat_table = caller.seat, caller.table  # for the request's log line
+    return caller

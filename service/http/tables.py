@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 from uuid import UUID
 
 import msgspec
-from litestar import Controller, Response, get, post
+from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, HeaderParameter, JSONBody, PathParameter, QueryParameter
 
 from domain import table as tables
 from domain.events import Event
 from domain.protocol import Audience
 from domain.registry import GAMES
-from service.http.auth import Caller
+from service.http.auth import Caller, provide_caller
 from service.http.conditional import IfNoneMatch, entity_tags
 from service.http.docs import token_only, token_optional
 from service.http.problems import ApiProblem
@@ -194,9 +195,36 @@ def game_of(body: msgspec.Struct) -> str:
     return str(info.tag)
 
 
+@dataclass(frozen=True, slots=True)
+class TableAccess:
+    """What the hot table routes (the view, its 304, a command, the events) are given: who
+    asks, and the services that answer them.
+
+    One dependency rather than three: Litestar resolves a handler's two or more
+    dependencies concurrently, in an anyio task group of their own, which cost about
+    60 µs a request more than one (measured in-process) — a tenth of a 304's CPU — for
+    providers that only read the app's state."""
+
+    caller: Caller
+    service: TableService
+    watcher: TableWatcher
+
+
+async def provide_table_access(
+    request: Request[Any, Any, Any],
+    authorization: Annotated[
+        str | None, HeaderParameter(name="Authorization", include_in_schema=False)
+    ] = None,
+) -> TableAccess:
+    state = request.app.state
+    return TableAccess(await provide_caller(request, authorization), state.service, state.watcher)
+
+
 class TableController(Controller):
     path = "/tables"
     tags = ("tables",)
+    # Litestar reads a controller's dependencies from the class and never changes them.
+    dependencies = {"access": Provide(provide_table_access)}  # noqa: RUF012
 
     @post(
         "/",
@@ -286,17 +314,16 @@ class TableController(Controller):
     async def get_table(
         self,
         table_id: FromPath[UUID],
-        caller: NamedDependency[Caller],
-        service: NamedDependency[TableService],
-        watcher: NamedDependency[TableWatcher],
+        access: NamedDependency[TableAccess],
         if_none_match: IfNoneMatch = None,
         wait: Wait = None,
     ) -> Response[TableView]:
         table_key = str(table_id)
-        audience, loaded = await load_for_caller(caller, service, table_key)
+        service = access.service
+        audience, loaded = await load_for_caller(access.caller, service, table_key)
         wanted = entity_tags(if_none_match)
         if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
-            loaded = await _long_poll(table_key, loaded, service, watcher, wait)
+            loaded = await _long_poll(table_key, loaded, service, access.watcher, wait)
         tag = etag(loaded.table.version, audience)
         if wanted is not None and _matches(loaded, audience, wanted):
             not_modified: Response[Any] = Response(
@@ -376,16 +403,15 @@ class TableController(Controller):
         self,
         table_id: FromPath[UUID],
         data: JSONBody[Command],
-        caller: NamedDependency[Caller],
-        service: NamedDependency[TableService],
+        access: NamedDependency[TableAccess],
         if_match: IfMatch = None,
         idempotency_key: IdempotencyKey = None,
     ) -> Response[ActionResult]:
         table_key = str(table_id)
-        seat = caller.seat_at(table_key)
-        answer = await service.act(
+        caller = access.caller
+        answer = await access.service.act(
             table_key,
-            seat,
+            caller.seat_at(table_key),
             data,
             if_match=entity_tags(if_match),
             idempotency_key=idempotency_key,
@@ -402,14 +428,14 @@ class TableController(Controller):
     async def list_events(
         self,
         table_id: FromPath[UUID],
-        caller: NamedDependency[Caller],
-        service: NamedDependency[TableService],
+        access: NamedDependency[TableAccess],
         after: After = 0,
         limit: Limit = 500,
     ) -> EventPage:
         table_key = str(table_id)
+        caller = access.caller
         audience = caller.audience_at(table_key)
-        table, stored = await service.events(table_key, audience, after, limit)
+        table, stored = await access.service.events(table_key, audience, after, limit)
         caller.require_current(table)
         records = [_record(s.version, s.recorded_at, s.actor, e) for s, e in stored]
         return EventPage(table=table.id, version=table.version, events=records)

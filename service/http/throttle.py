@@ -29,7 +29,7 @@ from litestar.datastructures import MutableScopeHeaders
 from litestar.types import Message, Scope
 
 from service import metrics
-from service.http.auth import Authenticator, Caller, bearer_token
+from service.http.auth import CALLER, Authenticator, Caller, bearer_token
 from service.http.problems import ApiProblem
 from service.ratelimit import Decision, Policy, RateLimiter, parse_policy
 from service.settings import Settings
@@ -37,9 +37,8 @@ from service.write.handler import token_digest
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
-# Keys of the request's scope state: the caller found here (the handler's dependency
-# reuses it) and the decision whose fields go on the response.
-CALLER = "cardroom.caller"
+# Keys of the request's scope state: the caller found here (auth.CALLER: the handler's
+# dependency reuses it) and the decision whose fields go on the response.
 _DECISION = "cardroom.rate"
 
 EXEMPT_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
