@@ -16,6 +16,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from projections.table_state import TableRow
 from service.audit.chain import GENESIS, canonical_bytes, chain
+from service.read.catalog import PROJECTIONS
+from service.tools.bench import database as bench_database
 from service.workers import lag, relay
 from service.write.store import (
     READ_ALL,
@@ -454,6 +456,33 @@ async def test_lag_counts_what_each_consumer_has_not_read_yet(
     assert 'cardroom_projector_lag_events{projection="standings"} 3.0' in text
     async with pool.connection() as conn:  # leave no armed clock to the module's other tests
         await conn.execute("UPDATE tables SET deadline = NULL")
+
+
+async def test_bench_sees_consumers_caught_up_when_the_last_commit_holds_lower_positions(
+    store: EventStore, database_url: str
+) -> None:
+    """Consumers read in transaction order, so the last event they read may hold a lower
+    position than one read before it: the bench's wait must not take that for a backlog
+    (it once waited for ever on exactly this), yet must still wait while one is behind."""
+    first, second = new_table_id(), new_table_id()
+    with psycopg.connect(database_url) as older, psycopg.connect(database_url) as newer:
+        older.execute("SELECT pg_current_xact_id()")  # the lower transaction id ...
+        _raw_insert(newer, second, 1)
+        newer.commit()
+        _raw_insert(older, first, 1)  # ... takes the higher position, and commits last
+        older.commit()
+    read = await store.read_all((0, 0), limit=lag.COUNT_CAP)
+    (tx, last), (older_tx, before) = read[-1], read[-2]
+    assert (before.table_id, last.table_id) == (first, second)
+    assert last.position < before.position
+    consumers = [relay.CHECKPOINT, *(p.checkpoint_name for p in PROJECTIONS.values())]
+    await store.save_checkpoint(consumers[-1], (older_tx, before.position))  # one behind
+    for name in consumers[:-1]:
+        await store.save_checkpoint(name, (tx, last.position))
+    with pytest.raises(RuntimeError, match="did not catch up"):
+        await asyncio.to_thread(bench_database.wait_for_consumers, database_url, 0.5)
+    await store.save_checkpoint(consumers[-1], (tx, last.position))
+    assert await asyncio.to_thread(bench_database.wait_for_consumers, database_url, 5) < 5
 
 
 def registry_of(collector: lag.LagCollector) -> CollectorRegistry:

@@ -15,6 +15,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from projections.table_state import TableRow
 from service.audit.chain import GENESIS
+from service.workers.lag import measure as lag_of
 from service.write.store import Commit, EventStore, NewEvent
 
 
@@ -116,20 +117,28 @@ def eventsourcing_appends(database_url: str, clients: int, seconds: float) -> fl
 
 def wait_for_consumers(database_url: str, timeout: float = 120) -> float:
     """Block until the relay and the projections have consumed every stored event, so
-    the next figure is not measured beside their backlog; the seconds it took."""
+    the next figure is not measured beside their backlog; the seconds it took.
+
+    "Consumed" is what ``/metrics`` reports as no lag (service.workers.lag): no event
+    after a consumer's ``(tx, position)`` checkpoint. Comparing positions alone would
+    wait for ever whenever the last transaction to commit holds lower positions than
+    one before it, since consumers read in transaction order."""
+    return asyncio.run(_wait_for_consumers(database_url, timeout))
+
+
+async def _wait_for_consumers(database_url: str, timeout: float) -> float:
     started = time.monotonic()
-    sql = (
-        "SELECT coalesce((SELECT max(position) FROM events), 0)"
-        " <= coalesce((SELECT min(position) FROM consumer_checkpoints), 0)"
-    )
-    with psycopg.connect(database_url, autocommit=True) as conn:
+    async with AsyncConnectionPool(
+        database_url, min_size=1, max_size=1, kwargs={"autocommit": True}, open=False
+    ) as pool:
         while True:
-            row = conn.execute(sql).fetchone()
-            if row is not None and row[0]:
+            lag = await lag_of(pool, timeout=10)
+            behind = [lag.relay, *lag.projections.values()]
+            if all(consumer.events == 0 for consumer in behind):
                 return time.monotonic() - started
             if time.monotonic() - started > timeout:
                 raise RuntimeError("the relay and projections did not catch up")
-            time.sleep(0.2)
+            await asyncio.sleep(0.2)
 
 
 def ratio(value: float, base: float) -> float:
