@@ -37,6 +37,9 @@ LONGEST_SLEEP = 1.0  # seconds: look again at least this often, and beat the hea
 HEARTBEAT = 0.5  # seconds between heartbeats, well inside GRACE
 BATCH = 200  # due tables read at a time
 IN_FLIGHT = 8  # expiries committed at once
+# Seconds a commit's wake-up waits before looking: a busy store's commits then cost one
+# look per moment, not two round trips per command. No known deadline waits for it.
+PACE = 0.05
 
 
 class Timekeeper:
@@ -117,15 +120,21 @@ class Timekeeper:
         return extended
 
     async def _sleep(self, since: int) -> None:
-        """Until the next deadline, a commit (which may arm an earlier one), or a second."""
+        """Until the next deadline, a commit (which may arm an earlier one), or a second.
+
+        A commit's wake-up looks ``PACE`` later (never past the next known deadline): a
+        deadline a commit arms is seconds away, and the commits of that moment are then
+        all covered by one look."""
         upcoming = await self.service.store.next_deadline()
         seconds = LONGEST_SLEEP
         if upcoming is not None:
             seconds = min(seconds, max(0.0, (upcoming - self.clock()).total_seconds()))
-        if self.watcher is not None:
-            await self.watcher.wait_for_any(since, seconds)
-        else:
+        if self.watcher is None:
             await asyncio.sleep(seconds)
+            return
+        until = time.monotonic() + seconds
+        await self.watcher.wait_for_any(since, seconds)
+        await asyncio.sleep(min(PACE, max(0.0, until - time.monotonic())))
 
 
 async def run_standalone(database_url: str) -> None:

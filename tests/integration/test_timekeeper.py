@@ -22,12 +22,13 @@ from domain.events import ClockSettings
 from domain.registry import GAMES
 from service.audit.export import export_lines
 from service.audit.verify import verify_lines
+from service.read.watch import TableWatcher
 from service.refusals import CommandConflict
-from service.workers.timekeeper import Timekeeper
+from service.workers.timekeeper import PACE, Timekeeper
 from service.write import interventions
 from service.write.codec import event_decoder
 from service.write.handler import TableService
-from service.write.store import EventStore, new_table_id
+from service.write.store import EventStore, Notifier, new_table_id
 from tests.support import services
 from tests.support.clock import FakeClock
 
@@ -272,3 +273,40 @@ async def test_a_forfeit_on_expiry_finishes_the_table(pool: Any, clock: FakeCloc
         cur = await conn.execute("SELECT deadline FROM tables WHERE id = %s", (table_id,))
         assert (await cur.fetchone()) == (None,)
     await assert_export_verifies(service, table_id)
+
+
+async def test_a_burst_of_commits_wakes_the_timekeeper_for_a_look_or_two(
+    pool: Any, clock: FakeClock, database_url: str
+) -> None:
+    """A commit may arm an earlier deadline, so it wakes the timekeeper; a burst of them
+    is covered by a look a moment, not two round trips for every command."""
+    notifier = Notifier(pool)
+    notifier.start()
+    watcher = TableWatcher(database_url)
+    await watcher.start()
+    service = TableService(EventStore(pool, notifier), clock=clock)
+    looks = 0
+
+    class Counting(Timekeeper):
+        async def step(self) -> int:
+            nonlocal looks
+            looks += 1
+            return await super().step()
+
+    keeper = Counting(service, watcher, clock)
+    stop = asyncio.Event()
+    running = asyncio.create_task(keeper.run(database_url, stop))
+    try:
+        await asyncio.wait_for(keeper.leading.wait(), timeout=10)
+        heard, before = watcher.delivered, looks
+        for _ in range(20):  # twenty commits, each announced, none due for 20 s
+            await clocked_table(service)
+        while watcher.delivered < heard + 20:
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(2 * PACE)
+        assert 1 <= looks - before <= 8, looks - before  # not twenty, one a commit
+    finally:
+        stop.set()
+        await running
+        await watcher.stop()
+        await notifier.stop()
