@@ -44,6 +44,7 @@ from service.read.records import EventRecord, TournamentEventRecord
 from service.read.watch import TableWatcher
 from service.workers.fanout import Hub, Published, Subscription
 from service.write.handler import TableService
+from service.write.store import TOURNAMENT_NOTICE
 from service.write.tournament_store import TournamentStore, decode_event
 from service.write.tournaments import TournamentService
 
@@ -225,7 +226,7 @@ class TournamentFollower(Follower):
     notification; it ends after ``tournament_finished``."""
 
     def __init__(self, tournament: Tournament, store: TournamentStore, opening: Opening) -> None:
-        super().__init__(f"tournament:{tournament.id}", opening)
+        super().__init__(f"{TOURNAMENT_NOTICE}{tournament.id}", opening)
         self.tournament_id = tournament.id
         self.store = store
         # The version of ``tournament_finished``, once known.

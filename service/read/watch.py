@@ -16,7 +16,7 @@ from contextlib import suppress
 
 import psycopg
 
-from service.write.store import CHANNEL
+from service.write.store import CHANNEL, TOURNAMENT_NOTICE
 
 log = logging.getLogger("cardroom.watch")
 MAX_TRACKED = 100_000
@@ -28,6 +28,7 @@ class TableWatcher:
         self.versions: dict[str, int] = {}
         self._waiters: dict[str, set[asyncio.Event]] = {}
         self.delivered = 0  # notifications so far: consumers wait for it to grow
+        self.tournaments_delivered = 0  # of which a tournament's (``tournament:<id>``)
         self._any: set[asyncio.Event] = set()
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
@@ -72,6 +73,8 @@ class TableWatcher:
         for waiter in self._waiters.get(table_id, ()):
             waiter.set()
         self.delivered += 1
+        if table_id.startswith(TOURNAMENT_NOTICE):
+            self.tournaments_delivered += 1
         for waiter in self._any:
             waiter.set()
 

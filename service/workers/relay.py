@@ -5,7 +5,9 @@ connection of its own, so a crashed leader's lock goes with its connection. It t
 the store from a checkpoint kept in Postgres, publishes a batch, then moves the
 checkpoint: a relay killed between the two republishes the batch on restart (the
 per-table stream refuses the repeats by entry id; the global stream may repeat them,
-which its readers dedupe by table and version). With Redis down it keeps the checkpoint
+which its readers dedupe by table and version). Under load the checkpoint is saved every
+``SAVE_EVERY`` rather than after every batch, so such a restart republishes up to that
+much. With Redis down it keeps the checkpoint
 where it is and retries with backoff; nothing is skipped.
 
 Tournament events (DESIGN 14) are relayed the same way from their own table, with a
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 import msgspec
@@ -48,6 +51,12 @@ LEADER_LOCK = 0x636172642D72656C  # "card-rel"
 CHECKPOINT = "relay"
 TOURNAMENT_CHECKPOINT = "relay-tournaments"
 COALESCE = 0.003  # seconds
+# A busy relay saves its checkpoint at most this often (seconds), and always before it
+# waits idle: a relay killed in between republishes that much, which the streams allow.
+SAVE_EVERY = 0.1
+# Tournament events are read after a tournament's commit is announced, and at least this
+# often (seconds): they are rare, and a read for none was one round trip every step.
+TOURNAMENTS_EVERY = 1.0
 _encode = msgspec.json.Encoder().encode
 
 
@@ -89,14 +98,24 @@ class Relay:
         )
 
     async def _relay(self, stop: asyncio.Event, lock: psycopg.AsyncConnection[Any]) -> None:
-        checkpoint = await self.store.checkpoint(CHECKPOINT)
+        checkpoint = saved = await self.store.checkpoint(CHECKPOINT)
         tournaments = await self.store.checkpoint(TOURNAMENT_CHECKPOINT)
+        saved_at = looked_at = time.monotonic()
+        heard = -1  # tournament notices when tournament events were last read: none yet
         failures = 0
         while not stop.is_set():
             seen = self.watcher.delivered if self.watcher is not None else 0
             batch = await self.store.read_all(checkpoint, limit=self.batch)
-            more = await self.tournaments.read_all(tournaments, limit=self.batch)
+            more: list[tuple[Checkpoint, str, StoredTournamentEvent]] = []
+            if self._tournaments_due(heard, looked_at):
+                heard, looked_at = self._tournament_notices(), time.monotonic()
+                more = await self.tournaments.read_all(tournaments, limit=self.batch)
+                if len(more) == self.batch:
+                    heard = -1  # a backlog: read on at the next step
             if not batch and not more:
+                if checkpoint != saved:  # idle: what was published is saved before waiting
+                    await self.store.save_checkpoint(CHECKPOINT, checkpoint)
+                    saved, saved_at = checkpoint, time.monotonic()
                 await lock.execute("SELECT 1")  # still leading: the lock's session is alive
                 await self._idle(stop, seen)
                 continue
@@ -104,7 +123,9 @@ class Relay:
                 if batch:
                     await self.publish([event for _, event in batch])
                     checkpoint = (batch[-1][0], batch[-1][1].position)
-                    await self.store.save_checkpoint(CHECKPOINT, checkpoint)
+                    if time.monotonic() - saved_at >= SAVE_EVERY:
+                        await self.store.save_checkpoint(CHECKPOINT, checkpoint)
+                        saved, saved_at = checkpoint, time.monotonic()
                 if more:
                     await self.publish_tournaments(more)
                     tournaments = more[-1][0]
@@ -120,6 +141,19 @@ class Relay:
                 # Caught up: as after an idle look, a moment gathers the next commits of a
                 # busy store into one batch rather than a step per command.
                 await asyncio.sleep(COALESCE)
+
+    def _tournament_notices(self) -> int:
+        return self.watcher.tournaments_delivered if self.watcher is not None else 0
+
+    def _tournaments_due(self, heard: int, looked_at: float) -> bool:
+        """Whether to read tournament events at this step: a tournament's commit was
+        announced since the last read, or ``TOURNAMENTS_EVERY`` passed (a notice lost
+        with a dropped LISTEN connection), or there is no watcher to announce them."""
+        return (
+            self.watcher is None
+            or self._tournament_notices() != heard
+            or time.monotonic() - looked_at >= TOURNAMENTS_EVERY
+        )
 
     async def _idle(self, stop: asyncio.Event, seen: int) -> None:
         if self.watcher is not None:

@@ -40,6 +40,7 @@ from service.write.group_commit import GroupCommit
 
 log = logging.getLogger("cardroom.store")
 CHANNEL = "cardroom_events"
+TOURNAMENT_NOTICE = "tournament:"  # a tournament's commits: tournament:<id>:<version>
 Checkpoint = tuple[int, int]  # (tx, position) of the last event a consumer processed
 _json = msgspec.json.Encoder(order="sorted")
 

@@ -23,7 +23,13 @@ from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.pg import fetch_all, fetch_column, fetch_one
 from service.refusals import TournamentNotFound
 from service.write.codec import event_data
-from service.write.store import Checkpoint, NewEvent, Stores, VersionConflict
+from service.write.store import (
+    TOURNAMENT_NOTICE,
+    Checkpoint,
+    NewEvent,
+    Stores,
+    VersionConflict,
+)
 
 _json = msgspec.json.Encoder()
 decode_event = msgspec.json.Decoder(TOURNAMENT_EVENTS).decode
@@ -244,7 +250,7 @@ class TournamentStore(Stores):
         if cur.rowcount != 1:
             raise psycopg.errors.UniqueViolation("the tournament moved on")
         if self.notifier is not None:
-            self.notifier.notify(f"tournament:{tournament_id}", new_version)
+            self.notifier.notify(f"{TOURNAMENT_NOTICE}{tournament_id}", new_version)
 
     async def secrets(self, tournament_id: str) -> Secrets:
         """A tournament's seed and seat key; they never change, so a process keeps them

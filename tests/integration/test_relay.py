@@ -19,11 +19,14 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from redis.asyncio import Redis
 
+from domain import table as tables
 from service.http.app import create_app
+from service.read.watch import TableWatcher
 from service.settings import Settings
-from service.workers.relay import Relay
+from service.workers.relay import CHECKPOINT, Relay
 from service.workers.streams import global_stream, table_stream, version_of
-from service.write.store import EventStore
+from service.write.handler import TableService
+from service.write.store import EventStore, Notifier, new_table_id
 from tests.api.test_asyncapi import entry_validator
 from tests.api.test_forty_five_api import operator_events
 from tests.conftest import make_settings
@@ -255,3 +258,66 @@ async def test_a_killed_relay_republishes_from_its_checkpoint_without_gaps(
     )
     assert set(everything) == {(t, v) for t, c in expected.items() for v in range(1, c + 1)}
     await redis.aclose()
+
+
+async def test_a_busy_relay_saves_its_checkpoint_at_a_pace_and_reads_tournaments_when_told(
+    redis_server: RedisServer,
+) -> None:
+    """While commits stream in, the relay's steps neither save the checkpoint nor look for
+    tournament events each time (a round trip each); once idle, the saved checkpoint is
+    the last event published. Its own database: no app relay beside this one."""
+    from psycopg_pool import AsyncConnectionPool
+
+    database_url = services.fresh_database("pace_")
+    async with AsyncConnectionPool(database_url, kwargs={"autocommit": True}) as pool:
+        notifier = Notifier(pool)
+        notifier.start()
+        watcher = TableWatcher(database_url)
+        await watcher.start()
+        client = Redis.from_url(redis_server.url)
+        service = TableService(EventStore(pool, notifier))
+        relay = Relay(service.store, client, "pace", database_url, watcher)
+        calls: Counter[str] = Counter()
+        for owner, name in ((relay.store, "save_checkpoint"), (relay.tournaments, "read_all")):
+            counted = getattr(owner, name)
+
+            async def counting(
+                *args: Any, _name: str = name, _call: Any = counted, **kw: Any
+            ) -> Any:
+                calls[_name] += 1
+                return await _call(*args, **kw)
+
+            setattr(owner, name, counting)
+
+        async def leading() -> bool:
+            return relay.leading.is_set()
+
+        async def published() -> bool:
+            return relay.published >= len(everything)
+
+        stop = asyncio.Event()
+        running = asyncio.create_task(relay.run(stop))
+        try:
+            await wait_until(leading, timeout=10)
+            await asyncio.sleep(0.2)
+            before = calls.copy()
+            for _ in range(30):  # thirty commits, one after another
+                created = tables.create(new_table_id(), "forty-five", 4, {})
+                await service.create(created, {}, "operator", players=["A", "B", "C", "D"])
+            everything = await service.store.read_all((0, 0), limit=10_000)
+            await wait_until(published, timeout=10)
+            busy = calls - before
+            assert busy["read_all"] <= 2, busy  # not one a step
+            assert busy["save_checkpoint"] <= 4, busy
+            last = everything[-1]
+
+            async def saved_last() -> bool:
+                return await service.store.checkpoint(CHECKPOINT) == (last[0], last[1].position)
+
+            await wait_until(saved_last, timeout=5)
+        finally:
+            stop.set()
+            await running
+            await watcher.stop()
+            await notifier.stop()
+            await client.aclose()
