@@ -12,6 +12,7 @@ from litestar import Litestar
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from service.http import stopping
 from service.http.auth import Authenticator
 from service.http.throttle import Throttle, policies, trusted_networks
 from service.pg import CONNECT_OPTIONS, request_pool
@@ -135,10 +136,17 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             background.append(
                 asyncio.create_task(retention.run(database_url, stop), name="cardroom-retention")
             )
+
+        def let_go() -> None:  # a graceful stop begins: long-polls and streams end now
+            watcher.release()
+            hub.wake_all()
+
+        forget_stop = stopping.on_stop(let_go)
         tune_collector()
         try:
             yield
         finally:
+            forget_stop()
             stop.set()
             await asyncio.gather(*background)
             await notifier.stop()

@@ -354,7 +354,13 @@ async def _messages(follower: Follower, timeout: float) -> AsyncIterator[bytes]:
         messages = await follower.catch_up()
         if messages:
             yield b"".join(messages)
-        while not follower.finished and (remaining := deadline - time.monotonic()) > 0:
+        # Once a graceful stop begins (the watcher is released) the stream ends: its
+        # client resumes at another process from its Last-Event-ID (service.http.stopping).
+        while (
+            not follower.finished
+            and not follower.watcher.released
+            and (remaining := deadline - time.monotonic()) > 0
+        ):
             messages = await follower.follow(min(KEEP_ALIVE, remaining))
             yield b"".join(messages) if messages else KEEP_ALIVE_COMMENT
     finally:

@@ -16,7 +16,8 @@ a connection that stops halfway through its headers stays open for good. This su
   closes (a client that sent nothing is not owed a 408).
 
 Time between requests on a kept-alive connection stays uvicorn's keep-alive timeout
-(5 s), and a long-poll or a stream, once its headers are in, is never cut short.
+(5 s), and a long-poll or a stream, once its headers are in, is never cut short — until
+the process begins a graceful stop (:mod:`service.http.stopping`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 import msgspec
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
+from service.http import stopping
 from service.http.access import new_request_id
 from service.http.problems import PROBLEM_JSON, problem
 from service.settings import from_env
@@ -125,6 +127,12 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             self.head_timer.cancel()
             self.head_timer = None
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        """uvicorn begins a graceful stop: the long-polls and streams let go (the first
+        connection asked runs the hooks; the rest find none left)."""
+        stopping.begin()
+        super().shutdown()
 
     # --- the count --------------------------------------------------------------------
 

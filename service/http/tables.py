@@ -160,14 +160,15 @@ def _matches(loaded: Loaded, audience: Audience, wanted: list[str]) -> bool:
 async def _long_poll(
     table_id: str, loaded: Loaded, service: TableService, watcher: TableWatcher, wait: int
 ) -> Loaded:
-    """Until the table moves past ``loaded`` or ``wait`` seconds pass.
+    """Until the table moves past ``loaded``, ``wait`` seconds pass, or the process
+    begins a graceful stop (service.http.stopping).
 
     The commit notification wakes it at once; a re-read every few seconds covers a
     notification lost with a dropped LISTEN connection.
     """
     deadline = time.monotonic() + wait
     version = loaded.table.version
-    while (remaining := deadline - time.monotonic()) > 0:
+    while (remaining := deadline - time.monotonic()) > 0 and not watcher.released:
         await watcher.wait_for_table(table_id, version, min(remaining, 5.0))
         fresh = await service.load(table_id, replica=True)
         if fresh.table.version != version:

@@ -5,6 +5,10 @@ its commit (service.write.store.Notifier). One ``LISTEN`` connection per process
 long-polls, the SSE fallback and the relay's wake-ups; Redis is not needed for any of
 them. A lost connection is reopened, and waiters always re-read Postgres after waking,
 so a missed notification only delays an answer until the waiter's timeout.
+
+When the process begins a graceful stop, :meth:`TableWatcher.release` ends every wait for
+a table at once (the long-polls answer and the streams close, so their clients go on at
+another process); the relay's and the projector's waits go on until the workers stop.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ class TableWatcher:
         self._any: set[asyncio.Event] = set()
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
+        self.released = False  # a stop has begun: no more waiting for tables
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._listen(), name="cardroom-watch")
@@ -79,7 +84,8 @@ class TableWatcher:
             waiter.set()
 
     async def wait_for_table(self, table_id: str, beyond: int, timeout: float) -> bool:
-        """Until ``table_id`` is known past version ``beyond``; False on timeout."""
+        """Until ``table_id`` is known past version ``beyond``; False on timeout, or at
+        once when released."""
         if self.versions.get(table_id, 0) > beyond:
             return True
         waiter = asyncio.Event()
@@ -88,11 +94,14 @@ class TableWatcher:
             deadline = time.monotonic() + timeout
             while self.versions.get(table_id, 0) <= beyond:
                 remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if remaining <= 0 or self.released:
                     return False
                 waiter.clear()
+                # asyncio.timeout, not wait_for: in Python 3.11 wait_for makes a task of
+                # what it waits for, a cost every parked long-poll paid.
                 with suppress(TimeoutError):
-                    await asyncio.wait_for(waiter.wait(), timeout=remaining)
+                    async with asyncio.timeout(remaining):
+                        await waiter.wait()
             return True
         finally:
             waiters = self._waiters.get(table_id)
@@ -100,6 +109,13 @@ class TableWatcher:
                 waiters.discard(waiter)
                 if not waiters:
                     del self._waiters[table_id]
+
+    def release(self) -> None:
+        """A stop has begun: every wait for a table ends now, and none starts again."""
+        self.released = True
+        for waiters in self._waiters.values():
+            for waiter in waiters:
+                waiter.set()
 
     async def wait_for_any(self, since: int, timeout: float) -> int:
         """Until a notification beyond the ``since``-th arrives (or ``timeout``).
@@ -112,7 +128,8 @@ class TableWatcher:
             self._any.add(waiter)
             try:
                 with suppress(TimeoutError):
-                    await asyncio.wait_for(waiter.wait(), timeout=timeout)
+                    async with asyncio.timeout(timeout):
+                        await waiter.wait()
             finally:
                 self._any.discard(waiter)
         return self.delivered

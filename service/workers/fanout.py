@@ -83,6 +83,10 @@ class Subscription:
             self.pending.append(item)
         self._wake.set()
 
+    def wake(self) -> None:
+        """End the current ``take`` now, with what is pending (perhaps nothing)."""
+        self._wake.set()
+
     def resync(self) -> None:
         """Something may be missing: the next ``take`` says so, and drops what is pending."""
         self.pending.clear()
@@ -127,6 +131,12 @@ class Hub:
         self._count += 1
         LIVE_STREAMS.inc()
         return subscription
+
+    def wake_all(self) -> None:
+        """Every stream's wait ends now: a stop has begun and the streams close."""
+        for subscriptions in self._tables.values():
+            for subscription in subscriptions:
+                subscription.wake()
 
     def unsubscribe(self, subscription: Subscription) -> None:
         subscriptions = self._tables.get(subscription.table_id)

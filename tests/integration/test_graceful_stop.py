@@ -1,0 +1,122 @@
+"""A stop (SIGTERM) of ``cardroom serve --workers 2`` lets its long-polls and event streams
+go at once, with ``Connection: close``, instead of holding them for the grace period
+(``CARDROOM_SHUTDOWN_SECONDS``, 30 s here) and then cutting them off with an error in
+the log. The test's limits (``LET_GO`` seconds) are bounds on a wait, never a sleep."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import tempfile
+import time
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from service.tools.bench.harness import running_server
+from tests.support import services
+
+Stopping = tuple[str, str, str, "tempfile._TemporaryFileWrapper[str]"]
+GRACE = 30  # seconds uvicorn would wait for open requests before cutting them off
+LET_GO = 10  # seconds within which every long-poll and stream must have let go
+POLLS = 6
+STREAMS = 2
+
+
+async def requests_in_progress(client: httpx.AsyncClient, path: str) -> float:
+    """Requests of ``path`` in progress over all workers (the scrape's own is not one)."""
+    text = (await client.get("/metrics")).text
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "cardroom_requests_in_progress" and sample.labels.get("path") == path
+    )
+
+
+async def long_poll(base: str, path: str, tag: str) -> httpx.Response:
+    # A client of its own: a connection of its own, taken by whichever worker accepts it.
+    async with httpx.AsyncClient(base_url=base, timeout=GRACE + 30) as client:
+        return await client.get(f"{path}?wait=60", headers={"If-None-Match": tag})
+
+
+async def stream(base: str, path: str, opened: asyncio.Event) -> bytes:
+    """The whole body of one stream, from its first bytes to its end (its headers went
+    out before the stop, so they say keep-alive; the connection closes after it)."""
+    async with (
+        httpx.AsyncClient(base_url=base, timeout=GRACE + 30) as client,
+        client.stream("GET", f"{path}/stream") as response,
+    ):
+        body = b""
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            opened.set()
+        return body
+
+
+@pytest.fixture
+async def seated_table() -> AsyncIterator[
+    tuple[str, str, str, tempfile._TemporaryFileWrapper[str]]
+]:
+    """A started two-seat pitch table on a server of its own: the server's base URL and
+    pid, the table's path, and the server's output (its log)."""
+    env = {"CARDROOM_SHUTDOWN_SECONDS": str(GRACE), "CARDROOM_LOG_LEVEL": "info"}
+    with (
+        tempfile.NamedTemporaryFile("w+", encoding="utf-8") as output,
+        running_server(
+            services.fresh_database("stop_"),
+            services.redis_url(),
+            workers=2,
+            extra_env=env,
+            output=output,
+        ) as server,
+    ):
+        async with httpx.AsyncClient(base_url=server.base) as client:
+            table = (await client.post("/tables", json={"game": "pitch", "seats": 2})).json()
+            for seat in (0, 1):
+                joined = await client.post(
+                    f"/tables/{table['id']}/seats/{seat}", json={"name": "x"}
+                )
+                assert joined.status_code == 201, joined.text
+        yield server.base, str(server.pid), f"/tables/{table['id']}", output
+
+
+async def test_a_stop_answers_open_long_polls_and_ends_streams_at_once(
+    seated_table: Stopping,
+) -> None:
+    base, pid, path, output = seated_table
+    async with httpx.AsyncClient(base_url=base) as client:
+        view = await client.get(path)
+        tag = view.headers["etag"]
+        polls = [asyncio.create_task(long_poll(base, path, tag)) for _ in range(POLLS)]
+        opened = [asyncio.Event() for _ in range(STREAMS)]
+        streams = [asyncio.create_task(stream(base, path, o)) for o in opened]
+        deadline = time.monotonic() + LET_GO
+        while await requests_in_progress(client, "/tables/{table_id}") < POLLS:
+            assert time.monotonic() < deadline, "the long-polls never arrived"
+            await asyncio.sleep(0.05)
+        await asyncio.wait_for(asyncio.gather(*(o.wait() for o in opened)), LET_GO)
+
+    stopped_at = time.monotonic()
+    os.kill(int(pid), signal.SIGTERM)
+    answers = await asyncio.wait_for(asyncio.gather(*polls), LET_GO)
+    ended = await asyncio.wait_for(asyncio.gather(*streams), LET_GO)
+    let_go = time.monotonic() - stopped_at
+
+    for answer in answers:
+        assert answer.status_code == 304, answer.text  # the table has not moved
+        assert answer.headers["etag"] == tag
+        assert answer.headers["connection"] == "close"
+    for body in ended:
+        assert body.startswith(b"id: 1\r\n")  # the catch-up, before the stop
+    assert let_go < LET_GO
+    # Nothing was cut off: uvicorn logs no cancelled task, the app no error.
+    output.seek(0)
+    lines = [json.loads(line) for line in output if line.startswith("{")]
+    assert lines, "the server's JSON log"
+    errors = [line for line in lines if line["level"] in ("error", "critical")]
+    assert errors == [], errors
