@@ -158,22 +158,22 @@ def _matches(loaded: Loaded, audience: Audience, wanted: list[str]) -> bool:
 
 
 async def _long_poll(
-    table_id: str, loaded: Loaded, service: TableService, watcher: TableWatcher, wait: int
+    table_id: str, version: int, service: TableService, watcher: TableWatcher, wait: int
 ) -> Loaded:
-    """Until the table moves past ``loaded``, ``wait`` seconds pass, or the process
-    begins a graceful stop (service.http.stopping).
+    """The table read once it moves past ``version``, ``wait`` seconds pass, or the
+    process begins a graceful stop (service.http.stopping), whichever comes first.
 
     The commit notification wakes it at once; a re-read every few seconds covers a
-    notification lost with a dropped LISTEN connection.
+    notification lost with a dropped LISTEN connection. What it answers with is always
+    read after the last wait, so it is never older than a version acknowledged before.
     """
     deadline = time.monotonic() + wait
-    version = loaded.table.version
-    while (remaining := deadline - time.monotonic()) > 0 and not watcher.released:
+    while True:
+        remaining = deadline - time.monotonic()
         await watcher.wait_for_table(table_id, version, min(remaining, 5.0))
         fresh = await service.load(table_id, replica=True)
-        if fresh.table.version != version:
+        if fresh.table.version != version or time.monotonic() >= deadline or watcher.released:
             return fresh
-    return loaded
 
 
 def _view_response(view: Any, audience: Audience, status: int = 200) -> Response[Any]:
@@ -317,11 +317,20 @@ class TableController(Controller):
         wait: Wait = None,
     ) -> Response[TableView]:
         table_key = str(table_id)
-        service = access.service
-        audience, loaded = await load_for_caller(access.caller, service, table_key)
+        caller, service, watcher = access.caller, access.service, access.watcher
         wanted = entity_tags(if_none_match)
-        if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
-            loaded = await _long_poll(table_key, loaded, service, access.watcher, wait)
+        audience = caller.audience_at(table_key)  # another table's token: 403, nothing read
+        heard = watcher.versions.get(table_key)
+        if wait and wanted and heard is not None and etag(heard, audience) in wanted:
+            # The caller holds the version this process last heard announced: a read now
+            # would most likely find it unchanged, so the poll waits first and reads
+            # after (a commit not announced here yet wakes it as soon as it is).
+            loaded = await _long_poll(table_key, heard, service, watcher, wait)
+            caller.require_current(loaded.table)
+        else:
+            audience, loaded = await load_for_caller(caller, service, table_key)
+            if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
+                loaded = await _long_poll(table_key, loaded.table.version, service, watcher, wait)
         tag = etag(loaded.table.version, audience)
         if wanted is not None and _matches(loaded, audience, wanted):
             not_modified: Response[Any] = Response(

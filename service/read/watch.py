@@ -110,6 +110,10 @@ class TableWatcher:
                 if not waiters:
                     del self._waiters[table_id]
 
+    def waiting_for(self, table_id: str) -> int:
+        """How many waits for ``table_id`` are parked now."""
+        return len(self._waiters.get(table_id, ()))
+
     def release(self) -> None:
         """A stop has begun: every wait for a table ends now, and none starts again."""
         self.released = True

@@ -191,6 +191,50 @@ async def test_long_poll_answers_when_the_table_moves_and_times_out_with_304(
     assert time.monotonic() - started < 30, "the long-poll waited out its timeout"
 
 
+async def test_a_poll_holding_the_version_last_announced_parks_before_it_reads(
+    read_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-poll whose ETag names the version this process last heard announced waits
+    without reading the table first; the commit that moves the table wakes it, and what
+    it answers is read after the wake: the command's version, never the one it held."""
+    app = create_app(read_settings)
+    async with (
+        serving(app) as base,
+        httpx.AsyncClient(base_url=base, timeout=60) as http,
+    ):
+        table = await new_table(http)
+        tokens = await seat_all(http, table["id"], 4)
+        path = f"/tables/{table['id']}"
+        first = await http.get(path)
+        watcher, service = app.state.watcher, app.state.service
+        deadline = time.monotonic() + 10
+        while watcher.versions.get(table["id"]) != first.json()["version"]:
+            assert time.monotonic() < deadline, "the seating was never announced"
+            await asyncio.sleep(0.01)
+        reads: list[str] = []
+        load = service.load
+
+        async def counted(table_id: str, **options: Any) -> Any:
+            reads.append(table_id)
+            return await load(table_id, **options)
+
+        monkeypatch.setattr(service, "load", counted)
+        headers = {"If-None-Match": first.headers["etag"]}
+        poll = asyncio.create_task(http.get(f"{path}?wait=30", headers=headers))
+        while watcher.waiting_for(table["id"]) == 0:
+            assert time.monotonic() < deadline, "the poll never parked"
+            await asyncio.sleep(0.01)
+        assert reads == []  # parked, nothing read
+        seat = first.json()["to_act"][0]
+        answer = ok(
+            await http.post(f"{path}/actions", json={"type": "pass"}, headers=bearer(tokens[seat]))
+        )
+        moved = await poll
+    assert moved.status_code == 200
+    assert moved.json()["version"] == answer["version"]
+    assert table["id"] in reads
+
+
 async def test_a_typical_seat_view_stays_under_4_kb(reader: Any) -> None:
     """Measured over a whole game: every seat's view after every command."""
     table = await new_table(reader)
