@@ -44,6 +44,16 @@ def commands(lines: Lines, kind: str) -> list[int]:
     return [v for v, line in enumerate(lines) if v and (line["command"] or {}).get("type") == kind]
 
 
+def failure_when_sent_by(lines: Lines, kind: str, actor: str) -> Failure:
+    """The failure when the first ``kind`` command is recorded as sent by ``actor``: it
+    names that command's batch."""
+    version = commands(lines, kind)[0]
+    lines[version]["actor"] = actor
+    found = failure(lines)
+    assert found.version == version
+    return found
+
+
 def started() -> Recorder:
     """A Forty-Five table whose seat 1 the computer plays, a few moves into its first deal."""
     recorder = Recorder()
@@ -296,11 +306,7 @@ def test_resign_verifies_and_ends_the_game() -> None:
 def test_a_resign_sent_by_the_computer_fails() -> None:
     recorder = started()
     recorder.player(1, Resign())
-    lines = recorder.lines()
-    version = commands(lines, "resign")[0]
-    lines[version]["actor"] = "computer:1"
-    found = failure(lines)
-    assert found.version == version
+    found = failure_when_sent_by(recorder.lines(), "resign", "computer:1")
     assert "only seat 1's player may resign, not 'computer:1'" in found.message
 
 
@@ -327,11 +333,7 @@ def test_pause_and_resume_verify() -> None:
     recorder.operator(liveness.resume(recorder.table, recorder.at), {"type": "resume"})
     recorder.play(6)
     verified(recorder)
-    lines = recorder.lines()
-    version = commands(lines, "pause")[0]
-    lines[version]["actor"] = "seat:0"
-    found = failure(lines)
-    assert found.version == version
+    found = failure_when_sent_by(recorder.lines(), "pause", "seat:0")
     assert "pause recorded for 'seat:0', not 'operator'" in found.message
 
 

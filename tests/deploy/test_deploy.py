@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 
 
-def test_compose_file_is_valid_against_the_compose_spec() -> None:
+def assert_valid_against_the_compose_spec(compose_file: Path) -> None:
     result = subprocess.run(
         [
             sys.executable,
@@ -30,13 +30,17 @@ def test_compose_file_is_valid_against_the_compose_spec() -> None:
             "check_jsonschema",
             "--builtin-schema",
             "vendor.compose-spec",
-            str(DEPLOY / "compose.yaml"),
+            str(compose_file),
         ],
         capture_output=True,
         text=True,
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_compose_file_is_valid_against_the_compose_spec() -> None:
+    assert_valid_against_the_compose_spec(DEPLOY / "compose.yaml")
 
 
 def test_compose_runs_the_service_beside_postgres_and_redis() -> None:
@@ -265,20 +269,7 @@ SCALE = DEPLOY / "k8s" / "scale"
 
 
 def test_the_scaled_compose_file_is_valid_against_the_compose_spec() -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "check_jsonschema",
-            "--builtin-schema",
-            "vendor.compose-spec",
-            str(DEPLOY / "compose.scale.yaml"),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert_valid_against_the_compose_spec(DEPLOY / "compose.scale.yaml")
 
 
 def test_the_scaled_compose_runs_two_servers_on_a_replica_and_a_redis_cluster() -> None:

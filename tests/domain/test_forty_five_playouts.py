@@ -11,14 +11,12 @@ from domain import table as tables
 from domain.cards import standard_pack
 from domain.commands import Bid, Exchange, Hold, NameTrump, Pass, Play, PlayerCommand
 from domain.events import HandScored
-from domain.fortyfive import FORTY_FIVE
 from domain.fortyfive.state import Phase, State
 from tests.support.invariants import (
-    assert_only_known,
+    LeakChecks,
     audiences,
     cards_in,
     check_decide_matches_legal_actions,
-    check_public_parts,
     check_replay,
 )
 from tests.support.knowledge import Knowledge
@@ -60,27 +58,15 @@ def play_one_checked_game(seed: int) -> None:
     created = tables.create(f"t{seed}", "forty-five", 4, {})
     playout = Playout(created, seed)
     rng = random.Random(seed)
-    knowledge = Knowledge(audiences(playout.table))
-    checked = 0
-
-    def check_new_events() -> None:
-        nonlocal checked
-        for event in playout.events[checked:]:
-            public_now = knowledge.learn(event)
-            for audience, known in knowledge.known.items():
-                seen = check_public_parts(event, audience, FORTY_FIVE)
-                assert_only_known(cards_in(seen), known + public_now, f"{event!r} to {audience}")
-        checked = len(playout.events)
+    leaks = LeakChecks(playout, Knowledge(audiences(playout.table)), cards_in)
 
     playout.seat_everyone()
-    check_new_events()
+    leaks.check_new_events()
     for _ in playout.steps():
-        check_new_events()
+        leaks.check_new_events()
         state = playout.table.state
         check_cards_accounted_for(state)
-        for audience, known in knowledge.known.items():
-            view = tables.view(playout.table, audience)
-            assert_only_known(cards_in(view), known, f"the view of {audience}")
+        leaks.check_views()
         check_decide_matches_legal_actions(playout.table, candidates(state, rng), rng)
 
     scored = [e for e in playout.events if isinstance(e, HandScored)]

@@ -42,15 +42,14 @@ from domain.pinochle.melds import best_claim, claim_choices, claim_points, expos
 from domain.pinochle.state import Phase, State
 from domain.table import Table
 from tests.support.invariants import (
+    LeakChecks,
     audiences,
     check_decide_matches_legal_actions,
-    check_public_parts,
     check_replay,
 )
 from tests.support.pinochle import (
     Knowledge,
     PinochlePlayout,
-    assert_only_codes,
     cards_accounted_for,
     check_event_redaction,
     check_view_indistinguishable,
@@ -174,8 +173,7 @@ class Checked:
         self.playout = PinochlePlayout(created, seed, concede_rate=0.6 if points_game else 0.03)
         self.rng = random.Random(seed)
         self.audiences = audiences(self.playout.table)
-        self.knowledge = Knowledge(self.audiences)
-        self.checked = 0
+        self.leaks = LeakChecks(self.playout, Knowledge(self.audiences), codes_in)
 
     def run(self) -> list[Event]:
         playout = self.playout
@@ -189,9 +187,7 @@ class Checked:
             check_chips_sum_to_zero(state)
             check_inactive_seats(table)
             check_claims_and_burial(state)
-            for audience, known in self.knowledge.known.items():
-                view = tables.view(table, audience)
-                assert_only_codes(codes_in(view), known, f"the view of {audience}")
+            self.leaks.check_views()
             # the costliest view check: one audience per step, drawn at random
             check_view_indistinguishable(table, self.rng.choice(self.audiences), self.rng)
             # every bidding, widow, burial, dix and meld step; half the card plays, where the
@@ -203,16 +199,9 @@ class Checked:
         return playout.events
 
     def check_new_events(self) -> None:
-        game = self.playout.table.rules
-        for event in self.playout.events[self.checked :]:
-            public_now = self.knowledge.learn(event)
-            whole = codes_in(event)
-            for audience, known in self.knowledge.known.items():
-                seen = check_public_parts(event, audience, game)
-                check_event_redaction(event, seen, audience)
-                codes = whole if seen is event else codes_in(seen)
-                assert_only_codes(codes, known | public_now, f"{event!r} to {audience}")
-        self.checked = len(self.playout.events)
+        self.leaks.check_new_events(
+            lambda event, audience, seen, _: check_event_redaction(event, seen, audience)
+        )
 
 
 def check_deals(events: list[Event], game: str) -> None:

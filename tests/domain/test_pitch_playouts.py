@@ -31,15 +31,15 @@ from domain.events import (
     TrickWon,
     TrumpNamed,
 )
-from domain.pitch import PITCH, rules
+from domain.pitch import rules
 from domain.pitch.events import PitchChipsSettled
 from domain.pitch.state import Phase, State
 from domain.protocol import Audience
 from tests.support.invariants import (
     CARD_TEXT,
+    LeakChecks,
     audiences,
     check_decide_matches_legal_actions,
-    check_public_parts,
     check_replay,
 )
 from tests.support.playout import Playout
@@ -124,11 +124,6 @@ def shown(obj: Any) -> set[bytes]:
     return set(CARD_TEXT.findall(encode(obj)))
 
 
-def check_only_known(obj: Any, known: set[bytes], what: str) -> None:
-    extra = shown(obj) - known
-    assert not extra, f"{what} shows cards its audience may not see: {sorted(extra)}"
-
-
 class DealChecks:
     """The per-deal pitch invariants, fed with the operator's (unredacted) events.
 
@@ -181,23 +176,16 @@ def play_one_checked_game(seats: int, seed: int) -> dict[str, Any]:
     created = tables.create(f"t{seed}", "pitch", seats, options)
     playout = Playout(created, seed * 10 + seats)
     rng = random.Random(seed)
-    knowledge = Knowledge(audiences(playout.table))
+    leaks = LeakChecks(playout, Knowledge(audiences(playout.table)), shown)
     deal_checks = DealChecks(options["low_point"])
-    checked = 0
 
     def check_new_events() -> None:
-        nonlocal checked
-        for event in playout.events[checked:]:
-            public_now = knowledge.learn(event)
-            for audience, known in knowledge.known.items():
-                seen = check_public_parts(event, audience, PITCH)
-                check_only_known(seen, known | public_now, f"{event!r} to {audience}")
+        for event in leaks.check_new_events():
             deal_checks.see(event)
             if isinstance(event, CardsDealt):
                 # The operator alone sees the undealt rest; the leak checks prove it.
                 undealt = tables.view(playout.table, "operator").undealt
                 assert undealt == list(playout.table.state.undealt) == event.rest
-        checked = len(playout.events)
 
     playout.seat_everyone()
     check_new_events()
@@ -205,8 +193,7 @@ def play_one_checked_game(seats: int, seed: int) -> dict[str, Any]:
         check_new_events()
         table = playout.table
         check_cards_accounted_for(table.state)
-        for audience, known in knowledge.known.items():
-            check_only_known(tables.view(table, audience), known, f"the view of {audience}")
+        leaks.check_views()
         # Every step checks the seat to act; the idle seats (whose every command must be
         # refused) are sampled, one a step, to keep thousands of games quick.
         acting = tables.to_act(table)

@@ -41,11 +41,10 @@ from domain.commands import (
 from domain.events import CardsDealt, Event, GameWon, HandScored, TrickWon
 from domain.protocol import Audience
 from tests.support.invariants import (
-    assert_only_known,
+    LeakChecks,
     audiences,
     cards_in,
     check_decide_matches_legal_actions,
-    check_public_parts,
     check_replay,
 )
 from tests.support.knowledge import Knowledge
@@ -242,34 +241,26 @@ def play_one_checked_rubber(seed: int) -> list[Event]:
     created = tables.create(f"t{seed}", "reserve-bridge", 2, {})
     playout = BridgePlayout(created, seed)
     rng = random.Random(seed)
-    knowledge = Knowledge(audiences(playout.table))
-    checked = 0
+    leaks = LeakChecks(playout, Knowledge(audiences(playout.table)), cards_in)
 
-    def check_new_events() -> None:
-        nonlocal checked
+    def check_unplayed_reserves_hidden(audience: Audience, shown: Counter[str]) -> None:
         state = playout.table.state
-        for event in playout.events[checked:]:
-            public_now = knowledge.learn(event)
-            for audience, known in knowledge.known.items():
-                seen = check_public_parts(event, audience, RESERVE_BRIDGE)
-                shown = cards_in(seen)
-                allowed = known + public_now if public_now else known
-                assert_only_known(shown, allowed, f"{event!r} to {audience}")
-                if isinstance(event, ReserveLaid) and event.seat != audience:
-                    assert not shown, f"a reserve shown to {audience}"
-                assert not shown.keys() & unplayed_reserves_of_others(state, audience)
-        checked = len(playout.events)
+        assert not shown.keys() & unplayed_reserves_of_others(state, audience)
+
+    def check_reserves_hidden(
+        event: Event, audience: Audience, seen: Event, shown: Counter[str]
+    ) -> None:
+        if isinstance(event, ReserveLaid) and event.seat != audience:
+            assert not shown, f"a reserve shown to {audience}"
+        check_unplayed_reserves_hidden(audience, shown)
 
     playout.seat_everyone()
-    check_new_events()
+    leaks.check_new_events(check_reserves_hidden)
     for _ in playout.steps():
-        check_new_events()
+        leaks.check_new_events(check_reserves_hidden)
         state = playout.table.state
         check_cards_accounted_for(state)
-        for audience, known in knowledge.known.items():
-            shown = cards_in(tables.view(playout.table, audience))
-            assert_only_known(shown, known, f"the view of {audience}")
-            assert not shown.keys() & unplayed_reserves_of_others(state, audience)
+        leaks.check_views(check_unplayed_reserves_hidden)
         check_decide_matches_legal_actions(playout.table, candidates(state, rng), rng)
 
     assert playout.table.status == "finished"

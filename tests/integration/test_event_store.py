@@ -84,6 +84,14 @@ async def open_table(store: EventStore) -> str:
     return table_id
 
 
+async def open_table_to_commit(store: EventStore) -> tuple[str, bytes]:
+    """A new table, and the hash of its last event: what its next commit chains from."""
+    table_id = await open_table(store)
+    snapshot = await store.load(table_id)
+    assert snapshot is not None
+    return table_id, snapshot.last_hash
+
+
 async def count_rows(pool: AsyncConnectionPool[Any], table: str, table_id: str) -> int:
     async with pool.connection() as conn:
         cur = await conn.execute(f"SELECT count(*) FROM {table} WHERE table_id = %s", (table_id,))
@@ -93,10 +101,8 @@ async def count_rows(pool: AsyncConnectionPool[Any], table: str, table_id: str) 
 
 
 async def test_appends_number_versions_from_one_without_gaps(store: EventStore) -> None:
-    table_id = await open_table(store)
-    snapshot = await store.load(table_id)
-    assert snapshot is not None
-    await store.commit(commit(table_id, 1, snapshot.last_hash, events("a", "b", "c")))
+    table_id, last_hash = await open_table_to_commit(store)
+    await store.commit(commit(table_id, 1, last_hash, events("a", "b", "c")))
     stored = await store.read_stream(table_id)
     assert [e.version for e in stored] == [1, 2, 3, 4]
     snapshot = await store.load(table_id)
@@ -106,14 +112,12 @@ async def test_appends_number_versions_from_one_without_gaps(store: EventStore) 
 async def test_stale_append_writes_nothing(
     store: EventStore, pool: AsyncConnectionPool[Any]
 ) -> None:
-    table_id = await open_table(store)
-    snapshot = await store.load(table_id)
-    assert snapshot is not None
-    await store.commit(commit(table_id, 1, snapshot.last_hash, events("first")))
+    table_id, last_hash = await open_table_to_commit(store)
+    await store.commit(commit(table_id, 1, last_hash, events("first")))
     stale = commit(
         table_id,
         1,
-        snapshot.last_hash,
+        last_hash,
         events("second", "third"),
         seeds=[(9, b"s" * 32)],
         idempotency=IdempotencyRecord("seat:0", "k1", b"h", 200, b"{}", '"3.s0"'),
@@ -130,20 +134,16 @@ async def test_stale_append_writes_nothing(
 async def test_idempotency_record_commits_with_the_events(
     store: EventStore, pool: AsyncConnectionPool[Any]
 ) -> None:
-    table_id = await open_table(store)
-    snapshot = await store.load(table_id)
-    assert snapshot is not None
+    table_id, last_hash = await open_table_to_commit(store)
     record = IdempotencyRecord("seat:1", "key", b"digest", 200, b'{"ok":1}', '"2.s1"')
-    await store.commit(commit(table_id, 1, snapshot.last_hash, events("x"), idempotency=record))
+    await store.commit(commit(table_id, 1, last_hash, events("x"), idempotency=record))
     assert await store.idempotent_answer(table_id, "seat:1", "key") == record
     assert await count_rows(pool, "idempotency_keys", table_id) == 1
 
 
 async def test_each_event_carries_a_sha256_chain_hash(store: EventStore) -> None:
-    table_id = await open_table(store)
-    snapshot = await store.load(table_id)
-    assert snapshot is not None
-    await store.commit(commit(table_id, 1, snapshot.last_hash, events("a", "b")))
+    table_id, last_hash = await open_table_to_commit(store)
+    await store.commit(commit(table_id, 1, last_hash, events("a", "b")))
     previous = GENESIS
     for stored in await store.read_stream(table_id):
         data = msgspec.json.decode(stored.data)
@@ -172,12 +172,8 @@ async def test_events_are_append_only(store: EventStore, database_url: str) -> N
 async def test_concurrent_appends_to_one_stream_have_exactly_one_winner(
     store: EventStore,
 ) -> None:
-    table_id = await open_table(store)
-    snapshot = await store.load(table_id)
-    assert snapshot is not None
-    attempts = [
-        store.commit(commit(table_id, 1, snapshot.last_hash, events(f"w{i}"))) for i in range(8)
-    ]
+    table_id, last_hash = await open_table_to_commit(store)
+    attempts = [store.commit(commit(table_id, 1, last_hash, events(f"w{i}"))) for i in range(8)]
     results = await asyncio.gather(*attempts, return_exceptions=True)
     assert sum(isinstance(r, bytes) for r in results) == 1
     assert sum(isinstance(r, VersionConflict) for r in results) == 7
@@ -405,13 +401,11 @@ async def test_appends_and_lost_races_are_counted_where_the_store_commits(
         _sample("cardroom_events_appended_total"),
         _sample("cardroom_version_conflicts_total"),
     )
-    table_id = await open_table(store)
-    snapshot = await store.load(table_id)
-    assert snapshot is not None
-    await store.commit(commit(table_id, 1, snapshot.last_hash, events("a", "b")))
+    table_id, last_hash = await open_table_to_commit(store)
+    await store.commit(commit(table_id, 1, last_hash, events("a", "b")))
     for stale in range(2):
         with pytest.raises(VersionConflict):
-            await store.commit(commit(table_id, 1, snapshot.last_hash, events(f"late{stale}")))
+            await store.commit(commit(table_id, 1, last_hash, events(f"late{stale}")))
     assert _sample("cardroom_events_appended_total") - appended == 3
     assert _sample("cardroom_version_conflicts_total") - conflicts == 2
 

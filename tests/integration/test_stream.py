@@ -60,6 +60,14 @@ async def http(base_url: str) -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
+async def seated_table(http: httpx.AsyncClient) -> tuple[dict[str, Any], list[str], int]:
+    """A new table with all four seats taken: the table, the seats' tokens, its version."""
+    table = await new_table(http)
+    tokens = await seat_all(http, table["id"], 4)
+    version = ok(await http.get(f"/tables/{table['id']}"))["version"]
+    return table, tokens, version
+
+
 async def step(
     http: httpx.AsyncClient, table_id: str, tokens: list[str], rng: random.Random
 ) -> None:
@@ -119,9 +127,7 @@ async def follow_until(
 
 async def test_stream_catches_up_then_follows_live_and_resumes(http: httpx.AsyncClient) -> None:
     rng = random.Random(5)
-    table = await new_table(http)
-    tokens = await seat_all(http, table["id"], 4)
-    start = ok(await http.get(f"/tables/{table['id']}"))["version"]
+    table, tokens, start = await seated_table(http)
     url = f"/tables/{table['id']}/stream"
 
     async def act_later() -> None:
@@ -145,9 +151,7 @@ async def test_stream_catches_up_then_follows_live_and_resumes(http: httpx.Async
 async def test_a_seat_stream_carries_its_own_cards_and_no_one_elses(
     http: httpx.AsyncClient,
 ) -> None:
-    table = await new_table(http)
-    tokens = await seat_all(http, table["id"], 4)
-    version = ok(await http.get(f"/tables/{table['id']}"))["version"]
+    table, tokens, version = await seated_table(http)
     url = f"/tables/{table['id']}/stream"
     mine = await asyncio.wait_for(collect(http, url, version, bearer(tokens[2])), timeout=20)
     public = await asyncio.wait_for(collect(http, url, version), timeout=20)
@@ -166,10 +170,8 @@ async def test_seat_and_operator_streams_read_postgres_only_for_what_hides_cards
     from Postgres, their own cards included. Either way each stream is exactly what
     `GET /events` gives its audience."""
     rng = random.Random(5)
-    table = await new_table(http)
+    table, tokens, start = await seated_table(http)
     table_id = table["id"]
-    tokens = await seat_all(http, table_id, 4)
-    start = ok(await http.get(f"/tables/{table_id}"))["version"]
     audiences = {"seat": bearer(tokens[1]), "operator": OPERATOR}
 
     def reads_from_postgres() -> dict[str, float]:
@@ -233,9 +235,7 @@ async def test_with_redis_down_the_stream_falls_back_to_postgres(
     http: httpx.AsyncClient, redis_server: RedisServer
 ) -> None:
     rng = random.Random(11)
-    table = await new_table(http)
-    tokens = await seat_all(http, table["id"], 4)
-    start = ok(await http.get(f"/tables/{table['id']}"))["version"]
+    table, tokens, start = await seated_table(http)
 
     async def act_without_redis() -> None:
         await asyncio.sleep(0.3)
@@ -267,9 +267,7 @@ async def test_a_stream_follows_the_hub_and_leaves_it_when_closed(
     hub: Hub = stream_app.state.hub
     await asyncio.wait_for(hub.connected.wait(), timeout=10)  # after a test stopped Redis
     rng = random.Random(3)
-    table = await new_table(http)
-    tokens = await seat_all(http, table["id"], 4)
-    start = ok(await http.get(f"/tables/{table['id']}"))["version"]
+    table, tokens, start = await seated_table(http)
     before, received = hub.subscriptions, hub.received
 
     async def act_later() -> None:
@@ -299,9 +297,7 @@ async def test_repeated_forged_and_missing_entries_never_reach_a_stream(
     """A repeat is dropped, a version past the next one is a gap filled from Postgres, an
     entry that is no event record is ignored: the stream is the table's events, once."""
     rng = random.Random(17)
-    table = await new_table(http)
-    tokens = await seat_all(http, table["id"], 4)
-    start = ok(await http.get(f"/tables/{table['id']}"))["version"]
+    table, tokens, start = await seated_table(http)
     key = global_stream(stream_settings.redis_prefix)
     redis = Redis.from_url(redis_server.url)
 
@@ -348,9 +344,7 @@ async def test_a_stream_that_falls_behind_the_hub_catches_up_from_postgres(
     await asyncio.wait_for(hub.connected.wait(), timeout=10)
     overflows = REGISTRY.get_sample_value("cardroom_live_overflows_total") or 0.0
     rng = random.Random(23)
-    table = await new_table(http)
-    tokens = await seat_all(http, table["id"], 4)
-    start = ok(await http.get(f"/tables/{table['id']}"))["version"]
+    table, tokens, start = await seated_table(http)
     key = global_stream(stream_settings.redis_prefix)
     redis = Redis.from_url(redis_server.url)
     limit, hub.limit = hub.limit, 1  # a stream holds one entry, then is marked lost
@@ -386,9 +380,7 @@ async def test_a_stream_survives_redis_restarting_empty(
 ) -> None:
     hub: Hub = stream_app.state.hub
     rng = random.Random(29)
-    table = await new_table(http)
-    tokens = await seat_all(http, table["id"], 4)
-    start = ok(await http.get(f"/tables/{table['id']}"))["version"]
+    table, tokens, start = await seated_table(http)
 
     async def act_across_a_restart() -> int:
         await asyncio.sleep(0.3)

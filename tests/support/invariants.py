@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import msgspec
 
@@ -16,6 +16,9 @@ from domain.errors import RuleError
 from domain.events import Event, SeedRevealed, TableCreated
 from domain.protocol import Audience
 from domain.table import Table
+
+if TYPE_CHECKING:
+    from tests.support.playout import Playout
 
 CARD_TEXT = re.compile(rb'"([2-9TJQKA][CDHS])"')
 _encode = msgspec.json.encode
@@ -121,7 +124,93 @@ def audiences(table: Table[Any]) -> list[Audience]:
     return [*range(len(table.names)), "spectator"]
 
 
+# The cards an event or view shows, as a game's knowledge counts them: with their copies,
+# or as a set of card codes (text, or the JSON bytes a client receives).
+Codes = TypeVar("Codes", Counter[str], set[str], set[bytes])
+
+
+def unknown(shown: Codes, known: Codes) -> set[Any]:
+    """The cards in ``shown`` that ``known`` lacks (a view may repeat a known card)."""
+    if isinstance(known, Counter):
+        return set(shown) - {card for card, count in known.items() if count > 0}
+    return set(shown - known)
+
+
 def assert_only_known(shown: Counter[str], known: Counter[str], what: str) -> None:
     """No card code in ``shown`` that ``known`` lacks (a view may repeat a known card)."""
-    extra = shown.keys() - {card for card, count in known.items() if count > 0}
+    extra = unknown(shown, known)
     assert not extra, f"{what} shows cards its audience may not see: {sorted(extra)}"
+
+
+class Learns(Protocol[Codes]):
+    """What each audience has legitimately seen: ``tests.support.knowledge.Knowledge``, or a
+    game's own (Pitch, Pinochle)."""
+
+    known: dict[Audience, Codes]
+
+    def learn(self, event: Event) -> Codes:
+        """Update with ``event``; the cards public for this event alone (the dealer draw)."""
+        ...
+
+
+class LeakChecks(Generic[Codes]):
+    """No audience of a playout sees a card it may not: not in any event, as redacted for
+    it, nor in its view of the table.
+
+    ``knowledge`` follows what each audience has seen; ``codes_in`` reads the cards an event
+    or a view shows, in the form the knowledge keeps. Each event is checked once: call
+    :meth:`check_new_events` after every change to the playout.
+    """
+
+    def __init__(
+        self, playout: Playout, knowledge: Learns[Codes], codes_in: Callable[[Any], Codes]
+    ) -> None:
+        self.playout = playout
+        self.knowledge: Learns[Codes] = knowledge
+        self.codes_in: Callable[[Any], Codes] = codes_in
+        self.checked = 0
+
+    def check_new_events(
+        self, also: Callable[[Event, Audience, Event, Codes], None] | None = None
+    ) -> list[Event]:
+        """Check the events added since the last call, and return them.
+
+        For every audience the event's table-level secrets stay hidden and it shows only
+        cards the audience knows, counting those the event itself makes public; ``also``,
+        given the event, the audience, the event as redacted for it and the cards that
+        shows, runs a game's own checks.
+        """
+        new = self.playout.events[self.checked :]
+        game = self.playout.table.rules
+        for event in new:
+            public_now = self.knowledge.learn(event)
+            whole: Codes | None = None  # the cards of the unredacted event, read once
+            for audience, known in self.knowledge.known.items():
+                seen = check_public_parts(event, audience, game)
+                if seen is not event:
+                    shown = self.codes_in(seen)
+                elif whole is None:
+                    shown = whole = self.codes_in(event)
+                else:
+                    shown = whole
+                extra = unknown(shown, known | public_now if public_now else known)
+                assert not extra, (
+                    f"{event!r} to {audience} shows cards its audience may not see: {sorted(extra)}"
+                )
+                if also is not None:
+                    also(event, audience, seen, shown)
+        self.checked += len(new)
+        return new
+
+    def check_views(self, also: Callable[[Audience, Codes], None] | None = None) -> None:
+        """Each audience's view of the table shows only cards it knows; ``also``, given the
+        audience and the cards its view shows, runs a game's own checks."""
+        table = self.playout.table
+        for audience, known in self.knowledge.known.items():
+            shown = self.codes_in(tables.view(table, audience))
+            extra = unknown(shown, known)
+            assert not extra, (
+                f"the view of {audience} shows cards its audience may not see: {sorted(extra)}"
+            )
+            if also is not None:
+                also(audience, shown)

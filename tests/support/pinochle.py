@@ -165,11 +165,6 @@ def codes_in(obj: Any) -> set[str]:
     return {m.decode() for m in CARD_TEXT.findall(_encode(obj))}
 
 
-def assert_only_codes(shown: set[str], known: set[str], what: str) -> None:
-    extra = shown - known
-    assert not extra, f"{what} shows cards its audience may not see: {sorted(extra)}"
-
-
 def check_event_redaction(event: Event, seen: Event, audience: Audience) -> None:
     """The redacted ``seen`` shows ``audience`` no more copies than the policy allows."""
     limit = allowed(event, audience)
