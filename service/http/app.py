@@ -10,7 +10,6 @@ from typing import Any
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.plugins.prometheus import PrometheusConfig
 
 from service.http.access import RequestEdge
 from service.http.audit import AuditController
@@ -31,6 +30,7 @@ from service.http.ops import healthz, readyz
 from service.http.ops import metrics as metrics_endpoint
 from service.http.problems import EXCEPTION_HANDLERS
 from service.http.reference import assets_router
+from service.http.request_metrics import request_metrics_middleware
 from service.http.rounds import RoundController
 from service.http.tables import TableController
 from service.http.throttle import rate_limit_fields
@@ -62,7 +62,6 @@ def _shared(name: str) -> Provide:
 
 def create_app(settings: Settings) -> Litestar:
     """The app for ``settings``; the database URL must be set (the CLI embeds one if not)."""
-    prometheus = PrometheusConfig(app_name="cardroom", prefix="cardroom", group_path=True)
     app = Litestar(
         route_handlers=[
             TableController,
@@ -86,7 +85,7 @@ def create_app(settings: Settings) -> Litestar:
             **{name: _shared(name) for name in SHARED},
         },
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[deadline_middleware(settings.request_seconds), prometheus.middleware],
+        middleware=[deadline_middleware(settings.request_seconds), request_metrics_middleware],
         before_request=before_request,
         before_send=[nosniff, rate_limit_fields],
         request_max_body_size=MAX_BODY_BYTES,

@@ -9,6 +9,7 @@ import os
 import random
 import signal
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import ExitStack
@@ -187,6 +188,33 @@ async def test_every_scrape_counts_every_worker_once(http: httpx.AsyncClient, ru
         "standings",
     }
     assert value(samples, "cardroom_timekeeper_heartbeat_age_seconds") < 3
+
+
+async def test_requests_are_counted_by_route_and_status_over_both_workers(
+    http: httpx.AsyncClient,
+) -> None:
+    table = ok(await http.post("/tables", json={"game": "pitch", "seats": 2}), 201)
+    route = {"method": "GET", "path": "/tables/{table_id}", "app_name": "cardroom"}
+
+    def answered(samples: dict[str, list[tuple[dict[str, str], float]]], status: str) -> float:
+        return value(samples, "cardroom_requests_total", **route, status_code=status)
+
+    def timed(samples: dict[str, list[tuple[dict[str, str], float]]], status: str) -> float:
+        name = "cardroom_request_duration_seconds_count"
+        return value(samples, name, **route, status_code=status)
+
+    before = await scrape(http)
+    for _ in range(10):
+        assert (await http.get(f"/tables/{table['id']}", headers=FRESH)).status_code == 200
+    for _ in range(3):
+        missing = await http.get(f"/tables/{uuid.uuid4()}", headers=FRESH)
+        assert missing.status_code == 404
+    after = await scrape(http)
+    assert answered(after, "200") - answered(before, "200") == 10
+    assert answered(after, "404") - answered(before, "404") == 3
+    assert timed(after, "200") - timed(before, "200") == 10
+    assert timed(after, "404") - timed(before, "404") == 3
+    assert value(after, "cardroom_requests_in_progress", **route) == 0
 
 
 async def test_a_killed_worker_takes_its_leadership_with_it(http: httpx.AsyncClient) -> None:
