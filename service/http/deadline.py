@@ -3,17 +3,20 @@ partitioned, overloaded) becomes a quick 503, never a request held for the outag
 
 A frozen Postgres keeps its sockets open and its kernel acknowledges every packet, so
 neither TCP keepalives nor libpq's timeouts notice; only the client's own deadline does.
-The handler runs as a task of its own: when the deadline passes before it has started
-its answer, the client gets ``503 database-unavailable`` with ``Retry-After`` at once
-and the task is cancelled behind it (psycopg then spends up to seconds cancelling the
-query server-side, which no client waits for). Streams and long-polls get their own
-time on top: ``/stream`` is exempt and ``?wait=`` adds its seconds.
+A timer is armed for each request: when the deadline passes before the handler has
+started its answer, a task of its own sends the client ``503 database-unavailable`` with
+``Retry-After`` at once, and the request's task is cancelled behind it (psycopg then
+spends up to seconds cancelling the query server-side, which no client waits for).
+Streams and long-polls get their own time on top: ``/stream`` is exempt and ``?wait=``
+adds its seconds.
+
+The timer, not a task per request running the handler: the task and ``asyncio.wait``
+cost about 14 µs a request, a timer about 3 µs.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Any
 from urllib.parse import parse_qs
@@ -36,7 +39,10 @@ def _allowed(scope: Scope, seconds: float) -> float | None:
     if scope["path"].endswith("/verification"):
         # Re-running a whole tournament is seconds of CPU, not a database wait.
         return seconds + VERIFY_SECONDS
-    wait = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("wait")
+    query: bytes = scope.get("query_string", b"")
+    if b"wait=" not in query:  # most requests: no parsing
+        return seconds
+    wait = parse_qs(query.decode("latin-1")).get("wait")
     if wait and wait[0].isdigit():
         return seconds + int(wait[0])
     return seconds
@@ -49,38 +55,44 @@ def deadline_middleware(seconds: float) -> Any:
             if allowed is None:
                 await app(scope, receive, send)
                 return
+            request = asyncio.current_task()
+            assert request is not None, "an ASGI app runs in a task"
             started = False
-            answered = False
+            late: asyncio.Task[None] | None = None  # the 503, once the deadline passed
 
             async def tracked(message: Message) -> None:
                 nonlocal started
-                if answered:
+                if late is not None:
                     return  # the client already has its 503
                 started = True
                 await send(message)
 
-            task = asyncio.ensure_future(app(scope, receive, tracked))
-            done, _ = await asyncio.wait({task}, timeout=allowed)
-            if task in done:
-                task.result()  # re-raise what the app raised, as without this wrapper
-                return
-            if started:  # the answer is under way: let it finish
-                await task
-                return
-            answered = True
-            task.cancel()
-            task.add_done_callback(_quiet)
-            log.warning("%s: no answer within %.1f s", scope["path"], allowed)
-            await _unavailable(scope, send)
+            def expire() -> None:
+                nonlocal late
+                if started:  # the answer is under way: let it finish
+                    return
+                log.warning("%s: no answer within %.1f s", scope["path"], allowed)
+                late = asyncio.ensure_future(_unavailable(scope, send))
+                request.cancel()
+
+            timer = asyncio.get_running_loop().call_later(allowed, expire)
+            try:
+                await app(scope, receive, tracked)
+            except asyncio.CancelledError:
+                # Ours (the deadline's) is taken back; any other cancellation goes on.
+                if late is None or request.uncancel() > 0:
+                    raise
+            else:
+                if late is not None:  # the handler swallowed our cancellation
+                    request.uncancel()
+            finally:
+                timer.cancel()
+            if late is not None:
+                await late
 
         return guarded
 
     return wrap
-
-
-def _quiet(task: asyncio.Task[None]) -> None:
-    with contextlib.suppress(BaseException):
-        task.result()
 
 
 async def _unavailable(scope: Scope, send: Send) -> None:
