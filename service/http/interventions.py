@@ -49,7 +49,11 @@ class Target:
         self.caller.require_operator(why)
 
 
-def provide_target(table_id: FromPath[UUID], caller: Caller, service: TableService) -> Target:
+def provide_target(
+    table_id: FromPath[UUID],
+    caller: NamedDependency[Caller],
+    service: NamedDependency[TableService],
+) -> Target:
     return Target(str(table_id), caller, service)
 
 

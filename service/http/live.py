@@ -99,7 +99,7 @@ class Opening:
 
 
 def provide_opening(
-    watcher: TableWatcher,
+    watcher: NamedDependency[TableWatcher],
     last_event_id: LastEventId = None,
     after: After = None,
     timeout: OpenFor = 900,

@@ -212,7 +212,9 @@ class TableAccess:
     watcher: TableWatcher
 
 
-def provide_table_access(request: Request[Any, Any, Any], caller: Caller) -> TableAccess:
+def provide_table_access(
+    request: Request[Any, Any, Any], caller: NamedDependency[Caller]
+) -> TableAccess:
     # ``caller`` alone before it, this alone after: two batches of one, no task group.
     state = request.app.state
     return TableAccess(caller, state.service, state.watcher)

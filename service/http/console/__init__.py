@@ -55,13 +55,14 @@ def _shell() -> Response[bytes]:
 
 
 @get(["/", "/tables/{table_id:str}", "/tables/{table_id:str}/replay"], sync_to_thread=False)
-def table_pages(table_id: str | None = None) -> Response[bytes]:
-    """The tables list, a table (spectator, seat or operator) and its replay."""
+def table_pages() -> Response[bytes]:
+    """The tables list, a table (spectator, seat or operator) and its replay: one page,
+    whose script reads the table's id from the path."""
     return _shell()
 
 
 @get(["/tournaments", "/tournaments/{tournament_id:str}"], sync_to_thread=False)
-def tournament_pages(tournament_id: str | None = None) -> Response[bytes]:
+def tournament_pages() -> Response[bytes]:
     """The tournaments list and one tournament."""
     return _shell()
 
