@@ -148,9 +148,13 @@ async def load_for_caller(
     """What ``caller`` may see of the table, and the table from a replica: a token of
     another table is refused before the read, a revoked seat token after it."""
     audience = caller.audience_at(table_key)
-    loaded = await service.load(table_key, replica=True)
+    return audience, current_for(caller, await service.load(table_key, replica=True))
+
+
+def current_for(caller: Caller, loaded: Loaded) -> Loaded:
+    """``loaded``, once ``caller``'s seat token is known not to be revoked by it."""
     caller.require_current(loaded.table)
-    return audience, loaded
+    return loaded
 
 
 def _matches(loaded: Loaded, audience: Audience, wanted: list[str]) -> bool:
@@ -327,12 +331,12 @@ class TableController(Controller):
             # The caller holds the version this process last heard announced: a read now
             # would most likely find it unchanged, so the poll waits first and reads
             # after (a commit not announced here yet wakes it as soon as it is).
-            loaded = await _long_poll(table_key, heard, service, watcher, wait)
-            caller.require_current(loaded.table)
+            loaded = current_for(caller, await _long_poll(table_key, heard, service, watcher, wait))
         else:
-            audience, loaded = await load_for_caller(caller, service, table_key)
+            loaded = current_for(caller, await service.load(table_key, replica=True))
             if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
-                loaded = await _long_poll(table_key, loaded.table.version, service, watcher, wait)
+                polled = await _long_poll(table_key, loaded.table.version, service, watcher, wait)
+                loaded = current_for(caller, polled)
         tag = etag(loaded.table.version, audience)
         if wanted is not None and _matches(loaded, audience, wanted):
             not_modified: Response[Any] = Response(

@@ -65,6 +65,26 @@ def is_repeat(error: Exception) -> bool:
     return isinstance(error, ResponseError) and "equal or smaller" in str(error)
 
 
+class PacedCheckpoint:
+    """The relay's position in the store, saved at most every ``SAVE_EVERY`` seconds
+    while it moves (:meth:`advance`), and whenever asked (:meth:`save`) if it moved."""
+
+    def __init__(self, store: EventStore, position: Checkpoint) -> None:
+        self.store = store
+        self.position = self.saved = position
+        self.saved_at = time.monotonic()
+
+    async def advance(self, position: Checkpoint) -> None:
+        self.position = position
+        if time.monotonic() - self.saved_at >= SAVE_EVERY:
+            await self.save()
+
+    async def save(self) -> None:
+        if self.position != self.saved:
+            await self.store.save_checkpoint(CHECKPOINT, self.position)
+            self.saved, self.saved_at = self.position, time.monotonic()
+
+
 class Relay:
     def __init__(
         self,
@@ -98,14 +118,14 @@ class Relay:
         )
 
     async def _relay(self, stop: asyncio.Event, lock: psycopg.AsyncConnection[Any]) -> None:
-        checkpoint = saved = await self.store.checkpoint(CHECKPOINT)
+        checkpoint = PacedCheckpoint(self.store, await self.store.checkpoint(CHECKPOINT))
         tournaments = await self.store.checkpoint(TOURNAMENT_CHECKPOINT)
-        saved_at = looked_at = time.monotonic()
+        looked_at = time.monotonic()
         heard = -1  # tournament notices when tournament events were last read: none yet
         failures = 0
         while not stop.is_set():
             seen = self.watcher.delivered if self.watcher is not None else 0
-            batch = await self.store.read_all(checkpoint, limit=self.batch)
+            batch = await self.store.read_all(checkpoint.position, limit=self.batch)
             more: list[tuple[Checkpoint, str, StoredTournamentEvent]] = []
             if self._tournaments_due(heard, looked_at):
                 heard, looked_at = self._tournament_notices(), time.monotonic()
@@ -113,19 +133,14 @@ class Relay:
                 if len(more) == self.batch:
                     heard = -1  # a backlog: read on at the next step
             if not batch and not more:
-                if checkpoint != saved:  # idle: what was published is saved before waiting
-                    await self.store.save_checkpoint(CHECKPOINT, checkpoint)
-                    saved, saved_at = checkpoint, time.monotonic()
+                await checkpoint.save()  # idle: what was published is saved before waiting
                 await lock.execute("SELECT 1")  # still leading: the lock's session is alive
                 await self._idle(stop, seen)
                 continue
             try:
                 if batch:
                     await self.publish([event for _, event in batch])
-                    checkpoint = (batch[-1][0], batch[-1][1].position)
-                    if time.monotonic() - saved_at >= SAVE_EVERY:
-                        await self.store.save_checkpoint(CHECKPOINT, checkpoint)
-                        saved, saved_at = checkpoint, time.monotonic()
+                    await checkpoint.advance((batch[-1][0], batch[-1][1].position))
                 if more:
                     await self.publish_tournaments(more)
                     tournaments = more[-1][0]
@@ -141,6 +156,7 @@ class Relay:
                 # Caught up: as after an idle look, a moment gathers the next commits of a
                 # busy store into one batch rather than a step per command.
                 await asyncio.sleep(COALESCE)
+        await checkpoint.save()  # stopped: a successor starts where this one ended
 
     def _tournament_notices(self) -> int:
         return self.watcher.tournaments_delivered if self.watcher is not None else 0
