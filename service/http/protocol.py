@@ -18,6 +18,13 @@ a connection that stops halfway through its headers stays open for good. This su
 Time between requests on a kept-alive connection stays uvicorn's keep-alive timeout
 (5 s), and a long-poll or a stream, once its headers are in, is never cut short — until
 the process begins a graceful stop (:mod:`service.http.stopping`).
+
+It also tells a long-poll when its client hangs up. uvicorn says so only to a request
+that reads its body again, which a parked long-poll does not, and forgets the connection
+once it is lost: a phone that went away mid-poll left the request parked for up to its
+``wait``, and a stop after that waited out the grace period and cancelled it. Each
+request's scope holds a :class:`~service.read.watch.Hangup` under :data:`HANGUP`,
+marked when the connection is lost before the request's answer is complete.
 """
 
 from __future__ import annotations
@@ -33,10 +40,12 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from service.http import stopping
 from service.http.access import new_request_id
 from service.http.problems import PROBLEM_JSON, problem
+from service.read.watch import Hangup
 from service.settings import from_env
 
 log = logging.getLogger("cardroom.access")
 
+HANGUP = "cardroom.hangup"  # the scope's key of the request's Hangup
 MAX_HEAD_BYTES = 16 * 1024
 MAX_HEAD_TEXT = "16 KiB"
 _END = b"\r\n\r\n"
@@ -73,6 +82,12 @@ async def _too_large(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.start", "status": 431, "headers": headers})
     await send({"type": "http.response.body", "body": _BODY})
     _refused(request_id, scope)
+
+
+def hangup_of(scope: Any) -> Hangup | None:
+    """The request's Hangup; None for a request served by anything but this protocol."""
+    hangup: Hangup | None = scope.get(HANGUP)
+    return hangup
 
 
 @cache
@@ -126,6 +141,11 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         if self.head_timer is not None:
             self.head_timer.cancel()
             self.head_timer = None
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            hangup = hangup_of(cycle.scope)
+            if hangup is not None:
+                hangup.hang_up()
         super().connection_lost(exc)
 
     def shutdown(self) -> None:
@@ -204,6 +224,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         if self.refused:
             return
+        self.scope[HANGUP] = Hangup()  # type: ignore[literal-required]
         self.head_started = None
         self.reading_head = False
         if self.head_counted or self._parsed_head_bytes() <= MAX_HEAD_BYTES:

@@ -22,6 +22,7 @@ from service.http.auth import Caller
 from service.http.conditional import IfNoneMatch, entity_tags
 from service.http.docs import token_only, token_optional
 from service.http.problems import ApiProblem
+from service.http.protocol import hangup_of
 from service.http.schemas import (
     TEXT,
     Command,
@@ -35,7 +36,7 @@ from service.http.schemas import (
 )
 from service.read.models import ReadSide
 from service.read.records import ActionResult, EventRecord, TableView
-from service.read.watch import TableWatcher
+from service.read.watch import Hangup, TableWatcher
 from service.write.handler import Answer, Loaded, TableService, etag
 from service.write.store import new_table_id
 
@@ -161,22 +162,27 @@ def _matches(loaded: Loaded, audience: Audience, wanted: list[str]) -> bool:
     return "*" in wanted or etag(loaded.table.version, audience) in wanted
 
 
-async def _long_poll(
-    table_id: str, version: int, service: TableService, watcher: TableWatcher, wait: int
-) -> Loaded:
-    """The table read once it moves past ``version``, ``wait`` seconds pass, or the
-    process begins a graceful stop (service.http.stopping), whichever comes first.
+async def _long_poll(table_id: str, version: int, access: TableAccess, wait: int) -> Loaded:
+    """The table read once it moves past ``version``, ``wait`` seconds pass, the process
+    begins a graceful stop (service.http.stopping) or the client hangs up
+    (service.http.protocol), whichever comes first.
 
     The commit notification wakes it at once; a re-read every few seconds covers a
     notification lost with a dropped LISTEN connection. What it answers with is always
     read after the last wait, so it is never older than a version acknowledged before.
     """
+    service, watcher, hangup = access.service, access.watcher, access.hangup
     deadline = time.monotonic() + wait
     while True:
         remaining = deadline - time.monotonic()
-        await watcher.wait_for_table(table_id, version, min(remaining, 5.0))
+        await watcher.wait_for_table(table_id, version, min(remaining, 5.0), hangup)
         fresh = await service.load(table_id, replica=True)
-        if fresh.table.version != version or time.monotonic() >= deadline or watcher.released:
+        if (
+            fresh.table.version != version
+            or time.monotonic() >= deadline
+            or watcher.released
+            or (hangup is not None and hangup.happened)
+        ):
             return fresh
 
 
@@ -214,6 +220,7 @@ class TableAccess:
     caller: Caller
     service: TableService
     watcher: TableWatcher
+    hangup: Hangup | None  # marked if the client goes before its answer (a long-poll's)
 
 
 def provide_table_access(
@@ -221,7 +228,7 @@ def provide_table_access(
 ) -> TableAccess:
     # ``caller`` alone before it, this alone after: two batches of one, no task group.
     state = request.app.state
-    return TableAccess(caller, state.service, state.watcher)
+    return TableAccess(caller, state.service, state.watcher, hangup_of(request.scope))
 
 
 class TableController(Controller):
@@ -331,11 +338,11 @@ class TableController(Controller):
             # The caller holds the version this process last heard announced: a read now
             # would most likely find it unchanged, so the poll waits first and reads
             # after (a commit not announced here yet wakes it as soon as it is).
-            loaded = current_for(caller, await _long_poll(table_key, heard, service, watcher, wait))
+            loaded = current_for(caller, await _long_poll(table_key, heard, access, wait))
         else:
             loaded = current_for(caller, await service.load(table_key, replica=True))
             if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
-                polled = await _long_poll(table_key, loaded.table.version, service, watcher, wait)
+                polled = await _long_poll(table_key, loaded.table.version, access, wait)
                 loaded = current_for(caller, polled)
         tag = etag(loaded.table.version, audience)
         if wanted is not None and _matches(loaded, audience, wanted):

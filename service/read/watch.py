@@ -8,7 +8,8 @@ so a missed notification only delays an answer until the waiter's timeout.
 
 When the process begins a graceful stop, :meth:`TableWatcher.release` ends every wait for
 a table at once (the long-polls answer and the streams close, so their clients go on at
-another process); the relay's and the projector's waits go on until the workers stop.
+another process); the relay's and the projector's waits go on until the workers stop. A
+wait given a :class:`Hangup` also ends as soon as its client has gone.
 """
 
 from __future__ import annotations
@@ -24,6 +25,24 @@ from service.write.store import CHANNEL, TOURNAMENT_NOTICE
 
 log = logging.getLogger("cardroom.watch")
 MAX_TRACKED = 100_000
+
+
+class Hangup:
+    """Whether the client of a waiting request has gone (the connection was lost before
+    its answer): the request's wait for a table ends at once, instead of holding its
+    place among the waiters until its timeout. The HTTP protocol marks it
+    (service.http.protocol); a request served otherwise (in-process tests) has none."""
+
+    __slots__ = ("happened", "waiter")
+
+    def __init__(self) -> None:
+        self.happened = False
+        self.waiter: asyncio.Event | None = None  # the wait to end, while one is parked
+
+    def hang_up(self) -> None:
+        self.happened = True
+        if self.waiter is not None:
+            self.waiter.set()
 
 
 class TableWatcher:
@@ -83,18 +102,22 @@ class TableWatcher:
         for waiter in self._any:
             waiter.set()
 
-    async def wait_for_table(self, table_id: str, beyond: int, timeout: float) -> bool:
+    async def wait_for_table(
+        self, table_id: str, beyond: int, timeout: float, hangup: Hangup | None = None
+    ) -> bool:
         """Until ``table_id`` is known past version ``beyond``; False on timeout, or at
-        once when released."""
+        once when released or the client hangs up."""
         if self.versions.get(table_id, 0) > beyond:
             return True
         waiter = asyncio.Event()
         self._waiters.setdefault(table_id, set()).add(waiter)
+        if hangup is not None:
+            hangup.waiter = waiter
         try:
             deadline = time.monotonic() + timeout
             while self.versions.get(table_id, 0) <= beyond:
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or self.released:
+                if remaining <= 0 or self.released or (hangup is not None and hangup.happened):
                     return False
                 waiter.clear()
                 # asyncio.timeout, not wait_for: in Python 3.11 wait_for makes a task of
@@ -104,6 +127,8 @@ class TableWatcher:
                         await waiter.wait()
             return True
         finally:
+            if hangup is not None:
+                hangup.waiter = None
             waiters = self._waiters.get(table_id)
             if waiters is not None:
                 waiters.discard(waiter)

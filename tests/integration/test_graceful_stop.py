@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator
 
 import httpx
+import psutil
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -118,5 +119,40 @@ async def test_a_stop_answers_open_long_polls_and_ends_streams_at_once(
     output.seek(0)
     lines = [json.loads(line) for line in output if line.startswith("{")]
     assert lines, "the server's JSON log"
+    errors = [line for line in lines if line["level"] in ("error", "critical")]
+    assert errors == [], errors
+
+
+async def test_a_long_poll_lets_go_as_soon_as_its_client_hangs_up(
+    seated_table: Stopping,
+) -> None:
+    """A phone that goes away mid-poll leaves nothing parked: its request ends with the
+    connection, not at the end of its ``wait``, and a stop after it has nothing to wait
+    for."""
+    base, pid, path, output = seated_table
+    async with httpx.AsyncClient(base_url=base) as client:
+        tag = (await client.get(path)).headers["etag"]
+        polls = [asyncio.create_task(long_poll(base, path, tag)) for _ in range(POLLS)]
+        deadline = time.monotonic() + LET_GO
+        while await requests_in_progress(client, "/tables/{table_id}") < POLLS:
+            assert time.monotonic() < deadline, "the long-polls never arrived"
+            await asyncio.sleep(0.05)
+
+        for poll in polls:  # each client closes its connection, its poll unanswered
+            poll.cancel()
+        await asyncio.gather(*polls, return_exceptions=True)
+        deadline = time.monotonic() + LET_GO
+        while await requests_in_progress(client, "/tables/{table_id}") > 0:
+            assert time.monotonic() < deadline, "the long-polls outlived their clients"
+            await asyncio.sleep(0.05)
+
+    process = psutil.Process(int(pid))
+    os.kill(int(pid), signal.SIGTERM)
+    deadline = time.monotonic() + LET_GO  # nothing in flight: no grace period to wait out
+    while process.status() != psutil.STATUS_ZOMBIE:  # exited, not yet reaped by its parent
+        assert time.monotonic() < deadline, "the stop waited for requests no one awaits"
+        await asyncio.sleep(0.05)
+    output.seek(0)
+    lines = [json.loads(line) for line in output if line.startswith("{")]
     errors = [line for line in lines if line["level"] in ("error", "critical")]
     assert errors == [], errors

@@ -51,7 +51,6 @@ WAKE_P99_MS = 250.0
 WAIT = 30  # seconds a long poll may be held (the API allows up to 60)
 THINK = (1.0, 3.0)
 SEATING_CONNECTIONS = 8
-QUICK_STOP = {"CARDROOM_SHUTDOWN_SECONDS": "1"}
 
 _decode = msgspec.json.decode
 
@@ -328,9 +327,7 @@ def run(admin_url: str, redis_url: str, workers: int, ramp: Ramp) -> dict[str, A
     }
     with (
         scratch_database(admin_url) as database_url,
-        # The last step's long polls outlive their clients (held until ``WAIT``): the
-        # server need not wait for them to stop.
-        running_server(database_url, redis_url, workers=workers, extra_env=QUICK_STOP) as server,
+        running_server(database_url, redis_url, workers=workers) as server,
     ):
         for players in ladder(ramp.most):
             step = measure_step(server, database_url, players, ramp)
