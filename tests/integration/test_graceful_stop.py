@@ -11,7 +11,8 @@ import os
 import signal
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import httpx
 import psutil
@@ -37,6 +38,27 @@ async def requests_in_progress(client: httpx.AsyncClient, path: str) -> float:
         for sample in family.samples
         if sample.name == "cardroom_requests_in_progress" and sample.labels.get("path") == path
     )
+
+
+async def until(holds: Callable[[], Awaitable[bool]], why: str) -> None:
+    """Until ``holds()`` is true, looked at every 50 ms; failing with ``why`` after LET_GO."""
+    deadline = time.monotonic() + LET_GO
+    while not await holds():
+        assert time.monotonic() < deadline, why
+        await asyncio.sleep(0.05)
+
+
+def logged_errors(output: tempfile._TemporaryFileWrapper[str]) -> list[dict[str, Any]]:
+    """The error and critical lines of the server's JSON log (which must have lines)."""
+    output.seek(0)
+    lines = [json.loads(line) for line in output if line.startswith("{")]
+    assert lines, "the server's JSON log"
+    return [line for line in lines if line["level"] in ("error", "critical")]
+
+
+async def polling(client: httpx.AsyncClient, count_is: Callable[[float], bool]) -> bool:
+    """Whether the long-polls of the table route in progress number as ``count_is`` wants."""
+    return count_is(await requests_in_progress(client, "/tables/{table_id}"))
 
 
 async def long_poll(base: str, path: str, tag: str) -> httpx.Response:
@@ -96,10 +118,7 @@ async def test_a_stop_answers_open_long_polls_and_ends_streams_at_once(
         polls = [asyncio.create_task(long_poll(base, path, tag)) for _ in range(POLLS)]
         opened = [asyncio.Event() for _ in range(STREAMS)]
         streams = [asyncio.create_task(stream(base, path, o)) for o in opened]
-        deadline = time.monotonic() + LET_GO
-        while await requests_in_progress(client, "/tables/{table_id}") < POLLS:
-            assert time.monotonic() < deadline, "the long-polls never arrived"
-            await asyncio.sleep(0.05)
+        await until(lambda: polling(client, lambda n: n == POLLS), "the long-polls never arrived")
         await asyncio.wait_for(asyncio.gather(*(o.wait() for o in opened)), LET_GO)
 
     stopped_at = time.monotonic()
@@ -116,11 +135,7 @@ async def test_a_stop_answers_open_long_polls_and_ends_streams_at_once(
         assert body.startswith(b"id: 1\r\n")  # the catch-up, before the stop
     assert let_go < LET_GO
     # Nothing was cut off: uvicorn logs no cancelled task, the app no error.
-    output.seek(0)
-    lines = [json.loads(line) for line in output if line.startswith("{")]
-    assert lines, "the server's JSON log"
-    errors = [line for line in lines if line["level"] in ("error", "critical")]
-    assert errors == [], errors
+    assert logged_errors(output) == []
 
 
 async def test_a_long_poll_lets_go_as_soon_as_its_client_hangs_up(
@@ -133,26 +148,21 @@ async def test_a_long_poll_lets_go_as_soon_as_its_client_hangs_up(
     async with httpx.AsyncClient(base_url=base) as client:
         tag = (await client.get(path)).headers["etag"]
         polls = [asyncio.create_task(long_poll(base, path, tag)) for _ in range(POLLS)]
-        deadline = time.monotonic() + LET_GO
-        while await requests_in_progress(client, "/tables/{table_id}") < POLLS:
-            assert time.monotonic() < deadline, "the long-polls never arrived"
-            await asyncio.sleep(0.05)
+        await until(lambda: polling(client, lambda n: n == POLLS), "the long-polls never arrived")
 
         for poll in polls:  # each client closes its connection, its poll unanswered
             poll.cancel()
         await asyncio.gather(*polls, return_exceptions=True)
-        deadline = time.monotonic() + LET_GO
-        while await requests_in_progress(client, "/tables/{table_id}") > 0:
-            assert time.monotonic() < deadline, "the long-polls outlived their clients"
-            await asyncio.sleep(0.05)
+        await until(
+            lambda: polling(client, lambda n: n == 0), "the long-polls outlived their clients"
+        )
 
     process = psutil.Process(int(pid))
     os.kill(int(pid), signal.SIGTERM)
-    deadline = time.monotonic() + LET_GO  # nothing in flight: no grace period to wait out
-    while process.status() != psutil.STATUS_ZOMBIE:  # exited, not yet reaped by its parent
-        assert time.monotonic() < deadline, "the stop waited for requests no one awaits"
-        await asyncio.sleep(0.05)
-    output.seek(0)
-    lines = [json.loads(line) for line in output if line.startswith("{")]
-    errors = [line for line in lines if line["level"] in ("error", "critical")]
-    assert errors == [], errors
+
+    async def exited() -> bool:  # and not yet reaped by its parent
+        return process.status() == psutil.STATUS_ZOMBIE
+
+    # Nothing in flight: no grace period to wait out.
+    await until(exited, "the stop waited for requests no one awaits")
+    assert logged_errors(output) == []
