@@ -5,20 +5,9 @@ from __future__ import annotations
 
 from functools import partial
 
+from domain.bridge import events as bridge_events
 from domain.bridge import rules
 from domain.bridge.auction import LAST_ROUND, window
-from domain.bridge.events import (
-    BidStood,
-    ContraCalled,
-    ContractSettled,
-    DenominationChanged,
-    DenominationNamed,
-    HonoursAnnounced,
-    RecontraCalled,
-    ReserveLaid,
-    SlamBidMade,
-    StageDealt,
-)
 from domain.bridge.evolve import evolve
 from domain.bridge.scoring import score_deal
 from domain.bridge.state import SEATS, Phase, State, other
@@ -39,9 +28,9 @@ from domain.commands import (
     Stand,
     SupplyDeck,
 )
+from domain.common import turns
 from domain.common.chance import deal_packets, decide_chance
 from domain.common.tricks import trick_closed
-from domain.common.turns import acting_seat, not_allowed, seat_to_act
 from domain.errors import RuleCode, RuleError
 from domain.events import AuctionWon, BidMade, CardPlayed, DealThrownIn, Event, Passed
 from domain.protocol import Actor
@@ -53,13 +42,13 @@ def to_act(state: State) -> list[int]:
     """The seats that may act: one at a time, but both lay their reserves at once."""
     if state.phase is Phase.RESERVE:
         return [seat for seat in range(SEATS) if not state.reserve_laid[seat]]
-    return seat_to_act(state.phase, state.turn, _ONE_TO_ACT)
+    return turns.seat_to_act(state.phase, state.turn, _ONE_TO_ACT)
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
     if isinstance(command, SupplyDeck):
         return decide_chance(state, command, actor, SEATS, rules.ORDER, _deal)
-    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
+    seat = turns.acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
     match state.phase, command:
         case Phase.AUCTION, Bid(amount=amount):
             return _bid(state, seat, amount)
@@ -70,18 +59,18 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
         case Phase.DECLARE, Declare(denomination=denomination):
             return _declare(state, seat, denomination)
         case Phase.CONTRA, Contra():
-            return [ContraCalled(seat=seat)]
+            return [bridge_events.ContraCalled(seat=seat)]
         case Phase.CONTRA | Phase.RECONTRA, Accept():
             return _settle(state, [])
         case Phase.RECONTRA, Recontra():
-            return _settle(state, [RecontraCalled(seat=seat)])
+            return _settle(state, [bridge_events.RecontraCalled(seat=seat)])
         case Phase.RECONTRA, Declare(denomination=denomination):
             return _change(state, seat, denomination)
         case Phase.RESERVE, Reserve(cards=cards):
             return _reserve(state, seat, cards)
         case Phase.PLAY, Play(card=card):
             return _play(state, seat, card)
-    raise not_allowed(command, str(state.phase))
+    raise turns.not_allowed(command, str(state.phase))
 
 
 def actions_to_act(state: State, seat: int) -> list[LegalAction]:
@@ -124,26 +113,18 @@ def _allowed(state: State) -> list[rules.Denomination]:
 
 def _deal(state: State, command: SupplyDeck) -> list[Event]:
     """Stage 1: ten each in twos, non-dealer first; the rest stays face down (RULES 4.2)."""
-    assert state.dealer is not None
-    dealt = deal_packets(
-        command,
-        deal=state.deal + 1,
-        dealer=state.dealer,
-        seats=SEATS,
-        order=(other(state.dealer), state.dealer),
-        packets=(rules.PACKET,) * (rules.STAGES[0] // rules.PACKET),
-    )
-    return [dealt]
+    packets = (rules.PACKET,) * (rules.STAGES[0] // rules.PACKET)
+    return [deal_packets(command, state, seats=SEATS, packets=packets)]
 
 
-def _next_stage(state: State, stage: int) -> StageDealt:
+def _next_stage(state: State, stage: int) -> bridge_events.StageDealt:
     """Two more each from the rest of the deal's shuffle, non-dealer first."""
     assert state.dealer is not None
     hands: list[list[str] | None] = [None, None]
     stock = iter(state.stock)
     for seat in (other(state.dealer), state.dealer):
         hands[seat] = [next(stock) for _ in range(rules.PACKET)]
-    return StageDealt(deal=state.deal, stage=stage, hands=hands)
+    return bridge_events.StageDealt(deal=state.deal, stage=stage, hands=hands)
 
 
 # --- the auction (RULES 4.3) ------------------------------------------------------------
@@ -166,7 +147,8 @@ def _bid(state: State, seat: int, amount: int) -> list[Event]:
             amount=amount,
             cap=allowed.cap,
         )
-    return _after_call(state, [SlamBidMade(seat=seat, amount=amount, cap=allowed.cap)])
+    slam = bridge_events.SlamBidMade(seat=seat, amount=amount, cap=allowed.cap)
+    return _after_call(state, [slam])
 
 
 def _pass(state: State, seat: int) -> list[Event]:
@@ -182,7 +164,7 @@ def _stand(state: State, seat: int) -> list[Event]:
         raise RuleError(
             RuleCode.NOT_ALLOWED_NOW, "only a bidder whose opponent has passed may stand"
         )
-    return _after_call(state, [BidStood(seat=seat, amount=state.bids[seat])])
+    return _after_call(state, [bridge_events.BidStood(seat=seat, amount=state.bids[seat])])
 
 
 def _after_call(state: State, events: list[Event]) -> list[Event]:
@@ -214,7 +196,7 @@ def check_denomination(state: State, denomination: str) -> None:
 
 def _declare(state: State, seat: int, denomination: str) -> list[Event]:
     check_denomination(state, denomination)
-    return [DenominationNamed(seat=seat, denomination=denomination)]
+    return [bridge_events.DenominationNamed(seat=seat, denomination=denomination)]
 
 
 def _change(state: State, seat: int, denomination: str) -> list[Event]:
@@ -228,7 +210,9 @@ def _change(state: State, seat: int, denomination: str) -> list[Event]:
         )
     check_denomination(state, denomination)
     # The contra stands and no recontra follows a change [decision].
-    changed = DenominationChanged(seat=seat, denomination=denomination, previous=previous)
+    changed = bridge_events.DenominationChanged(
+        seat=seat, denomination=denomination, previous=previous
+    )
     return _settle(state, [changed])
 
 
@@ -238,7 +222,7 @@ def _settle(state: State, events: list[Event]) -> list[Event]:
         state = evolve(state, event)
     denomination = state.denomination
     assert state.high_bidder is not None and denomination is not None
-    settled = ContractSettled(
+    settled = bridge_events.ContractSettled(
         seat=state.high_bidder,
         amount=state.high_bid,
         denomination=denomination,
@@ -253,7 +237,9 @@ def _settle(state: State, events: list[Event]) -> list[Event]:
         held = rules.honours(state.hands[seat], denomination)
         if held is not None:
             kind, count, points = held
-            announced.append(HonoursAnnounced(seat=seat, kind=kind, count=count, points=points))
+            announced.append(
+                bridge_events.HonoursAnnounced(seat=seat, kind=kind, count=count, points=points)
+            )
     return [*events, settled, last, *announced]
 
 
@@ -267,7 +253,7 @@ def _reserve(state: State, seat: int, cards: list[str]) -> list[Event]:
         )
     if not holds_all(state.hands[seat], cards):
         raise RuleError(RuleCode.INVALID_DISCARD, "lay aside only cards you hold")
-    return [ReserveLaid(seat=seat, cards=list(cards))]
+    return [bridge_events.ReserveLaid(seat=seat, cards=list(cards))]
 
 
 def check_play(state: State, seat: int, card: str) -> None:

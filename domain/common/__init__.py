@@ -8,8 +8,9 @@
 - :mod:`.draw`: the first-dealer draw (RULES 0.4), decided and folded.
 - :mod:`.turns`: the checks ``decide`` makes before its phase logic, and their errors.
 - :mod:`.tricks`: seats clockwise; a trick's winner, its ``trick_won`` event and its leader.
-- :mod:`.fold`: what every ``evolve`` folds alike: a new deal's reset, the dealer draw, the
-  pause between deals, a trick won, the game's end; and the events every game records.
+- :mod:`.fold`: what every ``evolve`` folds alike: a new deal's reset, an auction call
+  (but Reserve Bridge's), the dealer draw, the pause between deals, a trick won, the game's
+  end; and the events every game records.
 - :mod:`.scoring`: a deal's ``hand_scored``, the running scores carried forward.
 - :mod:`.view`: the view fields every game fills alike, and a deal as a seat sees it.
 

@@ -12,6 +12,7 @@ from typing import Protocol, TypeVar
 
 from domain.commands import SupplyDeck
 from domain.common.draw import dealer_drawn
+from domain.common.tricks import clockwise_from, left_of
 from domain.common.turns import require_system
 from domain.errors import RuleCode, RuleError
 from domain.events import CardsDealt, Event
@@ -29,6 +30,16 @@ class Drawing(Protocol):
 
 
 S = TypeVar("S", bound=Drawing)
+
+
+class Dealing(Protocol):
+    """What :func:`deal_packets` reads of a game's state."""
+
+    @property
+    def deal(self) -> int: ...
+
+    @property
+    def dealer(self) -> int | None: ...
 
 
 def decide_chance(
@@ -50,19 +61,23 @@ def decide_chance(
 
 def deal_packets(
     command: SupplyDeck,
+    state: Dealing,
     *,
-    deal: int,
-    dealer: int,
     seats: int,
-    order: Sequence[int],
     packets: Sequence[int],
+    order: Sequence[int] | None = None,
     widow: int = 0,
 ) -> CardsDealt:
-    """Deal number ``deal`` from the top of the deck: in round ``i``, ``packets[i]`` cards
-    to each seat of ``order``, and after the first round ``widow`` cards aside (RULES 3A.2).
+    """The table's next deal, by its dealer, from the top of the deck (RULES 0.3): in round
+    ``i``, ``packets[i]`` cards to each seat from the dealer's left (or to each of ``order``,
+    the seats dealt in), and after the first round ``widow`` cards aside (RULES 3A.2).
 
     ``rest`` is every card left out of the hands, the widow first; None when there is none.
     """
+    dealer = state.dealer
+    assert dealer is not None
+    if order is None:
+        order = clockwise_from(left_of(dealer, seats), seats)
     hands: list[list[str]] = [[] for _ in range(seats)]
     deck = iter(command.deck)
     aside: list[str] = []
@@ -73,7 +88,7 @@ def deal_packets(
             aside = [next(deck) for _ in range(widow)]
     rest = [*aside, *deck]
     return CardsDealt(
-        deal=deal,
+        deal=state.deal + 1,
         dealer=dealer,
         shuffle=command.shuffle,
         commitment=command.commitment,

@@ -1,5 +1,6 @@
-"""What every game's ``evolve`` folds alike: a new deal, the pause between deals, the
-dealer draw, a trick won and the game's end; and the events every game records."""
+"""What every game's ``evolve`` folds alike: a new deal, an auction call (Reserve Bridge
+records its own), the pause between deals, the dealer draw, a trick won and the game's end;
+and the events every game records."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.common.draw import after_draw
+from domain.common.structs import Call
 from domain.common.tricks import left_of, trick_taken
 from domain.events import (
     AuctionWon,
@@ -55,6 +57,27 @@ def new_deal(
         trick=(),
         tricks=(),
     )
+
+
+class Calling(Protocol):
+    """What :func:`call_made` reads of a game's state."""
+
+    @property
+    def calls(self) -> tuple[Call, ...]: ...
+
+
+def call_made(state: S, call: Call, turn: int | None) -> S:
+    """The fold of an auction call (``bid_made``, ``held``, ``passed``) where the games
+    record it alike (Forty-Five, Pitch, Pinochle): ``call`` joins the deal's calls, a bid
+    is the new high bid, a hold makes its seat the high bidder at the same amount, and
+    ``turn`` calls next. ``state`` is any game's state with ``calls``, ``high_bid``,
+    ``high_bidder`` and ``turn`` fields (:class:`Calling`)."""
+    calls = (*cast(Calling, state).calls, call)
+    if call.call == "bid":
+        return replace(state, calls=calls, high_bid=call.amount, high_bidder=call.seat, turn=turn)
+    if call.call == "hold":
+        return replace(state, calls=calls, high_bidder=call.seat, turn=turn)
+    return replace(state, calls=calls, turn=turn)
 
 
 class Dealt(Protocol):

@@ -19,16 +19,10 @@ from domain.commands import (
     PlayerCommand,
     SupplyDeck,
 )
+from domain.common import turns
 from domain.common.chance import deal_packets, decide_chance
 from domain.common.draw import DRAW_ORDER
-from domain.common.tricks import clockwise_from, left_of, trick_closed
-from domain.common.turns import (
-    acting_seat,
-    not_allowed,
-    require_held,
-    require_over,
-    seat_to_act,
-)
+from domain.common.tricks import trick_closed
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
@@ -51,13 +45,13 @@ ACTING = (Phase.AUCTION, Phase.TRUMP, Phase.EXCHANGE, Phase.PLAY)
 
 
 def to_act(state: State) -> list[int]:
-    return seat_to_act(state.phase, state.turn, ACTING)
+    return turns.seat_to_act(state.phase, state.turn, ACTING)
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
     if isinstance(command, SupplyDeck):
         return decide_chance(state, command, actor, SEATS, DRAW_ORDER, _deal)
-    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
+    seat = turns.acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
     match state.phase, command:
         case Phase.AUCTION, Pass():
             return _pass(state, seat)
@@ -71,7 +65,7 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
             return _exchange(state, seat, discard)
         case Phase.PLAY, Play(card=card):
             return _play(state, seat, card)
-    raise not_allowed(command, str(state.phase))
+    raise turns.not_allowed(command, str(state.phase))
 
 
 def actions_to_act(state: State, seat: int) -> list[LegalAction]:
@@ -102,12 +96,7 @@ def actions_to_act(state: State, seat: int) -> list[LegalAction]:
 
 def _deal(state: State, command: SupplyDeck) -> list[Event]:
     """3 then 2 to each seat from the dealer's left; the rest is the stock (RULES 1.2)."""
-    assert state.dealer is not None
-    order = clockwise_from(left_of(state.dealer, SEATS), SEATS)
-    dealt = deal_packets(
-        command, deal=state.deal + 1, dealer=state.dealer, seats=SEATS, order=order, packets=(3, 2)
-    )
-    return [dealt]
+    return [deal_packets(command, state, seats=SEATS, packets=(3, 2))]
 
 
 # --- the auction (RULES 1.4) ------------------------------------------------------------
@@ -146,7 +135,7 @@ def _pass(state: State, seat: int) -> list[Event]:
 def _bid(state: State, seat: int, amount: int) -> list[Event]:
     if amount not in rules.BIDS:
         raise RuleError(RuleCode.BID_NOT_ALLOWED, "bids are 5, 10, 15, 20, 25 or 30", amount=amount)
-    require_over(state.high_bid, amount)
+    turns.require_over(state.high_bid, amount)
     if amount < minimum_bid(state, seat):
         raise RuleError(
             RuleCode.BID_TOO_LOW, "a side with 100 or more may not bid below 20", amount=amount
@@ -182,7 +171,7 @@ def _exchange(state: State, seat: int, discard: list[str]) -> list[Event]:
 
 def check_play(state: State, seat: int, card: str) -> None:
     hand = state.hands[seat]
-    require_held(hand, seat, card)
+    turns.require_held(hand, seat, card)
     assert state.trump is not None
     lead = state.trick[0].card if state.trick else None
     if card in rules.legal_plays(hand, lead, state.trump):

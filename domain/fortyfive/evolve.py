@@ -6,7 +6,7 @@ from msgspec.structs import replace
 
 from domain.cards import remove_cards
 from domain.common.draw import DRAW_ORDER
-from domain.common.fold import between_deals, fold_alike, game_events, new_deal
+from domain.common.fold import between_deals, call_made, fold_alike, game_events, new_deal
 from domain.common.tricks import card_played, left_of
 from domain.events import (
     AuctionWon,
@@ -41,23 +41,15 @@ def evolve(state: State, event: Event) -> State:
         case CardsDealt():
             return _dealt(state, event)
         case BidMade(seat=seat, amount=amount):
-            calls = (*state.calls, FortyFiveCall(seat, "bid", amount))
-            return replace(
-                state,
-                calls=calls,
-                high_bid=amount,
-                high_bidder=seat,
-                turn=next_bidder(state.passed, seat),
-            )
+            turn = next_bidder(state.passed, seat)
+            return call_made(state, FortyFiveCall(seat, "bid", amount), turn)
         case Held(seat=seat, amount=amount):
-            calls = (*state.calls, FortyFiveCall(seat, "hold", amount))
-            return replace(
-                state, calls=calls, high_bidder=seat, turn=next_bidder(state.passed, seat)
-            )
+            turn = next_bidder(state.passed, seat)
+            return call_made(state, FortyFiveCall(seat, "hold", amount), turn)
         case Passed(seat=seat):
             passed = (*state.passed, seat)
-            calls = (*state.calls, FortyFiveCall(seat, "pass"))
-            return replace(state, calls=calls, passed=passed, turn=next_bidder(passed, seat))
+            turn = next_bidder(passed, seat)
+            return call_made(replace(state, passed=passed), FortyFiveCall(seat, "pass"), turn)
         case AuctionWon(seat=seat):
             return replace(state, phase=Phase.TRUMP, turn=seat)
         case TrumpNamed(suit=suit):

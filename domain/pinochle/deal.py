@@ -34,8 +34,7 @@ def deal(rules: Hooks, state: State, command: SupplyDeck) -> list[Event]:
     assert dealer is not None
     dealt = deal_packets(
         command,
-        deal=state.deal + 1,
-        dealer=dealer,
+        state,
         seats=state.seats,
         order=rules.active_seats(state.seats, dealer),
         packets=state.config.packets,

@@ -21,8 +21,8 @@ from domain.commands import (
     SupplyDeck,
     TakeWidow,
 )
+from domain.common import turns
 from domain.common.chance import decide_chance
-from domain.common.turns import game_over, not_allowed, seat_to_act
 from domain.errors import RuleCode, RuleError
 from domain.events import Event, Passed
 from domain.pinochle import auction, deal, play, soloist
@@ -37,7 +37,7 @@ ACTING = (Phase.AUCTION, Phase.WIDOW, Phase.PREPARE, Phase.DIX, Phase.MELD, Phas
 
 def to_act(state: State) -> list[int]:
     """The seat the game waits on (opponents who may concede are not waited on)."""
-    return seat_to_act(state.phase, state.turn, ACTING)
+    return turns.seat_to_act(state.phase, state.turn, ACTING)
 
 
 def decide(
@@ -48,7 +48,7 @@ def decide(
         deal_cards = partial(deal.deal, rules)
         return decide_chance(state, command, actor, state.seats, DRAW_ORDER, deal_cards)
     if state.phase is Phase.FINISHED:
-        raise game_over()
+        raise turns.game_over()
     if state.phase not in ACTING or state.turn is None or actor == SYSTEM:
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, f"no seat acts during the {state.phase} phase")
     if actor not in state.active:
@@ -85,7 +85,7 @@ def _on_turn(rules: Hooks, state: State, command: PlayerCommand, seat: int) -> l
             return _exchange_dix(state, seat)
         case Phase.PLAY, Play(card=card):
             return play.play(rules, state, seat, card)
-    raise not_allowed(command, str(state.phase))
+    raise turns.not_allowed(command, str(state.phase))
 
 
 def _exchange_dix(state: State, seat: int) -> list[Event]:

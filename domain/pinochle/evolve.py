@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
+from domain import events
 from domain.cards import remove_cards, suit
-from domain.common.fold import between_deals, fold_alike, game_events, new_deal
+from domain.common.fold import between_deals, call_made, fold_alike, game_events, new_deal
 from domain.common.tricks import card_played, trick_taken
-from domain.events import (
-    AuctionWon,
-    BidMade,
-    CardPlayed,
-    CardsDealt,
-    Event,
-    HandScored,
-    Passed,
-    TrickWon,
-    TrumpNamed,
-)
 from domain.pinochle.cards import DRAW_ORDER, points, sorted_cards
 from domain.pinochle.events import (
     CardsBuried,
@@ -38,7 +28,7 @@ DEAL_ENDING = {"made", "opponents_conceded", "conceded", "set", "widowless_conce
 EVENTS = game_events(
     contract=(
         WidowTurnedUp,
-        TrumpNamed,
+        events.TrumpNamed,
         MeldsClaimed,
         CardsBuried,
         DealConceded,
@@ -51,32 +41,29 @@ EVENTS = game_events(
 union lists them."""
 
 
-def evolve(rules: Hooks, state: State, event: Event) -> State:
+def evolve(rules: Hooks, state: State, event: events.Event) -> State:
     match event:
-        case CardsDealt():
+        case events.CardsDealt():
             return _dealt(rules, state, event)
-        case BidMade(seat=seat, amount=amount):
-            calls = (*state.calls, PinochleCall(seat, "bid", amount))
+        case events.BidMade(seat=seat, amount=amount):
             turn = _next_bidder(state, state.passed, seat)
-            return replace(state, calls=calls, high_bid=amount, high_bidder=seat, turn=turn)
-        case Passed(seat=seat) if state.phase is Phase.DIX:
+            return call_made(state, PinochleCall(seat, "bid", amount), turn)
+        case events.Passed(seat=seat) if state.phase is Phase.DIX:
             if seat == state.dealer:
                 return _to_melds(state)
             return replace(state, turn=state.next_active(seat))
-        case Passed(seat=seat):
+        case events.Passed(seat=seat):
             passed = (*state.passed, seat)
-            calls = (*state.calls, PinochleCall(seat, "pass"))
-            return replace(
-                state, calls=calls, passed=passed, turn=_next_bidder(state, passed, seat)
-            )
-        case AuctionWon(seat=seat, amount=amount):
+            turn = _next_bidder(state, passed, seat)
+            return call_made(replace(state, passed=passed), PinochleCall(seat, "pass"), turn)
+        case events.AuctionWon(seat=seat, amount=amount):
             return replace(
                 state, phase=Phase.WIDOW, soloist=seat, high_bid=amount, high_bidder=seat, turn=seat
             )
         case WidowTurnedUp(seat=seat, cards=cards):
             hands = _with_hand(state, seat, sorted_cards((*state.hands[seat], *cards)))
             return replace(state, phase=Phase.PREPARE, hands=hands, widow_up=True, turn=seat)
-        case TrumpNamed(suit=trump):
+        case events.TrumpNamed(suit=trump):
             if state.soloist is not None:  # a claim is only valid for its trump
                 state = _with_claim(state, state.soloist, None, 0)
             return replace(state, trump=trump)
@@ -93,13 +80,13 @@ def evolve(rules: Hooks, state: State, event: Event) -> State:
             return _turned_up(state, card)
         case DixExchanged():
             return _dix_exchanged(state, event)
-        case CardPlayed(seat=seat, card=card):
+        case events.CardPlayed(seat=seat, card=card):
             return _played(rules, state, seat, card)
-        case TrickWon(seat=winner, cards=cards):
+        case events.TrickWon(seat=winner, cards=cards):
             taken = list(state.taken)
             taken[winner] += points(cards)
             return replace(trick_taken(state, winner), taken=tuple(taken))
-        case HandScored(scores=scores):
+        case events.HandScored(scores=scores):
             return replace(between_deals(state, state.seats, Phase.DEAL), scores=tuple(scores))
         case ChipsSettled(scores=scores, kitty_total=kitty, reason=reason):
             if reason in DEAL_ENDING:
@@ -132,7 +119,7 @@ def _next_bidder(state: State, passed: tuple[int, ...], after: int) -> int | Non
     return None
 
 
-def _dealt(rules: Hooks, state: State, event: CardsDealt) -> State:
+def _dealt(rules: Hooks, state: State, event: events.CardsDealt) -> State:
     seats = state.seats
     active = rules.active_seats(seats, event.dealer)
     phase = Phase.AUCTION if rules.auction else Phase.DIX

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from domain.cards import suit
 from domain.commands import LegalAction, Play
+from domain.common import turns
 from domain.common.tricks import trick_won
-from domain.common.turns import require_held
 from domain.errors import RuleCode, RuleError
 from domain.events import CardPlayed, Event
 from domain.pinochle import cards as rules_of_play
@@ -31,7 +31,7 @@ def actions(state: State, seat: int) -> list[LegalAction]:
 
 
 def check_play(state: State, seat: int, card: str) -> None:
-    require_held(state.hands[seat], seat, card)
+    turns.require_held(state.hands[seat], seat, card)
     if card in playable(state, seat):
         return
     assert state.trump is not None

@@ -7,16 +7,10 @@ from functools import partial
 
 from domain.cards import suit
 from domain.commands import Bid, Hold, LegalAction, Pass, Play, PlayerCommand, SupplyDeck
+from domain.common import turns
 from domain.common.chance import deal_packets, decide_chance
 from domain.common.draw import DRAW_ORDER
-from domain.common.tricks import clockwise_from, left_of, trick_closed
-from domain.common.turns import (
-    acting_seat,
-    not_allowed,
-    require_held,
-    require_over,
-    seat_to_act,
-)
+from domain.common.tricks import trick_closed
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     AuctionWon,
@@ -38,13 +32,13 @@ ACTING = (Phase.AUCTION, Phase.PLAY)
 
 
 def to_act(state: State) -> list[int]:
-    return seat_to_act(state.phase, state.turn, ACTING)
+    return turns.seat_to_act(state.phase, state.turn, ACTING)
 
 
 def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> list[Event]:
     if isinstance(command, SupplyDeck):
         return decide_chance(state, command, actor, state.seats, DRAW_ORDER, _deal)
-    seat = acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
+    seat = turns.acting_seat(str(state.phase), state.phase is Phase.FINISHED, to_act(state), actor)
     match state.phase, command:
         case Phase.AUCTION, Pass():
             return _pass(state, seat)
@@ -54,7 +48,7 @@ def decide(state: State, command: PlayerCommand | SupplyDeck, actor: Actor) -> l
             return _hold(state, seat)
         case Phase.PLAY, Play(card=card):
             return _play(state, seat, card)
-    raise not_allowed(command, str(state.phase))
+    raise turns.not_allowed(command, str(state.phase))
 
 
 def actions_to_act(state: State, seat: int) -> list[LegalAction]:
@@ -77,16 +71,8 @@ def actions_to_act(state: State, seat: int) -> list[LegalAction]:
 
 def _deal(state: State, command: SupplyDeck) -> list[Event]:
     """3 at a time from the dealer's left until each has 6; the rest is out of play (RULES 2.2)."""
-    assert state.dealer is not None
-    dealt = deal_packets(
-        command,
-        deal=state.deal + 1,
-        dealer=state.dealer,
-        seats=state.seats,
-        order=clockwise_from(left_of(state.dealer, state.seats), state.seats),
-        packets=(rules.PACKET,) * (rules.HAND_SIZE // rules.PACKET),
-    )
-    return [dealt]
+    packets = (rules.PACKET,) * (rules.HAND_SIZE // rules.PACKET)
+    return [deal_packets(command, state, seats=state.seats, packets=packets)]
 
 
 # --- the auction (RULES 2.4) ------------------------------------------------------------
@@ -130,7 +116,7 @@ def _pass(state: State, seat: int) -> list[Event]:
 def _bid(state: State, seat: int, amount: int) -> list[Event]:
     if amount not in rules.BIDS:
         raise RuleError(RuleCode.BID_NOT_ALLOWED, "bids are 2, 3 or 4 (smudge)", amount=amount)
-    require_over(state.high_bid, amount)
+    turns.require_over(state.high_bid, amount)
     return _after_call(state, seat, BidMade(seat=seat, amount=amount))
 
 
@@ -149,7 +135,7 @@ def _hold(state: State, seat: int) -> list[Event]:
 
 def check_play(state: State, seat: int, card: str) -> None:
     hand = state.hands[seat]
-    require_held(hand, seat, card)
+    turns.require_held(hand, seat, card)
     lead = state.trick[0].card if state.trick else None
     if card in rules.legal_plays(hand, lead, state.trump):
         return

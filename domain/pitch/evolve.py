@@ -5,7 +5,7 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.common.draw import DRAW_ORDER
-from domain.common.fold import between_deals, fold_alike, game_events, new_deal
+from domain.common.fold import between_deals, call_made, fold_alike, game_events, new_deal
 from domain.common.tricks import card_played, left_of
 from domain.events import (
     AuctionWon,
@@ -31,16 +31,11 @@ def evolve(state: State, event: Event) -> State:
         case CardsDealt():
             return _dealt(state, event)
         case BidMade(seat=seat, amount=amount):
-            calls = (*state.calls, PitchCall(seat, "bid", amount))
-            return replace(
-                state, calls=calls, high_bid=amount, high_bidder=seat, turn=left_of(seat, n)
-            )
+            return call_made(state, PitchCall(seat, "bid", amount), left_of(seat, n))
         case Held(seat=seat, amount=amount):
-            calls = (*state.calls, PitchCall(seat, "hold", amount))
-            return replace(state, calls=calls, high_bidder=seat, turn=left_of(seat, n))
+            return call_made(state, PitchCall(seat, "hold", amount), left_of(seat, n))
         case Passed(seat=seat):
-            calls = (*state.calls, PitchCall(seat, "pass"))
-            return replace(state, calls=calls, turn=left_of(seat, n))
+            return call_made(state, PitchCall(seat, "pass"), left_of(seat, n))
         case AuctionWon(seat=seat, amount=amount):
             return replace(
                 state, phase=Phase.PLAY, pitcher=seat, high_bidder=seat, high_bid=amount, turn=seat
