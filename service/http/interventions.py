@@ -16,7 +16,7 @@ from domain.table import Table
 from service.http.auth import Caller
 from service.http.docs import TOKEN_ONLY, errors
 from service.http.schemas import AbortTable, ReplaceSeat, SeatHandedOver
-from service.http.tables import SeatPath
+from service.http.tables import SeatPath, seat_name
 from service.read.records import TableView
 from service.write import interventions
 from service.write.handler import TableService, etag
@@ -80,7 +80,7 @@ class InterventionController(Controller):
         self, target: NamedDependency[Target], seat: SeatPath, data: JSONBody[ReplaceSeat]
     ) -> SeatHandedOver:
         await target.require_in_charge("only the operator replaces a player")
-        name = data.name or ("Computer" if data.computer else f"Player {seat + 1}")
+        name = seat_name(data.name, data.computer, seat)
         table, token = await interventions.replace_seat(
             target.service, target.table_id, seat, name, by_computer=data.computer
         )

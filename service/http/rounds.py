@@ -3,14 +3,16 @@ rounds; a player finds his table through ``/me``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from uuid import UUID
 
 from litestar import Controller, get, post
-from litestar.di import NamedDependency
+from litestar.datastructures import State
+from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody
 
 from domain.tournament.errors import TournamentCode, TournamentError
-from domain.tournament.stream import RoundState
+from domain.tournament.stream import RoundState, Tournament
 from service.http.auth import Caller
 from service.http.docs import token_only, token_optional
 from service.http.round_schemas import (
@@ -24,9 +26,51 @@ from service.http.round_schemas import (
 from service.write.tournaments import MySeat, TournamentService
 
 
+@dataclass(frozen=True)
+class TournamentAccess:
+    """What the routes that act on a tournament are given: which tournament, who asks and
+    the service that acts (as ``interventions.Target`` is for a table). Each handler checks
+    the caller with its own reason. The routes anyone may read take the tournament alone
+    (:func:`provide_tournament`): this identifies the caller, and would refuse a token
+    they let pass."""
+
+    tournament_id: str
+    caller: Caller
+    tournaments: TournamentService
+
+    @property
+    def actor(self) -> str:
+        """Who a tournament event names as its cause."""
+        if self.caller.kind == "entry":
+            return f"entry:{self.caller.entry}"
+        return self.caller.kind
+
+    def require_director(self, why: str) -> None:
+        self.caller.require_director(self.tournament_id, why)
+
+
+def provide_tournament_access(
+    tournament_id: FromPath[UUID], caller: NamedDependency[Caller], state: State
+) -> TournamentAccess:
+    # The service straight from the app's state, as ``tables.provide_table_access`` takes
+    # its own: one dependency after ``caller``, not two resolved side by side.
+    return TournamentAccess(str(tournament_id), caller, state.tournaments)
+
+
+async def provide_tournament(tournament_id: FromPath[UUID], state: State) -> Tournament:
+    """The path's tournament, folded from its stream, for the routes anyone may read."""
+    tournaments: TournamentService = state.tournaments
+    return await tournaments.load(str(tournament_id))
+
+
 class RoundController(Controller):
     path = "/tournaments/{tournament_id:uuid}"
     tags = ("tournaments",)
+    # Litestar reads a controller's dependencies from the class and never changes them.
+    dependencies = {  # noqa: RUF012
+        "access": Provide(provide_tournament_access, sync_to_thread=False),
+        "tournament": Provide(provide_tournament),
+    }
 
     @post(
         "/entries",
@@ -40,20 +84,16 @@ class RoundController(Controller):
         **token_only(400, 401, 403, 404, 409, 413, 415, 422, 503),
     )
     async def add_entry(
-        self,
-        tournament_id: FromPath[UUID],
-        data: JSONBody[NewEntry],
-        caller: NamedDependency[Caller],
-        tournaments: NamedDependency[TournamentService],
+        self, access: NamedDependency[TournamentAccess], data: JSONBody[NewEntry]
     ) -> EntryCreated:
-        caller.require_director(str(tournament_id), "the director enters players")
+        access.require_director("the director enters players")
         names = data.names if data.names is not None else [data.name or "Computer"]
         if data.name is not None and data.names is not None:
             raise TournamentError(TournamentCode.WRONG_ENTRY, "give `name` or `names`, not both")
         if data.name is None and data.names is None and not data.computer:
             raise TournamentError(TournamentCode.WRONG_ENTRY, "give the entry's `name`")
-        entry, token = await tournaments.enter(
-            str(tournament_id), list(names), data.computer, _actor(caller)
+        entry, token = await access.tournaments.enter(
+            access.tournament_id, list(names), data.computer, access.actor
         )
         return EntryCreated(entry=entry, token=token)
 
@@ -63,10 +103,7 @@ class RoundController(Controller):
         summary="The tournament's entries, in the order they entered",
         **token_optional(400, 401, 404, 503),
     )
-    async def list_entries(
-        self, tournament_id: FromPath[UUID], tournaments: NamedDependency[TournamentService]
-    ) -> EntryList:
-        tournament = await tournaments.load(str(tournament_id))
+    async def list_entries(self, tournament: NamedDependency[Tournament]) -> EntryList:
         return EntryList(
             entries=[
                 EntryInfo(e.entry, list(e.names), e.computer, e.first_round, e.withdrawn)
@@ -82,17 +119,13 @@ class RoundController(Controller):
         **token_only(400, 401, 403, 404, 409, 503),
     )
     async def withdraw_entry(
-        self,
-        tournament_id: FromPath[UUID],
-        entry: FromPath[str],
-        caller: NamedDependency[Caller],
-        tournaments: NamedDependency[TournamentService],
+        self, access: NamedDependency[TournamentAccess], entry: FromPath[str]
     ) -> EntryInfo:
-        if caller.kind != "entry":
-            caller.require_director(str(tournament_id), "the director or the entry withdraws")
-        elif caller.entry_in(str(tournament_id)) != entry:
-            caller.require_director(str(tournament_id), "an entry withdraws only itself")
-        after = await tournaments.withdraw(str(tournament_id), entry, _actor(caller))
+        if access.caller.kind != "entry":
+            access.require_director("the director or the entry withdraws")
+        elif access.caller.entry_in(access.tournament_id) != entry:
+            access.require_director("an entry withdraws only itself")
+        after = await access.tournaments.withdraw(access.tournament_id, entry, access.actor)
         found = after.entries[entry]
         return EntryInfo(found.entry, list(found.names), found.computer, found.first_round, True)
 
@@ -102,14 +135,9 @@ class RoundController(Controller):
         summary="Where this entry plays the current round, with the seat's token",
         **token_only(400, 401, 403, 404, 503),
     )
-    async def my_seat(
-        self,
-        tournament_id: FromPath[UUID],
-        caller: NamedDependency[Caller],
-        tournaments: NamedDependency[TournamentService],
-    ) -> MySeat:
-        entry = caller.entry_in(str(tournament_id))
-        return await tournaments.seat_of(str(tournament_id), entry)
+    async def my_seat(self, access: NamedDependency[TournamentAccess]) -> MySeat:
+        entry = access.caller.entry_in(access.tournament_id)
+        return await access.tournaments.seat_of(access.tournament_id, entry)
 
     @post(
         "/rounds",
@@ -118,14 +146,9 @@ class RoundController(Controller):
         status_code=201,
         **token_only(400, 401, 403, 404, 409, 503),
     )
-    async def pair_round(
-        self,
-        tournament_id: FromPath[UUID],
-        caller: NamedDependency[Caller],
-        tournaments: NamedDependency[TournamentService],
-    ) -> RoundInfo:
-        caller.require_director(str(tournament_id), "the director pairs rounds")
-        paired = await tournaments.pair_round(str(tournament_id), _actor(caller))
+    async def pair_round(self, access: NamedDependency[TournamentAccess]) -> RoundInfo:
+        access.require_director("the director pairs rounds")
+        paired = await access.tournaments.pair_round(access.tournament_id, access.actor)
         return _round(paired.rounds[-1])
 
     @get(
@@ -135,12 +158,8 @@ class RoundController(Controller):
         **token_optional(400, 401, 404, 503),
     )
     async def get_round(
-        self,
-        tournament_id: FromPath[UUID],
-        number: FromPath[int],
-        tournaments: NamedDependency[TournamentService],
+        self, tournament: NamedDependency[Tournament], number: FromPath[int]
     ) -> RoundInfo:
-        tournament = await tournaments.load(str(tournament_id))
         if not 1 <= number <= len(tournament.rounds):
             raise TournamentError(
                 TournamentCode.NO_SUCH_ROUND, f"round {number} has not been paired"
@@ -156,10 +175,3 @@ def _round(played: RoundState) -> RoundInfo:
         byes=list(played.byes),
         deadline=played.deadline,
     )
-
-
-def _actor(caller: Caller) -> str:
-    """Who a tournament event names as its cause."""
-    if caller.kind == "entry":
-        return f"entry:{caller.entry}"
-    return caller.kind

@@ -162,7 +162,7 @@ def _matches(loaded: Loaded, audience: Audience, wanted: list[str]) -> bool:
     return "*" in wanted or etag(loaded.table.version, audience) in wanted
 
 
-async def _long_poll(table_id: str, version: int, access: TableAccess, wait: int) -> Loaded:
+async def _long_poll(version: int, access: TableAccess, wait: int) -> Loaded:
     """The table read once it moves past ``version``, ``wait`` seconds pass, the process
     begins a graceful stop (service.http.stopping) or the client hangs up
     (service.http.protocol), whichever comes first.
@@ -171,12 +171,12 @@ async def _long_poll(table_id: str, version: int, access: TableAccess, wait: int
     notification lost with a dropped LISTEN connection. What it answers with is always
     read after the last wait, so it is never older than a version acknowledged before.
     """
-    service, watcher, hangup = access.service, access.watcher, access.hangup
+    table_id, watcher, hangup = access.table_key, access.watcher, access.hangup
     deadline = time.monotonic() + wait
     while True:
         remaining = deadline - time.monotonic()
         await watcher.wait_for_table(table_id, version, min(remaining, 5.0), hangup)
-        fresh = await service.load(table_id, replica=True)
+        fresh = await access.service.load(table_id, replica=True)
         if (
             fresh.table.version != version
             or time.monotonic() >= deadline
@@ -206,10 +206,16 @@ def game_of(body: msgspec.Struct) -> str:
     return str(info.tag)
 
 
+def seat_name(asked: str | None, computer: bool, seat: int) -> str:
+    """The name a seat is taken or handed over under (``interventions.replace_seat``): the
+    one asked for, else the computer's or the seat's own."""
+    return asked or ("Computer" if computer else f"Player {seat + 1}")
+
+
 @dataclass(frozen=True, slots=True)
 class TableAccess:
-    """What the hot table routes (the view, its 304, a command, the events) are given: who
-    asks, and the services that answer them.
+    """What the hot table routes (the view, its 304, a command, the events) are given: which
+    table (the path's id), who asks, and the services that answer them.
 
     One dependency rather than three: Litestar resolves a handler's two or more
     dependencies of the same depth concurrently, in an anyio task group of their own,
@@ -217,6 +223,7 @@ class TableAccess:
     304's CPU — for providers that only read the app's state. A chain (this one after
     ``caller``) is resolved one by one, as cheaply as a single dependency."""
 
+    table_key: str
     caller: Caller
     service: TableService
     watcher: TableWatcher
@@ -224,11 +231,12 @@ class TableAccess:
 
 
 def provide_table_access(
-    request: Request[Any, Any, Any], caller: NamedDependency[Caller]
+    request: Request[Any, Any, Any], table_id: FromPath[UUID], caller: NamedDependency[Caller]
 ) -> TableAccess:
     # ``caller`` alone before it, this alone after: two batches of one, no task group.
     state = request.app.state
-    return TableAccess(caller, state.service, state.watcher, hangup_of(request.scope))
+    hangup = hangup_of(request.scope)
+    return TableAccess(str(table_id), caller, state.service, state.watcher, hangup)
 
 
 class TableController(Controller):
@@ -306,7 +314,7 @@ class TableController(Controller):
         table_key = str(table_id)
         if data.computer and (await service.load(table_key)).table.tournament is not None:
             caller.require_operator("a computer counts in the standings")
-        name = data.name or ("Computer" if data.computer else f"Player {seat + 1}")
+        name = seat_name(data.name, data.computer, seat)
         token, table = await service.take_seat(table_key, seat, name, computer=data.computer)
         return SeatGranted(table=table.id, seat=seat, token=token, version=table.version)
 
@@ -324,13 +332,11 @@ class TableController(Controller):
     )
     async def get_table(
         self,
-        table_id: FromPath[UUID],
         access: NamedDependency[TableAccess],
         if_none_match: IfNoneMatch = None,
         wait: Wait = None,
     ) -> Response[TableView]:
-        table_key = str(table_id)
-        caller, service, watcher = access.caller, access.service, access.watcher
+        table_key, caller, watcher = access.table_key, access.caller, access.watcher
         wanted = entity_tags(if_none_match)
         audience = caller.audience_at(table_key)  # another table's token: 403, nothing read
         heard = watcher.versions.get(table_key)
@@ -338,11 +344,11 @@ class TableController(Controller):
             # The caller holds the version this process last heard announced: a read now
             # would most likely find it unchanged, so the poll waits first and reads
             # after (a commit not announced here yet wakes it as soon as it is).
-            loaded = current_for(caller, await _long_poll(table_key, heard, access, wait))
+            loaded = current_for(caller, await _long_poll(heard, access, wait))
         else:
-            loaded = current_for(caller, await service.load(table_key, replica=True))
+            loaded = current_for(caller, await access.service.load(table_key, replica=True))
             if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
-                polled = await _long_poll(table_key, loaded.table.version, access, wait)
+                polled = await _long_poll(loaded.table.version, access, wait)
                 loaded = current_for(caller, polled)
         tag = etag(loaded.table.version, audience)
         if wanted is not None and _matches(loaded, audience, wanted):
@@ -421,17 +427,15 @@ class TableController(Controller):
     )
     async def post_action(
         self,
-        table_id: FromPath[UUID],
-        data: JSONBody[Command],
         access: NamedDependency[TableAccess],
+        data: JSONBody[Command],
         if_match: IfMatch = None,
         idempotency_key: IdempotencyKey = None,
     ) -> Response[ActionResult]:
-        table_key = str(table_id)
         caller = access.caller
         answer = await access.service.act(
-            table_key,
-            caller.seat_at(table_key),
+            access.table_key,
+            caller.seat_at(access.table_key),
             data,
             if_match=entity_tags(if_match),
             idempotency_key=idempotency_key,
@@ -446,16 +450,11 @@ class TableController(Controller):
         **token_optional(400, 401, 403, 404, 503),
     )
     async def list_events(
-        self,
-        table_id: FromPath[UUID],
-        access: NamedDependency[TableAccess],
-        after: After = 0,
-        limit: Limit = 500,
+        self, access: NamedDependency[TableAccess], after: After = 0, limit: Limit = 500
     ) -> EventPage:
-        table_key = str(table_id)
         caller = access.caller
-        audience = caller.audience_at(table_key)
-        table, stored = await access.service.events(table_key, audience, after, limit)
+        audience = caller.audience_at(access.table_key)
+        table, stored = await access.service.events(access.table_key, audience, after, limit)
         caller.require_current(table)
         records = [_record(s.version, s.recorded_at, s.actor, e) for s, e in stored]
         return EventPage(table=table.id, version=table.version, events=records)

@@ -15,7 +15,7 @@ import random
 import sys
 import time
 import uuid
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx
 
@@ -191,6 +191,14 @@ async def play_all(
     ]
 
 
+class Pace(TypedDict):
+    """How every bot of one command plays, whichever the mode: the seed of its random
+    choices and the seconds it waits before each command."""
+
+    seed: int | None
+    delay: float
+
+
 def summary(view: dict[str, Any]) -> dict[str, Any]:
     return {key: view.get(key) for key in ("id", "game", "version", "scores", "winners")}
 
@@ -200,30 +208,17 @@ def main(args: Any) -> int:
     url = args.url.rstrip("/")
     if not args.play_all and (args.table is None or args.seat is None):
         raise SystemExit("cardroom bot: give --table and --seat, or --play-all")
+    pace = Pace(seed=args.seed, delay=args.delay)
     try:
         if args.play_all:
             options = json.loads(args.options)
             played = play_all(
-                url,
-                args.game,
-                args.seats,
-                options=options,
-                tables=args.tables,
-                seed=args.seed,
-                delay=args.delay,
+                url, args.game, args.seats, options=options, tables=args.tables, **pace
             )
             lines = asyncio.run(played)
         else:
             name = args.name or f"bot {args.seat}"
-            seat = play_seat(
-                url,
-                args.table,
-                args.seat,
-                name=name,
-                token=args.token,
-                seed=args.seed,
-                delay=args.delay,
-            )
+            seat = play_seat(url, args.table, args.seat, name=name, token=args.token, **pace)
             lines = [{**summary(asyncio.run(seat)), "seat": args.seat}]
     except (Refused, httpx.HTTPError) as exc:
         print(f"cardroom bot: {exc}", file=sys.stderr)

@@ -27,6 +27,7 @@ import psycopg
 from domain.errors import RuleError
 from service.refusals import CommandConflict
 from service.settings import Settings
+from service.workers.expiries import Expirer
 from service.workers.leader import pause, while_leading
 from service.write import interventions
 from service.write.handler import Clock, TableService
@@ -49,7 +50,7 @@ class Swept(msgspec.Struct, frozen=True):
     tables: int = 0
 
 
-class Retention:
+class Retention(Expirer):
     def __init__(
         self,
         service: TableService,
@@ -59,15 +60,12 @@ class Retention:
         clock: Clock = now,
         batch: int = BATCH,
     ) -> None:
-        self.service = service
+        super().__init__(service, clock, IN_FLIGHT)
         self.idempotency = idempotency
         self.waiting = waiting
-        self.clock = clock
         self.batch = batch
-        self.leading = asyncio.Event()
         self.records = 0
         self.tables = 0
-        self.in_flight = asyncio.Semaphore(IN_FLIGHT)
 
     @classmethod
     def configured(cls, service: TableService, settings: Settings) -> Retention:
@@ -120,26 +118,25 @@ class Retention:
         expired = 0
         after = None
         while page := await self.service.store.waiting_since(before, after, PAGE):
-            expired += sum(await asyncio.gather(*(self._bounded(t) for _, t in page)))
+            expired += await self.expire_all(t for _, t in page)
             if len(page) < PAGE:
                 break
             after = page[-1]
         self.tables += expired
         return expired
 
-    async def _bounded(self, table_id: str) -> int:
-        async with self.in_flight:
-            try:
-                expired = await interventions.expire_waiting(self.service, table_id)
-            except RuleError as exc:  # a bug in a rule: say so, keep going
-                log.error("expiry of waiting table %s refused: %s", table_id, exc)
-            except (psycopg.Error, CommandConflict) as exc:
-                log.warning("expiry of waiting table %s failed (%s); next sweep", table_id, exc)
-            else:
-                if expired is not None:
-                    log.info("table %s expired: nobody filled it in time", table_id)
-                    return 1
-            return 0
+    async def expire(self, table_id: str) -> int:
+        try:
+            expired = await interventions.expire_waiting(self.service, table_id)
+        except RuleError as exc:  # a bug in a rule: say so, keep going
+            log.error("expiry of waiting table %s refused: %s", table_id, exc)
+        except (psycopg.Error, CommandConflict) as exc:
+            log.warning("expiry of waiting table %s failed (%s); next sweep", table_id, exc)
+        else:
+            if expired is not None:
+                log.info("table %s expired: nobody filled it in time", table_id)
+                return 1
+        return 0
 
 
 async def run_standalone(settings: Settings) -> None:

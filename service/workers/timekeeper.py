@@ -25,6 +25,7 @@ import psycopg
 
 from domain.errors import RuleError
 from service.read.watch import TableWatcher
+from service.workers.expiries import Expirer
 from service.workers.leader import while_leading
 from service.write import interventions
 from service.write.handler import Clock, TableService
@@ -42,17 +43,14 @@ IN_FLIGHT = 8  # expiries committed at once
 PACE = 0.05
 
 
-class Timekeeper:
+class Timekeeper(Expirer):
     def __init__(
         self, service: TableService, watcher: TableWatcher | None, clock: Clock = now
     ) -> None:
-        self.service = service
+        super().__init__(service, clock, IN_FLIGHT)
         self.watcher = watcher
-        self.clock = clock
-        self.leading = asyncio.Event()
         self.fired = 0
         self.extended = 0
-        self.in_flight = asyncio.Semaphore(IN_FLIGHT)
 
     async def run(self, conninfo: str, stop: asyncio.Event) -> None:
         async def lead(_: psycopg.AsyncConnection[Any]) -> None:
@@ -69,24 +67,16 @@ class Timekeeper:
         await while_leading(conninfo, LEADER_LOCK, stop, self.leading, lead, "timekeeper")
 
     async def step(self) -> int:
-        """Fire every clock expired by now; how many fired.
-
-        Tables are independent, so their expiries go out together (each its own
-        commit, a few at a time): a burst of deadlines costs round trips in parallel,
-        not one after another."""
+        """Fire every clock expired by now (:meth:`expire_all`); how many fired."""
         fired = 0
         while due := await self.service.store.due_tables(self.clock(), BATCH):
-            fired += sum(await asyncio.gather(*(self._bounded(t) for t in due)))
+            fired += await self.expire_all(due)
             if len(due) < BATCH:
                 break
         self.fired += fired
         return fired
 
-    async def _bounded(self, table_id: str) -> int:
-        async with self.in_flight:
-            return await self._fire(table_id)
-
-    async def _fire(self, table_id: str) -> int:
+    async def expire(self, table_id: str) -> int:
         try:
             return 0 if await interventions.expire(self.service, table_id) is None else 1
         except RuleError as exc:  # a bug in a rule or the computer: say so, keep going

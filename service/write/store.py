@@ -26,7 +26,7 @@ import logging
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 import msgspec
 import psycopg
@@ -469,15 +469,34 @@ async def read_all_on(
 
 
 def _stored(row: Sequence[Any]) -> StoredEvent:
+    """``table_id, version, position, recorded_at``, then the :class:`Recorded` columns."""
     return StoredEvent(
         table_id=row[0],
         version=row[1],
         position=row[2],
         recorded_at=row[3],
-        actor=row[4],
-        data=msgspec.Raw(row[5].encode()),
-        command=None if row[6] is None else msgspec.Raw(row[6].encode()),
-        hash=bytes(row[7]).hex(),
+        **recorded(row[4:8]),
+    )
+
+
+class Recorded(TypedDict):
+    """How a table's and a tournament's stored events end (service.write.tournament_store)."""
+
+    actor: str
+    data: msgspec.Raw
+    command: msgspec.Raw | None
+    hash: str
+
+
+def recorded(columns: Sequence[Any]) -> Recorded:
+    """``actor, data, command, hash`` as selected: the event and its command stay the JSON
+    stored, for whoever reads them to decode; the chain hash in hex."""
+    actor, data, command, chained = columns
+    return Recorded(
+        actor=actor,
+        data=msgspec.Raw(data.encode()),
+        command=None if command is None else msgspec.Raw(command.encode()),
+        hash=bytes(chained).hex(),
     )
 
 

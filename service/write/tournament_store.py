@@ -29,6 +29,7 @@ from service.write.store import (
     NewEvent,
     Stores,
     VersionConflict,
+    recorded,
 )
 
 _json = msgspec.json.Encoder()
@@ -48,15 +49,8 @@ class StoredTournamentEvent(msgspec.Struct, frozen=True):
 
 
 def _stored(row: Sequence[Any]) -> StoredTournamentEvent:
-    """``version, recorded_at, actor, data, command, hash`` as selected."""
-    return StoredTournamentEvent(
-        version=row[0],
-        recorded_at=row[1],
-        actor=row[2],
-        data=msgspec.Raw(row[3].encode()),
-        command=None if row[4] is None else msgspec.Raw(row[4].encode()),
-        hash=bytes(row[5]).hex(),
-    )
+    """``version, recorded_at``, then the columns of :class:`~service.write.store.Recorded`."""
+    return StoredTournamentEvent(version=row[0], recorded_at=row[1], **recorded(row[2:6]))
 
 
 class Secrets(msgspec.Struct, frozen=True):
