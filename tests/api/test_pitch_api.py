@@ -17,6 +17,7 @@ import psycopg
 import pytest
 from httpx import AsyncClient, Response
 
+from tests.domain.pitch_tables import BAD_OPTIONS
 from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
 from tests.support.playout import choose, pick_index
 
@@ -152,15 +153,7 @@ def count_tables(database_url: str) -> int:
     return int(row[0])
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        pytest.param({"low_point": "lowest"}, id="bad value"),
-        pytest.param({"setback_chip": "yes"}, id="bad type"),
-        pytest.param({"game_end": "lowest"}, id="bad game_end"),
-        pytest.param({"kitty": True}, id="unknown option"),
-    ],
-)
+@pytest.mark.parametrize("options", BAD_OPTIONS)
 async def test_a_bad_or_unknown_option_is_refused_and_creates_nothing(
     client: AsyncClient, database_url: str, options: dict[str, Any]
 ) -> None:

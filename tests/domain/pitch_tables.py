@@ -10,16 +10,25 @@ from msgspec.structs import replace
 
 from domain import table as tables
 from domain.cards import standard_pack
-from domain.commands import Bid, Hold, Pass, Play, PlayerCommand
-from domain.errors import RuleCode, RuleError
+from domain.commands import Bid, Hold, Pass, Play
 from domain.events import (
     Event,
     HandScored,
 )
 from tests.support.decks import packet_order, stack_deck
-from tests.support.playout import Playout
+from tests.support.playout import Playout, act_all
 
 Trick = list[tuple[int, str]]
+
+# Options a Pitch table refuses (RULES 0: an option is one of RULES' named values): the
+# rules tests and the API tests both try every one.
+BAD_OPTIONS = [
+    pytest.param({"low_point": "lowest"}, id="bad low_point"),
+    pytest.param({"all_pass": "shoot"}, id="bad all_pass"),
+    pytest.param({"setback_chip": "yes"}, id="setback_chip not a boolean"),
+    pytest.param({"game_end": "lowest"}, id="bad game_end"),
+    pytest.param({"kitty": True}, id="unknown option"),
+]
 
 
 def deal_table(
@@ -42,26 +51,16 @@ def deal_table(
     return playout
 
 
-def act_all(playout: Playout, calls: Sequence[tuple[int, PlayerCommand]]) -> list[Event]:
-    """Each seat's command in turn; the events of the last one."""
-    events: list[Event] = []
-    for seat, command in calls:
-        events = playout.act(seat, command)
-    return events
-
-
 def play_tricks(playout: Playout, tricks: Sequence[Trick]) -> list[Event]:
     return act_all(playout, [(seat, Play(card=card)) for trick in tricks for seat, card in trick])
 
 
-def refused(playout: Playout, seat: int, command: PlayerCommand) -> RuleCode:
-    with pytest.raises(RuleError) as error:
-        playout.act(seat, command)
-    assert not any(
-        isinstance(a, type(command)) and a == command
-        for a in tables.legal_actions(playout.table, seat)
-    )
-    return error.value.code
+def hands_of(tricks: Sequence[Trick]) -> dict[int, list[str]]:
+    """The hands that ``tricks`` play out to the last card: each seat's cards, in order."""
+    hands: dict[int, list[str]] = {}
+    for seat, card in (play for trick in tricks for play in trick):
+        hands.setdefault(seat, []).append(card)
+    return hands
 
 
 def only(events: list[Event], kind: type[Any]) -> Any:
@@ -90,3 +89,8 @@ DEALER_TAKES_TRICKS: list[Trick] = [
     [(3, "AD"), (0, "3D"), (1, "5D"), (2, "7D")],
     [(3, "TD"), (0, "4D"), (1, "6D"), (2, "8D")],
 ]
+
+
+def dealer_takes(options: dict[str, Any] | None = None) -> Playout:
+    """RULES 2.9, test case 1, dealt: seat 3 deals to four seats; seat 0 bids first."""
+    return deal_table(DEALER_TAKES, dealer=3, seats=4, options=options)

@@ -82,16 +82,16 @@ def test_made_bid_of_twenty_scores_what_the_side_took_and_highest_trump_bonus() 
     playout = deal_table(EXAMPLE_HANDS)
     with_scores(playout, (70, 85))
     to_play(playout, N, 20, "S")
-    tricks = [
-        [(E, "7S"), (S, "5S"), (W, "AS"), (N, "AH")],
-        [(S, "KH"), (W, "2H"), (N, "2D"), (E, "2C")],
-        [(S, "QH"), (W, "3H"), (N, "3D"), (E, "3C")],
-        [(S, "9C"), (W, "7C"), (N, "4D"), (E, "KD")],
-        [(W, "8C"), (N, "6D"), (E, "QD"), (S, "TC")],
+    tricks = [  # each seat's card, in the order played
+        {E: "7S", S: "5S", W: "AS", N: "AH"},
+        {S: "KH", W: "2H", N: "2D", E: "2C"},
+        {S: "QH", W: "3H", N: "3D", E: "3C"},
+        {S: "9C", W: "7C", N: "4D", E: "KD"},
+        {W: "8C", N: "6D", E: "QD", S: "TC"},
     ]
     events = []
     for trick in tricks:
-        for seat, card in trick:
+        for seat, card in trick.items():
             events = playout.act(seat, Play(card=card))
     winners = [e.seat for e in playout.events if isinstance(e, TrickWon)]
     assert winners == [S, S, S, W, W]
@@ -129,11 +129,11 @@ def _state_with_tricks(bid: int, bidder: int, winners: list[int], trumps: list[s
         tricks.append(CompletedTrick(leader=winner, winner=winner, cards=cards))
     return State(
         phase=Phase.PLAY,
+        trump="S",
         dealer=W,
         deal=1,
         high_bid=bid,
         high_bidder=bidder,
-        trump="S",
         tricks=tuple(tricks),
     )
 

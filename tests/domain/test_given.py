@@ -8,11 +8,11 @@ from domain import table as tables
 from domain.commands import Bid, Hold, Pass
 from domain.errors import RuleCode
 from domain.events import BidMade, Passed
-from tests.domain.pitch_tables import DEALER_TAKES, deal_table
+from tests.domain.pitch_tables import dealer_takes
 from tests.support.given import given
 
 # Pitch, four seats, seat 3 deals: seat 0 speaks first.
-DEALT = deal_table(DEALER_TAKES, dealer=3, seats=4).events
+DEALT = dealer_takes().events
 
 
 def test_then_checks_the_decided_events_and_gives_the_evolved_table() -> None:

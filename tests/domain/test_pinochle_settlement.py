@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from msgspec.structs import replace
 
 from domain.common.structs import CompletedTrick
 from domain.events import Event, GameWon, HandScored
@@ -27,22 +28,22 @@ def deal_over(
     scores: list[int] | None = None,
     deal: int = 1,
 ) -> State:
-    """A finished deal: soloist 0 took every trick (made) or none with nothing melded."""
-    config = PINOCHLE.config(msgspec.convert(options or {}, PINOCHLE.options_type), seats)
+    """A finished deal: soloist 0 took every trick (made) or none with nothing melded; the
+    table as the game sets it up with the last seat dealing."""
     dealer = seats - 1
+    table = PINOCHLE.initial_state(
+        seats, msgspec.convert(options or {}, PINOCHLE.options_type), dealer
+    )
     active = sitting_in(seats, dealer)
-    ante = 3 if config.kitty and config.scoring == "chips" else 0
+    ante = 3 if table.config.kitty and table.config.scoring == "chips" else 0
     winner = 0 if made else active[1]
     taken = [0] * seats
     taken[winner] = 240
-    return State(
+    return replace(
+        table,
         phase=Phase.PLAY,
-        config=config,
-        seats=seats,
-        dealer=dealer,
         deal=deal,
         active=active,
-        hands=((),) * seats,
         soloist=0,
         high_bid=bid,
         high_bidder=0,

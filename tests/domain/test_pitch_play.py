@@ -30,19 +30,18 @@ from domain.pitch.scoring import score_deal, sole_highest
 from domain.pitch.state import Phase, PitchOptions, PitchPlayedCard, State
 from domain.protocol import SYSTEM
 from tests.domain.pitch_tables import (
+    BAD_OPTIONS,
     DEALER_TAKES,
     DEALER_TAKES_AUCTION,
     DEALER_TAKES_TRICKS,
     Trick,
-    act_all,
-    deal_table,
+    dealer_takes,
     only,
     play_tricks,
     points,
-    refused,
 )
 from tests.support.given import given
-from tests.support.playout import Playout
+from tests.support.playout import Playout, act_all, refused
 
 # --- the deal (RULES 0.4, 2.2) ----------------------------------------------------------
 
@@ -84,7 +83,7 @@ def test_three_then_three_from_the_dealers_left_and_the_rest_is_out_of_play() ->
 
 def test_each_seat_calls_once_from_the_dealers_left_and_the_dealers_call_ends_it() -> None:
     """RULES 2.4: one round, from the dealer's left; the dealer calls last."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4)
+    playout = dealer_takes()
     turns = []
     for seat, command in [(0, Bid(amount=2)), (1, Bid(amount=3)), (2, Pass()), (3, Pass())]:
         turns.extend(tables.to_act(playout.table))
@@ -97,13 +96,13 @@ def test_each_seat_calls_once_from_the_dealers_left_and_the_dealers_call_ends_it
 
 def test_calls_out_of_turn_are_refused() -> None:
     """RULES 0.5 and 2.4: the auction starts left of the dealer."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4)
+    playout = dealer_takes()
     assert refused(playout, 2, Bid(amount=2)) is RuleCode.NOT_YOUR_TURN
 
 
 def test_a_bid_is_two_three_or_four_and_higher_than_the_high_bid() -> None:
     """RULES 2.4: a bid of 2, 3 or 4, higher than the current high bid."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4)
+    playout = dealer_takes()
     assert refused(playout, 0, Bid(amount=1)) is RuleCode.BID_NOT_ALLOWED
     assert refused(playout, 0, Bid(amount=5)) is RuleCode.BID_NOT_ALLOWED
     playout.act(0, Bid(amount=3))
@@ -114,21 +113,21 @@ def test_a_bid_is_two_three_or_four_and_higher_than_the_high_bid() -> None:
 
 def test_only_the_dealer_may_take_the_bid() -> None:
     """RULES 2.4: taking the contract without raising is the dealer's privilege."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4)
+    playout = dealer_takes()
     playout.act(0, Bid(amount=2))
     given(playout.events).when(Hold(), by=1).then_refused(RuleCode.CANNOT_HOLD)
 
 
 def test_the_dealer_cannot_take_when_nobody_has_bid() -> None:
     """RULES 2.4: the dealer takes at the current high bid; with none there is nothing to take."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4)
+    playout = dealer_takes()
     act_all(playout, [(0, Pass()), (1, Pass()), (2, Pass())])
     assert refused(playout, 3, Hold()) is RuleCode.CANNOT_HOLD
 
 
 def test_everyone_passing_throws_the_deal_in_and_the_next_dealer_deals() -> None:
     """RULES 2.4, all_pass="redeal" (default) and RULES 0.4: the deal passes left."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4)
+    playout = dealer_takes()
     events = act_all(playout, [(0, Pass()), (1, Pass()), (2, Pass()), (3, Pass())])
     assert events[-1] == DealThrownIn(deal=1)
     assert playout.table.state.deal == 2 and playout.table.state.dealer == 0
@@ -137,7 +136,7 @@ def test_everyone_passing_throws_the_deal_in_and_the_next_dealer_deals() -> None
 
 def test_a_stuck_dealer_must_bid_when_everyone_else_passes() -> None:
     """RULES 2.4, all_pass="stick_dealer": the dealer must bid at least 2."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4, options={"all_pass": "stick_dealer"})
+    playout = dealer_takes({"all_pass": "stick_dealer"})
     act_all(playout, [(0, Pass()), (1, Pass()), (2, Pass())])
     assert tables.legal_actions(playout.table, 3) == [Bid(amount=a) for a in (2, 3, 4)]
     stuck = given(playout.events)
@@ -147,7 +146,7 @@ def test_a_stuck_dealer_must_bid_when_everyone_else_passes() -> None:
 
 def test_a_stuck_dealer_may_pass_a_bid_made_by_another_seat() -> None:
     """RULES 2.4: the stuck dealer's duty applies only when every other seat passed."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4, options={"all_pass": "stick_dealer"})
+    playout = dealer_takes({"all_pass": "stick_dealer"})
     act_all(playout, [(0, Pass()), (1, Bid(amount=2)), (2, Pass())])
     given(playout.events).when(Pass(), by=3).then([Passed(seat=3), AuctionWon(seat=1, amount=2)])
 
@@ -157,7 +156,7 @@ def test_a_stuck_dealer_may_pass_a_bid_made_by_another_seat() -> None:
 
 def test_the_pitcher_may_lead_any_card_and_its_suit_becomes_trump() -> None:
     """RULES 2.5: the pitcher leads; the suit of that first card becomes trump."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4)
+    playout = dealer_takes()
     act_all(playout, DEALER_TAKES_AUCTION)
     assert tables.legal_actions(playout.table, 3) == [Play(card=c) for c in DEALER_TAKES[3]]
     events = playout.act(3, Play(card="AS"))
@@ -184,7 +183,7 @@ def test_a_player_void_in_the_suit_led_may_play_anything() -> None:
 
 def test_a_plain_card_of_another_suit_is_refused_while_one_can_follow() -> None:
     """RULES 2.5 and 0.5: seat 2 holds 3C on a club lead and may not play 7S."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4)
+    playout = dealer_takes()
     act_all(playout, DEALER_TAKES_AUCTION)
     play_tricks(playout, [DEALER_TAKES_TRICKS[0], DEALER_TAKES_TRICKS[1][:2]])
     assert refused(playout, 2, Play(card="7S")) is RuleCode.MUST_FOLLOW_SUIT
@@ -291,15 +290,7 @@ def test_options_default_to_the_seed_rules() -> None:
     assert created.options == {"low_point": "dealt", "all_pass": "redeal", "setback_chip": False}
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        pytest.param({"low_point": "lowest"}, id="bad low_point"),
-        pytest.param({"all_pass": "shoot"}, id="bad all_pass"),
-        pytest.param({"setback_chip": "yes"}, id="setback_chip not a boolean"),
-        pytest.param({"kitty": True}, id="unknown option"),
-    ],
-)
+@pytest.mark.parametrize("options", BAD_OPTIONS)
 def test_unknown_options_and_bad_values_are_refused(options: dict[str, Any]) -> None:
     """RULES 0: an option is one of RULES' named values, or the table is not created."""
     with pytest.raises(RuleError) as error:

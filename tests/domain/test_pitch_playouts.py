@@ -42,7 +42,7 @@ from tests.support.invariants import (
     check_decide_matches_legal_actions,
     check_replay,
 )
-from tests.support.playout import Playout
+from tests.support.playout import Playout, played_out
 
 # 192 games per size, 12 times the 2**4 combinations of the four options' values.
 GAMES_PER_VALUE = 96
@@ -234,9 +234,6 @@ def test_random_games_hold_every_invariant_for_each_option_value(seats: int) -> 
 @pytest.mark.parametrize("seats", [2, 7])
 def test_replaying_a_game_is_deterministic(seats: int) -> None:
     """The same seed gives the same events: a failing seed can be replayed exactly."""
-    first = Playout(tables.create("t", "pitch", seats, options_for(5)), 11)
-    second = Playout(tables.create("t", "pitch", seats, options_for(5)), 11)
-    for playout in (first, second):
-        playout.seat_everyone()
-        playout.play_out()
-    assert first.events == second.events
+    first = played_out(Playout(tables.create("t", "pitch", seats, options_for(5)), 11))
+    second = played_out(Playout(tables.create("t", "pitch", seats, options_for(5)), 11))
+    assert first == second

@@ -25,15 +25,15 @@ from tests.domain.pitch_tables import (
     DEALER_TAKES_AUCTION,
     DEALER_TAKES_TRICKS,
     Trick,
-    act_all,
     deal_table,
+    dealer_takes,
+    hands_of,
     only,
     play_tricks,
     points,
-    refused,
 )
 from tests.support.given import given
-from tests.support.playout import Playout
+from tests.support.playout import Playout, act_all, refused
 
 # --- RULES 2.9, test case 1: four players, the dealer takes 3 and is set back -----------
 
@@ -42,7 +42,7 @@ def test_dealer_takes_the_bid_and_is_set_back_while_high_low_and_jack_go_elsewhe
     """RULES 2.9: dealer 3 takes at 3 and pitches KH; AH seat 0, JH and 4H seat 1, 2H
     seat 2; seat 1 keeps JH back and wins a trick with it; seat 3 wins Game.
     Seat 0 +1 (High), seat 2 +1 (Low, dealt), seat 1 +1 (Jack), seat 3 made 1 of 3: −3."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4)
+    playout = dealer_takes()
     events = act_all(playout, DEALER_TAKES_AUCTION)
     assert events == [Held(seat=3, amount=3), AuctionWon(seat=3, amount=3)]
     assert tables.to_act(playout.table) == [3]  # the pitcher leads
@@ -72,7 +72,7 @@ def test_dealer_takes_the_bid_and_is_set_back_while_high_low_and_jack_go_elsewhe
 
 def test_low_won_goes_to_whoever_captures_the_lowest_trump() -> None:
     """RULES 2.3, option low_point="won": seat 0 captured 2H in the first trick."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4, options={"low_point": "won"})
+    playout = dealer_takes({"low_point": "won"})
     act_all(playout, DEALER_TAKES_AUCTION)
     scored = only(play_tricks(playout, DEALER_TAKES_TRICKS), HandScored)
     assert points(scored) == {"high": 0, "low": 0, "jack": 1, "game": 3}
@@ -81,7 +81,7 @@ def test_low_won_goes_to_whoever_captures_the_lowest_trump() -> None:
 
 def test_views_show_scores_pitcher_bid_and_trump_and_hide_other_hands() -> None:
     """RULES 2.2 and 0.6: undealt cards and other hands reach the operator only."""
-    playout = deal_table(DEALER_TAKES, dealer=3, seats=4)
+    playout = dealer_takes()
     act_all(playout, DEALER_TAKES_AUCTION)
     playout.act(3, Play(card="KH"))
     seat = tables.view(playout.table, 1)
@@ -99,12 +99,10 @@ def test_views_show_scores_pitcher_bid_and_trump_and_hide_other_hands() -> None:
 
 # --- RULES 2.9, test cases 2 and 3: the winning order -----------------------------------
 
-PITCHER_REACHES_SEVEN = {
-    2: ["3H", "JH", "TC", "AS", "TS", "9C"],
-    0: ["AH", "4C", "5C", "6C", "7C", "8C"],
-    1: ["2H", "4D", "5D", "6D", "7D", "8D"],
-}
-PITCHER_REACHES_SEVEN_TRICKS: list[Trick] = [
+# Both deals of this section: three seats, seat 1 deals, seat 2 pitches for 2 and the
+# others pass; each seat is dealt the cards it plays in the six tricks.
+PITCH_FOR_TWO = [(2, Bid(amount=2)), (0, Pass()), (1, Pass())]
+PITCHER_REACHES_SEVEN: list[Trick] = [
     [(2, "3H"), (0, "AH"), (1, "2H")],
     [(0, "4C"), (1, "4D"), (2, "JH")],  # seat 2 trumps although he holds clubs
     [(2, "TC"), (0, "5C"), (1, "5D")],
@@ -112,22 +110,22 @@ PITCHER_REACHES_SEVEN_TRICKS: list[Trick] = [
     [(2, "TS"), (0, "7C"), (1, "7D")],
     [(2, "9C"), (0, "8C"), (1, "8D")],
 ]
-# One round of bidding in both deals of this section: seat 2 pitches for 2 (dealer 1).
-PITCH_FOR_TWO = [(2, Bid(amount=2)), (0, Pass()), (1, Pass())]
 
 
-def pitcher_reaches_seven(before: list[int], options: dict[str, str] | None = None) -> list[Event]:
-    playout = deal_table(PITCHER_REACHES_SEVEN, 1, 3, options, scores=before)
+def pitched_for_two(
+    tricks: list[Trick], before: list[int], options: dict[str, str] | None = None
+) -> tuple[Playout, list[Event]]:
+    """The deal that ``tricks`` play out, from the scores ``before``; the table and the
+    events of the last card."""
+    playout = deal_table(hands_of(tricks), dealer=1, seats=3, options=options, scores=before)
     act_all(playout, PITCH_FOR_TWO)
-    return play_tricks(playout, PITCHER_REACHES_SEVEN_TRICKS)
+    return playout, play_tricks(playout, tricks)
 
 
 def test_pitcher_who_makes_his_bid_and_reaches_seven_wins_whatever_the_others_reach() -> None:
     """RULES 2.9: before the deal 6, 6, 5; seat 2 pitches for 2 and wins Jack and Game;
     seat 0 High, seat 1 Low: all reach 7, but seat 2 made his bid and wins."""
-    playout = deal_table(PITCHER_REACHES_SEVEN, dealer=1, seats=3, scores=[6, 6, 5])
-    act_all(playout, PITCH_FOR_TWO)
-    events = play_tricks(playout, PITCHER_REACHES_SEVEN_TRICKS)
+    playout, events = pitched_for_two(PITCHER_REACHES_SEVEN, [6, 6, 5])
     scored = only(events, HandScored)
     assert points(scored) == {"high": 0, "low": 1, "jack": 2, "game": 2}
     assert scored.scores == [7, 7, 7]
@@ -136,12 +134,7 @@ def test_pitcher_who_makes_his_bid_and_reaches_seven_wins_whatever_the_others_re
     assert playout.table.status == "finished"
 
 
-SET_BACK_PITCHER = {
-    2: ["2H", "3C", "2D", "3D", "2S", "4D"],
-    0: ["AH", "4C", "5C", "6C", "7C", "8C"],
-    1: ["3H", "JH", "TD", "AD", "TS", "9D"],
-}
-SET_BACK_PITCHER_TRICKS: list[Trick] = [
+SET_BACK_PITCHER: list[Trick] = [
     [(2, "2H"), (0, "AH"), (1, "3H")],
     [(0, "4C"), (1, "JH"), (2, "3C")],
     [(1, "TD"), (2, "2D"), (0, "5C")],
@@ -151,16 +144,10 @@ SET_BACK_PITCHER_TRICKS: list[Trick] = [
 ]
 
 
-def set_back_pitcher(before: list[int], options: dict[str, str] | None = None) -> list[Event]:
-    playout = deal_table(SET_BACK_PITCHER, 1, 3, options, scores=before)
-    act_all(playout, PITCH_FOR_TWO)
-    return play_tricks(playout, SET_BACK_PITCHER_TRICKS)
-
-
 def test_after_a_set_back_points_count_in_the_order_high_low_jack_game() -> None:
     """RULES 2.9: the pitcher is set back; seat 0 gets High (→7), seat 1 Jack (→7) and
     Game (→8): seat 0 reaches 7 first in the counting order and wins."""
-    events = set_back_pitcher([6, 6, 0])
+    _, events = pitched_for_two(SET_BACK_PITCHER, [6, 6, 0])
     scored = only(events, HandScored)
     assert points(scored) == {"high": 0, "low": 2, "jack": 1, "game": 1}
     assert scored.changes == [1, 2, -2]
@@ -252,14 +239,14 @@ HIGHEST = {"game_end": "highest"}
 
 def test_with_highest_a_tie_at_the_top_plays_another_deal() -> None:
     """RULES 2.10: 6, 6, 5 become 7, 7, 7: a tie at the top, nobody wins, deal again."""
-    events = pitcher_reaches_seven([6, 6, 5], HIGHEST)
+    _, events = pitched_for_two(PITCHER_REACHES_SEVEN, [6, 6, 5], HIGHEST)
     assert only(events, HandScored).scores == [7, 7, 7]
     assert not any(isinstance(e, GameWon | PitchChipsSettled) for e in events)
 
 
 def test_with_highest_the_deal_after_a_tie_is_won_by_the_highest_score() -> None:
     """RULES 2.10: from 7, 7, 7 the same deal ends 8, 8, 9: seat 2 alone is highest."""
-    events = pitcher_reaches_seven([7, 7, 7], HIGHEST)
+    _, events = pitched_for_two(PITCHER_REACHES_SEVEN, [7, 7, 7], HIGHEST)
     assert only(events, GameWon) == GameWon(winners=[2], scores=[8, 8, 9])
     assert only(events, PitchChipsSettled).chips == [-1, -1, 2]
 
@@ -267,7 +254,7 @@ def test_with_highest_the_deal_after_a_tie_is_won_by_the_highest_score() -> None
 def test_with_highest_the_highest_score_wins_not_the_first_counted() -> None:
     """RULES 2.10: 6, 6, 0, the pitcher set back: seat 0 reaches 7 with High, seat 1 8
     with Jack and Game; seat 1 wins (under "rules" seat 0 would)."""
-    events = set_back_pitcher([6, 6, 0], HIGHEST)
+    _, events = pitched_for_two(SET_BACK_PITCHER, [6, 6, 0], HIGHEST)
     assert only(events, GameWon) == GameWon(winners=[1], scores=[7, 8, -2])
     settled = only(events, PitchChipsSettled)
     assert settled == PitchChipsSettled(winner=1, chips=[-1, 3, -2], setbacks=[0, 0, 1])
@@ -293,5 +280,5 @@ def test_game_end_rules_is_the_default_and_is_recorded_only_when_chosen() -> Non
         assert created.options == recorded
         view = tables.view(tables.start(created), "spectator")
         assert msgspec.to_builtins(view.options) == recorded  # type: ignore[attr-defined]
-    events = pitcher_reaches_seven([6, 6, 5], {"game_end": "rules"})
+    _, events = pitched_for_two(PITCHER_REACHES_SEVEN, [6, 6, 5], {"game_end": "rules"})
     assert only(events, GameWon).winners == [2]

@@ -23,10 +23,10 @@ from domain.bridge.events import (
 from domain.bridge.scoring import achieved, penalty
 from domain.cards import piquet_pack
 from domain.commands import Accept, Bid, Contra, Declare, Pass, Play, Reserve, Stand
-from domain.errors import RuleCode, RuleError
+from domain.errors import RuleCode
 from domain.events import AuctionWon, BidMade, CardsDealt, HandScored, ScoreItem, TrickWon
 from tests.support.decks import reserve_bridge_order, stack_deck
-from tests.support.playout import Playout
+from tests.support.playout import Playout, refused
 
 B, A = 0, 1  # B deals; A is the non-dealer
 
@@ -75,17 +75,24 @@ def example_table() -> Playout:
     return playout
 
 
-def refused(playout: Playout, seat: int, command: object) -> RuleCode:
-    with pytest.raises(RuleError) as error:
-        playout.act(seat, command)  # type: ignore[arg-type]
-    return error.value.code
-
-
 def through_the_auction(playout: Playout) -> None:
     """RULES 4.9 rounds 1-3: A 6, B 8; A 9, B 14; A passes, B 24."""
     for seat, amount in [(A, 6), (B, 8), (A, 9), (B, 14)]:
         playout.act(seat, Bid(amount=amount))
     playout.act(A, Pass())
+    playout.act(B, Bid(amount=24))
+
+
+def to_the_reserves(playout: Playout, *, contra: bool = False) -> None:
+    """The auction; B names diamonds and the contract stands: A accepts it, or A contras
+    and B accepts the contra."""
+    through_the_auction(playout)
+    playout.act(B, Declare(denomination="D"))
+    if contra:
+        playout.act(A, Contra())
+        playout.act(B, Accept())
+    else:
+        playout.act(A, Accept())
 
 
 def test_operator_deck_deals_the_example_hands_in_twos_non_dealer_first() -> None:
@@ -98,10 +105,7 @@ def test_operator_deck_deals_the_example_hands_in_twos_non_dealer_first() -> Non
     for seat in (A, B):
         assert Counter(dealt.hands[seat] or []) == Counter(STAGES[seat][0])
     assert dealt.rest is not None and len(dealt.rest) == 12  # dealt later, from state
-    through_the_auction(playout)
-    playout.act(B, Bid(amount=24))
-    playout.act(B, Declare(denomination="D"))
-    playout.act(A, Accept())
+    to_the_reserves(playout)
     stages = [e for e in playout.events if isinstance(e, StageDealt)]
     assert [s.stage for s in stages] == [2, 3, 4]
     for stage in stages:
@@ -133,7 +137,6 @@ def test_example_contra_and_the_refused_change_to_hearts() -> None:
     """RULES 4.4 and 4.9: 24 is a small slam in ♦ but only three odd tricks in ♥."""
     playout = example_table()
     through_the_auction(playout)
-    playout.act(B, Bid(amount=24))
     assert tables.legal_actions(playout.table, B) == [
         Declare(denomination="C"),
         Declare(denomination="D"),
@@ -158,11 +161,7 @@ def test_example_contra_and_the_refused_change_to_hearts() -> None:
 def test_example_plays_ten_tricks_to_twenty_four_below_and_one_forty_above() -> None:
     """RULES 4.9: B takes 9 tricks; 24 below (first partie), 15 + 100 + 25 above."""
     playout = example_table()
-    through_the_auction(playout)
-    playout.act(B, Bid(amount=24))
-    playout.act(B, Declare(denomination="D"))
-    playout.act(A, Contra())
-    playout.act(B, Accept())
+    to_the_reserves(playout, contra=True)
     assert tables.to_act(playout.table) == [B, A]  # both lay their reserves
     for seat in (B, A):
         playout.act(seat, Reserve(cards=RESERVES[seat]))
@@ -196,10 +195,7 @@ def test_example_plays_ten_tricks_to_twenty_four_below_and_one_forty_above() -> 
 def test_example_reserve_cards_follow_suit_from_the_reserve() -> None:
     """RULES 4.5 in trick 8: spades led, A must answer with the AS of his reserve."""
     playout = example_table()
-    through_the_auction(playout)
-    playout.act(B, Bid(amount=24))
-    playout.act(B, Declare(denomination="D"))
-    playout.act(A, Accept())
+    to_the_reserves(playout)
     for seat in (A, B):
         playout.act(seat, Reserve(cards=RESERVES[seat]))
     for trick in TRICKS[:7]:

@@ -48,7 +48,7 @@ from tests.support.invariants import (
     check_replay,
 )
 from tests.support.knowledge import Knowledge
-from tests.support.playout import Playout
+from tests.support.playout import Playout, played_out
 
 RUBBERS = 300
 PACK = piquet_pack()
@@ -281,9 +281,6 @@ def play_one_checked_rubber(seed: int) -> list[Event]:
 @pytest.mark.parametrize("seed", [7, 8])
 def test_replaying_a_rubber_is_deterministic(seed: int) -> None:
     """The same seed gives the same events: playouts can be replayed from a failing seed."""
-    first = BridgePlayout(tables.create("t", "reserve-bridge", 2, {}), seed)
-    second = BridgePlayout(tables.create("t", "reserve-bridge", 2, {}), seed)
-    for playout in (first, second):
-        playout.seat_everyone()
-        playout.play_out()
-    assert first.events == second.events
+    first = played_out(BridgePlayout(tables.create("t", "reserve-bridge", 2, {}), seed))
+    second = played_out(BridgePlayout(tables.create("t", "reserve-bridge", 2, {}), seed))
+    assert first == second

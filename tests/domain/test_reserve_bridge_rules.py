@@ -24,7 +24,6 @@ from domain.commands import (
     Declare,
     Pass,
     Play,
-    PlayerCommand,
     Recontra,
     Reserve,
     Stand,
@@ -35,7 +34,7 @@ from domain.errors import RuleCode, RuleError
 from domain.events import AuctionWon, BidMade, CardsDealt, DealerDrawn, DealThrownIn, Passed
 from domain.protocol import SYSTEM
 from tests.support.given import given
-from tests.support.playout import Playout
+from tests.support.playout import Playout, act_all, refused
 
 B, A = 0, 1  # seat 0 deals first: A, the non-dealer, is seat 1
 PACK = piquet_pack()
@@ -47,19 +46,6 @@ def new_table(dealer: int = B) -> Playout:
     playout = Playout(created, seed=0)
     playout.seat_everyone()
     return playout
-
-
-def calls(playout: Playout, *script: tuple[int, PlayerCommand]) -> list[object]:
-    events: list[object] = []
-    for seat, command in script:
-        events = list(playout.act(seat, command))
-    return events
-
-
-def code_of(playout: Playout, seat: int, command: PlayerCommand) -> RuleCode:
-    with pytest.raises(RuleError) as error:
-        playout.act(seat, command)
-    return error.value.code
 
 
 def bids_offered(playout: Playout, seat: int) -> list[int]:
@@ -134,10 +120,10 @@ def test_slam_bid_is_allowed_beyond_the_cap_at_any_time() -> None:
 def test_each_player_calls_once_in_rounds_one_and_two_then_a_stage_is_dealt() -> None:
     """RULES 4.2: round 1 (A, B), two cards each, round 2 (A, B), two more each."""
     playout = new_table()
-    events = calls(playout, (A, Bid(amount=6)), (B, Bid(amount=8)))
+    events = act_all(playout, [(A, Bid(amount=6)), (B, Bid(amount=8))])
     assert [type(e) for e in events] == [BidMade, StageDealt]
     assert tables.to_act(playout.table) == [A]
-    events = calls(playout, (A, Bid(amount=9)), (B, Bid(amount=10)))
+    events = act_all(playout, [(A, Bid(amount=9)), (B, Bid(amount=10))])
     assert [type(e) for e in events] == [BidMade, StageDealt]
     assert [len(h) for h in playout.table.state.hands] == [14, 14]
 
@@ -145,7 +131,9 @@ def test_each_player_calls_once_in_rounds_one_and_two_then_a_stage_is_dealt() ->
 def test_round_three_alternates_uncapped_until_one_player_passes() -> None:
     """RULES 4.3 [decision]: while both still bid in round 3, raises are not capped."""
     playout = new_table()
-    calls(playout, (A, Bid(amount=6)), (B, Bid(amount=8)), (A, Bid(amount=9)), (B, Bid(amount=14)))
+    act_all(
+        playout, [(A, Bid(amount=6)), (B, Bid(amount=8)), (A, Bid(amount=9)), (B, Bid(amount=14))]
+    )
     assert bids_offered(playout, A) == list(range(15, 51))
     playout.act(A, Bid(amount=27))
     assert tables.to_act(playout.table) == [B]
@@ -156,7 +144,9 @@ def test_round_three_alternates_uncapped_until_one_player_passes() -> None:
 def test_a_pass_in_round_three_after_the_opponents_bid_ends_the_auction() -> None:
     """RULES 4.2: round 3 ends when one passes; the bidder has already called."""
     playout = new_table()
-    calls(playout, (A, Bid(amount=6)), (B, Bid(amount=8)), (A, Bid(amount=9)), (B, Bid(amount=14)))
+    act_all(
+        playout, [(A, Bid(amount=6)), (B, Bid(amount=8)), (A, Bid(amount=9)), (B, Bid(amount=14))]
+    )
     playout.act(A, Bid(amount=15))
     given(playout.events).when(Pass(), by=B).then([Passed(seat=B), AuctionWon(seat=A, amount=15)])
 
@@ -164,7 +154,7 @@ def test_a_pass_in_round_three_after_the_opponents_bid_ends_the_auction() -> Non
 def test_a_pass_is_final() -> None:
     """RULES 4.3: A passes in round 2 and never calls again; B calls alone."""
     playout = new_table()
-    calls(playout, (A, Bid(amount=6)), (B, Bid(amount=8)), (A, Pass()))
+    act_all(playout, [(A, Bid(amount=6)), (B, Bid(amount=8)), (A, Pass())])
     assert tables.to_act(playout.table) == [B]
     playout.act(B, Stand())
     assert tables.to_act(playout.table) == [B]  # round 3: B again, A never
@@ -174,11 +164,11 @@ def test_a_pass_is_final() -> None:
 def test_after_a_pass_the_other_raises_his_own_previous_bid_by_at_most_five_or_stands() -> None:
     """RULES 4.3: A 6, B passes; A may go to 11 in round 2, and stands at 6."""
     playout = new_table()
-    calls(playout, (A, Bid(amount=6)), (B, Pass()))
+    act_all(playout, [(A, Bid(amount=6)), (B, Pass())])
     offered = tables.legal_actions(playout.table, A)
     assert Pass() not in offered and offered[0] == Stand()
     assert bids_offered(playout, A) == [7, 8, 9, 10, 11, 24, 30, 32, 40, 50]
-    assert code_of(playout, A, Pass()) is RuleCode.NOT_ALLOWED_NOW
+    assert refused(playout, A, Pass()) is RuleCode.NOT_ALLOWED_NOW
     events = playout.act(A, Stand())
     assert events[0] == BidStood(seat=A, amount=6)
     assert bids_offered(playout, A)[:5] == [7, 8, 9, 10, 11]  # still 6 + 5 in round 3
@@ -195,7 +185,7 @@ def test_the_survivor_calls_in_the_round_of_the_pass_too() -> None:
     events = playout.act(B, Bid(amount=10))
     assert isinstance(events[-1], StageDealt)
     assert bids_offered(playout, B)[:5] == [11, 12, 13, 14, 15]
-    calls(playout, (B, Bid(amount=15)))
+    playout.act(B, Bid(amount=15))
     events = playout.act(B, Stand())
     assert events == [BidStood(seat=B, amount=15), AuctionWon(seat=B, amount=15)]
 
@@ -223,7 +213,7 @@ def test_nobody_bidding_throws_the_deal_in_and_the_other_player_deals() -> None:
 def won_auction(amount: int) -> Playout:
     """A opens with ``amount`` (free), B passes, A stands twice: A declares."""
     playout = new_table()
-    calls(playout, (A, Bid(amount=amount)), (B, Pass()), (A, Stand()), (A, Stand()))
+    act_all(playout, [(A, Bid(amount=amount)), (B, Pass()), (A, Stand()), (A, Stand())])
     assert playout.table.state.phase is Phase.DECLARE
     return playout
 
@@ -236,7 +226,7 @@ def test_a_denomination_needing_more_than_five_odd_tricks_is_not_allowed() -> No
     """RULES 4.4: 31 is six odd tricks in ♣♦, four in ♥♠ and no-trump or nullo."""
     playout = won_auction(31)
     assert declared(playout) == ["H", "S", "NT", "NULLO"]
-    assert code_of(playout, A, Declare(denomination="C")) is RuleCode.DENOMINATION_NOT_ALLOWED
+    assert refused(playout, A, Declare(denomination="C")) is RuleCode.DENOMINATION_NOT_ALLOWED
 
 
 def test_a_slam_value_bid_within_the_rules_may_be_played_anywhere_it_fits() -> None:
@@ -268,7 +258,7 @@ def test_change_of_denomination_keeps_the_bid_and_the_contra_without_recontra() 
         Accept(),
         *(Declare(denomination=d) for d in ["C", "H", "S", "NT", "NULLO"]),
     ]
-    assert code_of(playout, A, Declare(denomination="D")) is RuleCode.DENOMINATION_NOT_ALLOWED
+    assert refused(playout, A, Declare(denomination="D")) is RuleCode.DENOMINATION_NOT_ALLOWED
     events = playout.act(A, Declare(denomination="NT"))
     assert events[:2] == [
         DenominationChanged(seat=A, denomination="NT", previous="D"),
@@ -295,11 +285,11 @@ def test_the_reserve_is_exactly_three_cards_of_the_hand() -> None:
     playout.act(A, Declare(denomination="S"))
     playout.act(B, Accept())
     hand = list(playout.table.state.hands[A])
-    assert code_of(playout, A, Reserve(cards=hand[:2])) is RuleCode.INVALID_DISCARD
-    assert code_of(playout, A, Reserve(cards=hand[:4])) is RuleCode.INVALID_DISCARD
-    assert code_of(playout, A, Reserve(cards=[hand[0]] * 3)) is RuleCode.INVALID_DISCARD
+    assert refused(playout, A, Reserve(cards=hand[:2])) is RuleCode.INVALID_DISCARD
+    assert refused(playout, A, Reserve(cards=hand[:4])) is RuleCode.INVALID_DISCARD
+    assert refused(playout, A, Reserve(cards=[hand[0]] * 3)) is RuleCode.INVALID_DISCARD
     other = playout.table.state.hands[B][0]
-    assert code_of(playout, A, Reserve(cards=[*hand[:2], other])) is RuleCode.INVALID_DISCARD
+    assert refused(playout, A, Reserve(cards=[*hand[:2], other])) is RuleCode.INVALID_DISCARD
     playout.act(A, Reserve(cards=hand[:3]))
     assert tables.to_act(playout.table) == [B]
     assert len(playout.table.state.hands[A]) == 13

@@ -31,10 +31,6 @@ def end_of_deal(
     honours: tuple[BridgeHonour, ...] = (),
 ) -> State:
     """Ten tricks played, ``taken`` of them by the declarer."""
-    tricks = tuple(
-        CompletedTrick(leader=A, winner=declarer if i < taken else 1 - declarer, cards=())
-        for i in range(10)
-    )
     return State(
         phase=Phase.PLAY,
         dealer=B,
@@ -43,7 +39,10 @@ def end_of_deal(
         high_bidder=declarer,
         denomination=denomination,
         doubling=doubling,
-        tricks=tricks,
+        tricks=tuple(
+            CompletedTrick(leader=A, winner=declarer if i < taken else 1 - declarer, cards=())
+            for i in range(10)
+        ),
         parties=parties,
         sheet=sheet,
         honours=honours,

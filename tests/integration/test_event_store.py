@@ -92,6 +92,13 @@ async def open_table_to_commit(store: EventStore) -> tuple[str, bytes]:
     return table_id, snapshot.last_hash
 
 
+async def assert_snapshot_at(store: EventStore, table_id: str, version: int) -> None:
+    """The table's snapshot is at ``version``, with the state the commit to it wrote."""
+    snapshot = await store.load(table_id)
+    assert snapshot is not None and snapshot.version == version
+    assert snapshot.state == b"state-%d" % version
+
+
 async def count_rows(pool: AsyncConnectionPool[Any], table: str, table_id: str) -> int:
     async with pool.connection() as conn:
         cur = await conn.execute(f"SELECT count(*) FROM {table} WHERE table_id = %s", (table_id,))
@@ -105,8 +112,7 @@ async def test_appends_number_versions_from_one_without_gaps(store: EventStore) 
     await store.commit(commit(table_id, 1, last_hash, events("a", "b", "c")))
     stored = await store.read_stream(table_id)
     assert [e.version for e in stored] == [1, 2, 3, 4]
-    snapshot = await store.load(table_id)
-    assert snapshot is not None and snapshot.version == 4 and snapshot.state == b"state-4"
+    await assert_snapshot_at(store, table_id, 4)
 
 
 async def test_stale_append_writes_nothing(
@@ -127,8 +133,7 @@ async def test_stale_append_writes_nothing(
     assert [e.version for e in await store.read_stream(table_id)] == [1, 2]
     assert await count_rows(pool, "shuffle_secrets", table_id) == 0
     assert await count_rows(pool, "idempotency_keys", table_id) == 0
-    after = await store.load(table_id)
-    assert after is not None and after.version == 2 and after.state == b"state-2"
+    await assert_snapshot_at(store, table_id, 2)
 
 
 async def test_idempotency_record_commits_with_the_events(

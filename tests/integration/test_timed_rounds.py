@@ -15,7 +15,6 @@ from domain import computer
 from domain import table as tables
 from domain.events import GameTimed, HandScored, TimeCalled
 from domain.tournament.model import Format
-from domain.tournament.stream import Terms
 from service.audit.tournament_export import tournament_lines
 from service.audit.tournament_verify import verify_tournament_lines
 from service.workers.timekeeper import Timekeeper
@@ -24,6 +23,7 @@ from service.write.handler import TableService
 from service.write.store import EventStore
 from service.write.tournament_store import TournamentStore
 from service.write.tournaments import TournamentService
+from tests.domain.tournament.rounds import bridge_terms
 from tests.support import services
 from tests.support.clock import FakeClock
 
@@ -41,16 +41,7 @@ async def timed_round(
     """A one-round Reserve Bridge Swiss of two players, timed; its id and its table."""
     service = TableService(EventStore(pool), clock=clock)
     rounds = TournamentService(TournamentStore(pool), service, clock=clock)
-    terms = Terms(
-        name="Timed",
-        game="reserve-bridge",
-        format=Format.SWISS,
-        entry="single",
-        seats=2,
-        options={},
-        rounds=1,
-        round_minutes=MINUTES,
-    )
+    terms = bridge_terms("Timed", Format.SWISS, rounds=1, round_minutes=MINUTES)
     tournament_id, _ = await rounds.create(
         terms,
         decks=None,

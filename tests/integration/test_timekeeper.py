@@ -104,6 +104,12 @@ def expiries(events: list[Any]) -> list[Any]:
     return [e for _, e in events if type(e).__name__ == "ClockExpired"]
 
 
+async def assert_each_expired_once(service: TableService, table_ids: list[str]) -> None:
+    """Each table's clock expired once, and only once."""
+    for table_id in table_ids:
+        assert len(expiries(await events_of(service, table_id))) == 1
+
+
 async def deadline_of(service: TableService, table_id: str) -> datetime:
     deadline = (await service.load(table_id)).table.next_deadline
     assert deadline is not None
@@ -176,8 +182,7 @@ async def test_two_timekeepers_at_once_fire_each_deadline_once(pool: Any, clock:
     second = Timekeeper(service_on(pool, clock), None, clock)
     fired = await asyncio.gather(first.step(), second.step())
     assert sum(fired) == 20
-    for table_id in table_ids:
-        assert len(expiries(await events_of(service, table_id))) == 1
+    await assert_each_expired_once(service, table_ids)
 
 
 async def test_a_timekeeper_killed_midway_and_restarted_loses_and_repeats_nothing(
@@ -196,8 +201,7 @@ async def test_a_timekeeper_killed_midway_and_restarted_loses_and_repeats_nothin
         await task
     assert 0 < await expired_so_far(pool, table_ids) < 30
     await Timekeeper(service_on(pool, clock), None, clock).step()
-    for table_id in table_ids:
-        assert len(expiries(await events_of(service, table_id))) == 1
+    await assert_each_expired_once(service, table_ids)
 
 
 async def test_a_service_stopped_across_a_deadline_charges_nobody_for_the_downtime(

@@ -11,15 +11,7 @@ from domain.commands import Leave
 from domain.protocol import Result
 from projections import scoresheet
 from projections.scoresheet import ScoreSheet
-from tests.support.endings import (
-    FORFEIT,
-    T0,
-    abort,
-    forfeit,
-    play_until_scored,
-    resign,
-    seated,
-)
+from tests.support.endings import FORFEIT, T0, abort, forfeit, play_until_scored, resign, seated
 from tests.support.playout import Playout
 
 NAMES = ["Ann", "Bob", "Cid", "Dee"]

@@ -14,15 +14,7 @@ from domain.commands import Leave
 from domain.events import Event, GameResigned, HandScored, SeatReplaced
 from projections import standings
 from projections.standings import Entrant, Standings
-from tests.support.endings import (
-    FORFEIT,
-    T0,
-    abort,
-    forfeit,
-    play_until_scored,
-    resign,
-    seated,
-)
+from tests.support.endings import FORFEIT, T0, abort, forfeit, play_until_scored, resign, seated
 from tests.support.playout import Playout
 
 CUP = "cup"

@@ -7,13 +7,15 @@ from a seeded RNG, so a playout is pure and repeatable: a failing seed can be re
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import msgspec
+import pytest
 
 from domain import table as tables
 from domain.commands import LegalAction, PlayerCommand
+from domain.errors import RuleCode, RuleError
 from domain.events import Event
 from domain.protocol import Chance
 from domain.table import Table
@@ -92,3 +94,29 @@ class Playout:
         for _ in self.steps():
             if on_step is not None:
                 on_step(self)
+
+
+def played_out(playout: Playout) -> list[Event]:
+    """Every seat taken and the game played to its end: all its events."""
+    playout.seat_everyone()
+    playout.play_out()
+    return playout.events
+
+
+def act_all(playout: Playout, calls: Sequence[tuple[int, PlayerCommand]]) -> list[Event]:
+    """Each seat's command in turn; the events of the last one."""
+    events: list[Event] = []
+    for seat, command in calls:
+        events = playout.act(seat, command)
+    return events
+
+
+def refused(playout: Playout, seat: int, command: PlayerCommand) -> RuleCode:
+    """The code a command is refused with; it was not among the seat's legal actions."""
+    with pytest.raises(RuleError) as error:
+        playout.act(seat, command)
+    assert not any(
+        isinstance(a, type(command)) and a == command
+        for a in tables.legal_actions(playout.table, seat)
+    )
+    return error.value.code

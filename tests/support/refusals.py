@@ -105,3 +105,16 @@ async def send(
     """POST ``content`` to ``target`` with its headers and these (``None``: left out)."""
     sent = {**target.headers, **{k: v for k, v in headers.items() if v is not None}}
     return await client.post(target.path, content=content, headers=sent)  # type: ignore[no-any-return]
+
+
+async def assert_token_replaced(
+    client: Any, table_id: str, old: str, new: str, command: dict[str, Any]
+) -> dict[str, Any]:
+    """A replaced seat's ``old`` token is refused, for its view and for ``command``; the
+    ``new`` one shows the seat its view, which is returned."""
+    path = f"/tables/{table_id}"
+    assert_problem(await client.get(path, headers=bearer(old)), 401, "unauthorized")
+    refused = await client.post(f"{path}/actions", json=command, headers=bearer(old))
+    assert_problem(refused, 401, "unauthorized")
+    view: dict[str, Any] = ok(await client.get(path, headers=bearer(new)))
+    return view

@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 import secrets
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import cache
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
@@ -22,6 +23,8 @@ from psycopg_pool import AsyncConnectionPool
 from service.tools.embedded import Embedded
 from service.write.migrate import migrate
 
+LOCAL_POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
+LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 _embedded: Embedded | None = None
 _created: list[tuple[str, str]] = []  # (admin url, database name)
 
@@ -41,24 +44,26 @@ def _embedded_servers() -> Embedded:
     return _embedded
 
 
-@cache
-def admin_database_url() -> str:
-    configured = os.environ.get("CARDROOM_TEST_DATABASE_URL")
+def _server_url(variable: str, local: str, start: Callable[[Embedded], str]) -> str:
+    """The URL in ``variable`` if it is set; else ``local``, if a server answers at its
+    address; else that of an embedded server, which ``start`` starts."""
+    configured = os.environ.get(variable)
     if configured:
         return configured
-    if _answers("127.0.0.1", 5432):
-        return "postgresql://postgres@127.0.0.1:5432/postgres"
-    return _embedded_servers().start_postgres()
+    address = urlsplit(local)
+    if address.hostname and address.port and _answers(address.hostname, address.port):
+        return local
+    return start(_embedded_servers())
+
+
+@cache
+def admin_database_url() -> str:
+    return _server_url("CARDROOM_TEST_DATABASE_URL", LOCAL_POSTGRES, Embedded.start_postgres)
 
 
 @cache
 def redis_url() -> str:
-    configured = os.environ.get("CARDROOM_TEST_REDIS_URL")
-    if configured:
-        return configured
-    if _answers("127.0.0.1", 6379):
-        return "redis://127.0.0.1:6379/0"
-    return _embedded_servers().start_redis()
+    return _server_url("CARDROOM_TEST_REDIS_URL", LOCAL_REDIS, Embedded.start_redis)
 
 
 def fresh_database(label: str = "") -> str:

@@ -1,4 +1,5 @@
-"""Building finished rounds for the tournament tests: results per table, played in turn."""
+"""Building blocks of the tournament tests: their terms, and finished rounds (results per
+table, played in turn)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from domain.tournament.model import (
     TableResult,
 )
 from domain.tournament.pairing import pair
+from domain.tournament.stream import Terms
 
 SEED = b"tournament seed"
 BRIDGE = Shape(seats=2, sides=(0, 1))  # Reserve Bridge: one player a side
@@ -23,6 +25,22 @@ FORTY_FIVE = Shape(seats=4, sides=(0, 1, 0, 1))
 PINOCHLE = Shape(seats=3, sides=None)
 
 Decide = Callable[[int, Seating], TableResult]
+
+
+def bridge_terms(
+    name: str, format: Format, *, rounds: int | None = None, round_minutes: int | None = None
+) -> Terms:
+    """The terms of a Reserve Bridge event of single entries: two seats, no options."""
+    return Terms(
+        name=name,
+        game="reserve-bridge",
+        format=format,
+        entry="single",
+        seats=2,
+        options={},
+        rounds=rounds,
+        round_minutes=round_minutes,
+    )
 
 
 def entrants(*names: str) -> list[Entrant]:

@@ -11,7 +11,7 @@ from domain.tournament import stream
 from domain.tournament.events import TournamentEvent
 from domain.tournament.model import Format, TableResult
 from domain.tournament.stream import Tournament
-from tests.domain.tournament.rounds import SEED
+from tests.domain.tournament.rounds import SEED, bridge_terms
 
 AT = datetime(2025, 1, 1, tzinfo=UTC)
 
@@ -23,15 +23,7 @@ def apply(tournament: Tournament, events: list[TournamentEvent]) -> Tournament:
 
 
 def round_robin(field: int) -> Tournament:
-    terms = stream.Terms(
-        name="Club night",
-        game="reserve-bridge",
-        format=Format.ROUND_ROBIN,
-        entry="single",
-        seats=2,
-        options={},
-    )
-    created = stream.create("t", terms, SEED)
+    created = stream.create("t", bridge_terms("Club night", Format.ROUND_ROBIN), SEED)
     tournament = stream.start(created)
     for n in range(field):
         tournament = apply(tournament, stream.enter(tournament, f"e{n}", [f"P{n}"]))
