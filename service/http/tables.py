@@ -162,10 +162,10 @@ def _matches(loaded: Loaded, audience: Audience, wanted: list[str]) -> bool:
     return "*" in wanted or etag(loaded.table.version, audience) in wanted
 
 
-async def _long_poll(version: int, access: TableAccess, wait: int) -> Loaded:
-    """The table read once it moves past ``version``, ``wait`` seconds pass, the process
-    begins a graceful stop (service.http.stopping) or the client hangs up
-    (service.http.protocol), whichever comes first.
+async def _long_poll(version: int, access: TableAccess, wait: int) -> Loaded | None:
+    """The table read once it moves past ``version``, ``wait`` seconds pass or the process
+    begins a graceful stop (service.http.stopping), whichever comes first; None, read
+    nothing, if the client hangs up first (service.http.protocol).
 
     The commit notification wakes it at once; a re-read every few seconds covers a
     notification lost with a dropped LISTEN connection. What it answers with is always
@@ -176,14 +176,20 @@ async def _long_poll(version: int, access: TableAccess, wait: int) -> Loaded:
     while True:
         remaining = deadline - time.monotonic()
         await watcher.wait_for_table(table_id, version, min(remaining, 5.0), hangup)
+        if hangup is not None and hangup.happened:
+            # No read for an answer nobody gets: when a load generator's or a cell
+            # network's clients drop together, their polls would read all at once.
+            return None
         fresh = await access.service.load(table_id, replica=True)
-        if (
-            fresh.table.version != version
-            or time.monotonic() >= deadline
-            or watcher.released
-            or (hangup is not None and hangup.happened)
-        ):
+        if fresh.table.version != version or time.monotonic() >= deadline or watcher.released:
             return fresh
+
+
+def _client_gone() -> Response[Any]:
+    """What a long-poll whose client hung up ends with. Nobody receives it (uvicorn writes
+    nothing to a lost connection); the access log and the request metrics record it under
+    nginx's "client closed request"."""
+    return Response(None, status_code=499)
 
 
 def _view_response(view: Any, audience: Audience, status: int = 200) -> Response[Any]:
@@ -344,11 +350,16 @@ class TableController(Controller):
             # The caller holds the version this process last heard announced: a read now
             # would most likely find it unchanged, so the poll waits first and reads
             # after (a commit not announced here yet wakes it as soon as it is).
-            loaded = current_for(caller, await _long_poll(heard, access, wait))
+            polled = await _long_poll(heard, access, wait)
+            if polled is None:
+                return _client_gone()
+            loaded = current_for(caller, polled)
         else:
             loaded = current_for(caller, await access.service.load(table_key, replica=True))
             if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
                 polled = await _long_poll(loaded.table.version, access, wait)
+                if polled is None:
+                    return _client_gone()
                 loaded = current_for(caller, polled)
         tag = etag(loaded.table.version, audience)
         if wanted is not None and _matches(loaded, audience, wanted):

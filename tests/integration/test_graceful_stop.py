@@ -29,15 +29,21 @@ POLLS = 6
 STREAMS = 2
 
 
-async def requests_in_progress(client: httpx.AsyncClient, path: str) -> float:
-    """Requests of ``path`` in progress over all workers (the scrape's own is not one)."""
+async def requests_of(client: httpx.AsyncClient, metric: str, path: str, **labels: str) -> float:
+    """A request metric's samples for ``path`` (and ``labels``) summed over all workers."""
     text = (await client.get("/metrics")).text
+    wanted = {"path": path, **labels}
     return sum(
         sample.value
         for family in text_string_to_metric_families(text)
         for sample in family.samples
-        if sample.name == "cardroom_requests_in_progress" and sample.labels.get("path") == path
+        if sample.name == metric and wanted.items() <= sample.labels.items()
     )
+
+
+async def requests_in_progress(client: httpx.AsyncClient, path: str) -> float:
+    """Requests of ``path`` in progress over all workers (the scrape's own is not one)."""
+    return await requests_of(client, "cardroom_requests_in_progress", path)
 
 
 async def until(holds: Callable[[], Awaitable[bool]], why: str) -> None:
@@ -142,8 +148,9 @@ async def test_a_long_poll_lets_go_as_soon_as_its_client_hangs_up(
     seated_table: Stopping,
 ) -> None:
     """A phone that goes away mid-poll leaves nothing parked: its request ends with the
-    connection, not at the end of its ``wait``, and a stop after it has nothing to wait
-    for."""
+    connection, not at the end of its ``wait``, without reading the table for an answer
+    nobody gets (recorded as 499, "client closed request"), and a stop after it has
+    nothing to wait for."""
     base, pid, path, output = seated_table
     async with httpx.AsyncClient(base_url=base) as client:
         tag = (await client.get(path)).headers["etag"]
@@ -156,6 +163,10 @@ async def test_a_long_poll_lets_go_as_soon_as_its_client_hangs_up(
         await until(
             lambda: polling(client, lambda n: n == 0), "the long-polls outlived their clients"
         )
+        closed = await requests_of(
+            client, "cardroom_requests_total", "/tables/{table_id}", status_code="499"
+        )
+        assert closed == POLLS
 
     process = psutil.Process(int(pid))
     os.kill(int(pid), signal.SIGTERM)
