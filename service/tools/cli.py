@@ -7,9 +7,9 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from types import FrameType
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 
@@ -375,49 +375,6 @@ def verify_command(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-class BenchNumber(NamedTuple):
-    """One of ``cardroom bench``'s numbers, and what it means to the benchmarks that
-    read it (a default of None: each benchmark's own, said in the help)."""
-
-    flag: str
-    type: Callable[[str], float]
-    default: float | None
-    help: str | None = None
-    dest: str | None = None  # argparse's, from the flag, unless named here
-
-
-BENCH_NUMBERS = (
-    BenchNumber("--rate", int, 200, "timers: clocks expiring per second"),
-    BenchNumber(
-        "--events",
-        int,
-        None,
-        "rebuild: store size (100,000); store: events bulk-loaded (5,000,000)",
-    ),
-    BenchNumber("--tables", int, None, "sse: 16 tables; timers: 10,000 armed clocks"),
-    BenchNumber("--streams", int, None, "sse: spectator streams (one per table)"),
-    BenchNumber("--pause", float, 0.4, "sse: seconds between a table's commands"),
-    BenchNumber("--seconds", float, 20.0),
-    BenchNumber("--workers", int, None, "server workers (1; players: 2)"),
-    BenchNumber(
-        "--max",
-        int,
-        10_000,
-        "players: the last step of the ramp (40, 100, 200, 400, 800, then doubling)",
-        dest="max_players",
-    ),
-    BenchNumber("--spectators", int, 0, "players: spectators long-polling each table"),
-    BenchNumber("--load-processes", int, None, "players: load-generator processes (one per core)"),
-    BenchNumber("--games", int, 500, "bots: seeded games per id"),
-    BenchNumber(
-        "--seed",
-        int,
-        0,
-        "bots: seed of the first game; pairing: of the results; players: think times",
-    ),
-)
-
-
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="cardroom", description=__doc__)
     commands = root.add_subparsers(dest="command", required=True)
@@ -448,14 +405,51 @@ def parser() -> argparse.ArgumentParser:
             "store",
         ],
     )
-    for number in BENCH_NUMBERS:
-        bench_cmd.add_argument(
-            number.flag,
-            type=number.type,
-            default=number.default,
-            help=number.help,
-            dest=number.dest,
-        )
+    bench_cmd.add_argument(
+        "--rate", type=int, default=200, help="timers: clocks expiring per second"
+    )
+    bench_cmd.add_argument(
+        "--events",
+        type=int,
+        default=None,
+        help="rebuild: store size (100,000); store: events bulk-loaded (5,000,000)",
+    )
+    bench_cmd.add_argument(
+        "--tables", type=int, default=None, help="sse: 16 tables; timers: 10,000 armed clocks"
+    )
+    bench_cmd.add_argument(
+        "--streams", type=int, default=None, help="sse: spectator streams (one per table)"
+    )
+    bench_cmd.add_argument(
+        "--pause", type=float, default=0.4, help="sse: seconds between a table's commands"
+    )
+    bench_cmd.add_argument("--seconds", type=float, default=20.0)
+    bench_cmd.add_argument(
+        "--workers", type=int, default=None, help="server workers (1; players: 2)"
+    )
+    bench_cmd.add_argument(
+        "--max",
+        dest="max_players",
+        type=int,
+        default=10_000,
+        help="players: the last step of the ramp (40, 100, 200, 400, 800, then doubling)",
+    )
+    bench_cmd.add_argument(
+        "--spectators", type=int, default=0, help="players: spectators long-polling each table"
+    )
+    bench_cmd.add_argument(
+        "--load-processes",
+        type=int,
+        default=None,
+        help="players: load-generator processes (one per core)",
+    )
+    bench_cmd.add_argument("--games", type=int, default=500, help="bots: seeded games per id")
+    bench_cmd.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="bots: seed of the first game; pairing: of the results; players: think times",
+    )
     bench_cmd.add_argument(
         "--entrants",
         type=int,
