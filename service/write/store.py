@@ -26,7 +26,7 @@ import logging
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, TypedDict
+from typing import Any
 
 import msgspec
 import psycopg
@@ -469,35 +469,23 @@ async def read_all_on(
 
 
 def _stored(row: Sequence[Any]) -> StoredEvent:
-    """``table_id, version, position, recorded_at``, then the :class:`Recorded` columns."""
-    return StoredEvent(
-        table_id=row[0],
-        version=row[1],
-        position=row[2],
-        recorded_at=row[3],
-        **recorded(row[4:8]),
-    )
+    """``table_id, version, position, recorded_at``, then the :data:`Recorded` columns."""
+    return StoredEvent(row[0], row[1], row[2], row[3], *recorded(row[4:8]))
 
 
-class Recorded(TypedDict):
-    """How a table's and a tournament's stored events end (service.write.tournament_store)."""
-
-    actor: str
-    data: msgspec.Raw
-    command: msgspec.Raw | None
-    hash: str
+# How a table's and a tournament's stored events end (service.write.tournament_store):
+# actor, data, command, hash. A tuple, not a dict of keywords: the relay and the
+# projector decode every event through it, and keywords cost about 0.7 µs an event
+# over writing the fields out, the tuple about 0.25 µs.
+Recorded = tuple[str, msgspec.Raw, msgspec.Raw | None, str]
 
 
 def recorded(columns: Sequence[Any]) -> Recorded:
     """``actor, data, command, hash`` as selected: the event and its command stay the JSON
     stored, for whoever reads them to decode; the chain hash in hex."""
     actor, data, command, chained = columns
-    return Recorded(
-        actor=actor,
-        data=msgspec.Raw(data.encode()),
-        command=None if command is None else msgspec.Raw(command.encode()),
-        hash=bytes(chained).hex(),
-    )
+    raw_command = None if command is None else msgspec.Raw(command.encode())
+    return actor, msgspec.Raw(data.encode()), raw_command, bytes(chained).hex()
 
 
 def new_table_id() -> str:

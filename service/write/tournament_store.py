@@ -49,8 +49,8 @@ class StoredTournamentEvent(msgspec.Struct, frozen=True):
 
 
 def _stored(row: Sequence[Any]) -> StoredTournamentEvent:
-    """``version, recorded_at``, then the columns of :class:`~service.write.store.Recorded`."""
-    return StoredTournamentEvent(version=row[0], recorded_at=row[1], **recorded(row[2:6]))
+    """``version, recorded_at``, then the columns of :data:`~service.write.store.Recorded`."""
+    return StoredTournamentEvent(row[0], row[1], *recorded(row[2:6]))
 
 
 class Secrets(msgspec.Struct, frozen=True):
