@@ -4,12 +4,13 @@ through the command path (service.write.interventions), on a clock tests can mov
 from __future__ import annotations
 
 import asyncio
+from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
 from service.write.handler import Clock, TableService
 
 
-class Expirer:
+class Expirer(ABC):
     """A worker that expires tables, a few commits at a time. A subclass says how one
     table is expired (:meth:`expire`) and which tables are due."""
 
@@ -29,7 +30,7 @@ class Expirer:
         async with self._in_flight:
             return await self.expire(table_id)
 
+    @abstractmethod
     async def expire(self, table_id: str) -> int:
         """Expire one table: 1 if this worker did, 0 if not (nothing due any more, or a
         failure it logged: the next look tries again)."""
-        raise NotImplementedError
