@@ -76,7 +76,7 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
         store = EventStore(pool, notifier, reads=replicas)
         watcher = TableWatcher(database_url)
         await watcher.start()
-        await hub.start()
+        hub.start()
         service = TableService(store)
         tournaments = TournamentService(TournamentStore(pool, notifier, reads=replicas), service)
         auth = Authenticator(store, settings.operator_token, tournaments=tournaments.store)

@@ -17,12 +17,22 @@ subscribers drop versions they have, and a version past the next one is a gap th
 from Postgres. When the hub loses Redis, and again when it is back, every subscription
 is marked ``lost``: each catches up from Postgres, and while ``live`` is false streams
 wait on the commit notifications (service.read.watch) instead.
+
+The hub reads only while its process has streams, and for ``LINGER`` seconds after the
+last one closed (a client reconnecting finds it still reading). Every entry of the global
+stream passes through every reading hub, so a process without streams (most of them,
+under a load of polling mobile clients) would otherwise spend a twentieth of its CPU
+reading entries it has nobody to give to. The first subscription of an idle hub starts
+it as a reconnection does: that subscription is marked ``lost`` once the hub knows where
+the stream ends, and catches up from Postgres.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
@@ -36,6 +46,7 @@ log = logging.getLogger("cardroom.fanout")
 BLOCK = 1.0  # seconds an idle XREAD waits on Redis before asking again
 BATCH = 1_000  # entries per XREAD
 QUEUE = 256  # entries a subscription may fall behind before it is marked lost
+LINGER = 30.0  # seconds the hub goes on reading after its last subscription ended
 STOP_TRIES, STOP_WAIT = 3, 1.0  # cancellations of the reader at shutdown, seconds each
 # The last event of a table: the stream reads the table's end from Postgres.
 FINAL = frozenset({"game_won", "table_aborted"})
@@ -109,15 +120,27 @@ class Subscription:
 class Hub:
     """The process's one reader of the global stream and its in-process subscriptions."""
 
-    def __init__(self, redis: AnyRedis, prefix: str, limit: int = QUEUE) -> None:
+    def __init__(
+        self,
+        redis: AnyRedis,
+        prefix: str,
+        limit: int = QUEUE,
+        *,
+        linger: float = LINGER,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.redis = redis
         self.key = global_stream(prefix)
         self.limit = limit
+        self.linger = linger
+        self.clock = clock
         self.live = False  # reading Redis from a known position
         self.connected = asyncio.Event()
         self.received = 0  # entries read from Redis
         self._tables: dict[str, set[Subscription]] = {}
         self._count = 0
+        self._wanted = asyncio.Event()  # set while the hub has (or lately had) streams
+        self._emptied = 0.0  # when the last subscription ended
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
 
@@ -130,6 +153,7 @@ class Hub:
         self._tables.setdefault(table_id, set()).add(subscription)
         self._count += 1
         LIVE_STREAMS.inc()
+        self._wanted.set()
         return subscription
 
     def wake_all(self) -> None:
@@ -147,12 +171,12 @@ class Hub:
             del self._tables[subscription.table_id]
         self._count -= 1
         LIVE_STREAMS.dec()
+        if not self._count:
+            self._emptied = self.clock()
 
-    async def start(self, wait: float = 1.0) -> None:
-        """Start reading; wait up to ``wait`` seconds for the first connection."""
+    def start(self) -> None:
+        """Start the reader: it reads Redis once there is a subscription."""
         self._task = asyncio.create_task(self._run(), name="cardroom-fanout")
-        with suppress(TimeoutError):
-            await asyncio.wait_for(self.connected.wait(), timeout=wait)
 
     async def stop(self) -> None:
         self._stopping = True
@@ -177,9 +201,12 @@ class Hub:
     async def _run(self) -> None:
         failures = 0
         while not self._stopping:
+            await self._wanted.wait()
             was_live = False
             try:
                 await self._read()
+                failures = 0
+                continue  # nobody to read for: idle until the next subscription
             except (RedisError, OSError) as exc:
                 was_live = self.live
                 if was_live:
@@ -205,11 +232,19 @@ class Hub:
         self.connected.set()
         self._resync_all()
         block = int(BLOCK * 1000)
-        while True:
+        while not self._idle():
             found: Any = await self.redis.xread({self.key: position}, count=BATCH, block=block)
             for entry, fields in entries(found):
                 position = entry
                 self._dispatch(fields)
+
+    def _idle(self) -> bool:
+        """No subscription for ``linger`` seconds: stop reading (decided between reads,
+        so at most ``BLOCK`` seconds late)."""
+        if self._count or self.clock() - self._emptied < self.linger:
+            return False
+        self._wanted.clear()
+        return True
 
     def _went_down(self) -> None:
         if self.live:

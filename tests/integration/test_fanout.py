@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -26,8 +26,7 @@ async def prefix() -> str:
 @pytest.fixture
 async def hub(redis_server: RedisServer, prefix: str) -> AsyncIterator[Hub]:
     hub = Hub(named_client(redis_server.url, prefix, "fanout", timeout=2.5), prefix, limit=8)
-    await hub.start(wait=5)
-    assert hub.live
+    hub.start()
     yield hub
     await hub.stop()
 
@@ -42,6 +41,17 @@ async def redis(redis_server: RedisServer) -> AsyncIterator[Redis]:
 async def publish(redis: Redis, prefix: str, table: str, version: int) -> None:
     fields: dict[Any, Any] = {"table": table, "version": version, "position": 0, "type": "t"}
     await redis.xadd(global_stream(prefix), {**fields, "data": b"{}"})
+
+
+async def subscribed(hub: Hub, *tables: str) -> list[Subscription]:
+    """New subscriptions, once the hub reads for them. The first subscription of an idle
+    hub starts it, which marks them lost (a stream then catches up from Postgres): taken
+    here, so that what a test takes next is only what was published after this."""
+    subscriptions = [hub.subscribe(table) for table in tables]
+    await asyncio.wait_for(hub.connected.wait(), timeout=5)
+    for subscription in subscriptions:
+        await subscription.take(0)
+    return subscriptions
 
 
 async def versions(subscription: Subscription, count: int) -> list[int]:
@@ -59,7 +69,7 @@ async def test_each_subscription_gets_its_tables_entries_from_after_it_subscribe
 ) -> None:
     await publish(redis, prefix, "a", 1)  # before anyone listens: not delivered
     await asyncio.sleep(0.1)
-    first, second, other = hub.subscribe("a"), hub.subscribe("a"), hub.subscribe("b")
+    first, second, other = await subscribed(hub, "a", "a", "b")
     for version in (2, 3):
         await publish(redis, prefix, "a", version)
     await publish(redis, prefix, "c", 1)  # no one listens to c
@@ -80,7 +90,7 @@ async def test_each_subscription_gets_its_tables_entries_from_after_it_subscribe
 async def test_a_subscription_that_falls_behind_is_marked_lost_and_others_go_on(
     hub: Hub, redis: Redis, prefix: str
 ) -> None:
-    slow, fast = hub.subscribe("t"), hub.subscribe("t")
+    slow, fast = await subscribed(hub, "t", "t")
     received: list[int] = []
 
     async def keep_up() -> None:
@@ -106,7 +116,7 @@ async def test_a_subscription_that_falls_behind_is_marked_lost_and_others_go_on(
 async def test_losing_redis_and_getting_it_back_marks_every_subscription_lost(
     hub: Hub, redis: Redis, prefix: str, redis_server: RedisServer
 ) -> None:
-    subscription = hub.subscribe("r")
+    (subscription,) = await subscribed(hub, "r")
     redis_server.stop()
     try:
         _, lost = await subscription.take(5)
@@ -136,6 +146,59 @@ async def test_stop_ends_a_reader_that_turns_its_cancellation_into_a_redis_error
                 raise RedisError("connection closed by the cancellation") from None
 
     hub = CancelledMidRead(Redis.from_url(redis_server.url), prefix)
-    await hub.start(wait=0.2)
+    hub.start()
+    hub.subscribe("t")  # the hub reads, and so is cancelled mid-read
+    await asyncio.sleep(0.2)
     await asyncio.wait_for(hub.stop(), timeout=5)
     assert hub._task is not None and hub._task.done()
+
+
+async def test_a_hub_without_subscriptions_reads_nothing_until_the_first_comes(
+    hub: Hub, redis: Redis, prefix: str
+) -> None:
+    for version in (1, 2, 3):
+        await publish(redis, prefix, "q", version)
+    await asyncio.sleep(0.2)
+    assert hub.received == 0 and not hub.live  # nobody to give them to: not read
+    subscription = hub.subscribe("q")
+    await asyncio.wait_for(hub.connected.wait(), timeout=5)
+    _, lost = await subscription.take(5)
+    assert lost  # it began reading after this subscription: catch up from Postgres once
+    await publish(redis, prefix, "q", 4)
+    assert await versions(subscription, 1) == [4]
+    hub.unsubscribe(subscription)
+
+
+async def test_the_hub_reads_on_for_a_while_after_its_last_subscription_then_idles(
+    redis_server: RedisServer, redis: Redis, prefix: str
+) -> None:
+    now = [0.0]
+    client = named_client(redis_server.url, prefix, "fanout", timeout=2.5)
+    hub = Hub(client, prefix, linger=30, clock=lambda: now[0])
+    hub.start()
+    try:
+        (subscription,) = await subscribed(hub, "l")
+        hub.unsubscribe(subscription)
+        now[0] = 29.0  # a stream reconnecting within the linger finds the hub reading
+        await publish(redis, prefix, "l", 1)
+        await wait_until(lambda: hub.received == 1)
+        assert hub.live
+        now[0] = 31.0  # past it: the next entry is the last the hub reads
+        await publish(redis, prefix, "l", 2)
+        await wait_until(lambda: not hub.live)
+        assert hub.received == 2
+        await publish(redis, prefix, "l", 3)
+        await asyncio.sleep(0.2)
+        assert hub.received == 2
+        (again,) = await subscribed(hub, "l")  # and a new stream starts it again
+        await publish(redis, prefix, "l", 4)
+        assert await versions(again, 1) == [4]
+        hub.unsubscribe(again)
+    finally:
+        await hub.stop()
+
+
+async def wait_until(condition: Callable[[], bool]) -> None:
+    async with asyncio.timeout(5):
+        while not condition():
+            await asyncio.sleep(0.01)
