@@ -207,9 +207,7 @@ def _answered(answer: Answer) -> Response[Any]:
 
 def game_of(body: msgspec.Struct) -> str:
     """The game id a per-game request body is tagged with."""
-    info = msgspec.inspect.type_info(type(body))
-    assert isinstance(info, msgspec.inspect.StructType)
-    return str(info.tag)
+    return str(type(body).__struct_config__.tag)
 
 
 def seat_name(asked: str | None, computer: bool, seat: int) -> str:
