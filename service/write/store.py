@@ -23,8 +23,9 @@ import asyncio
 import contextlib
 import functools
 import logging
+import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,6 +41,7 @@ from service.write.group_commit import GroupCommit
 
 log = logging.getLogger("cardroom.store")
 CHANNEL = "cardroom_events"
+INTERVAL = 0.01  # seconds between the commit announcer's statements, at the least
 TOURNAMENT_NOTICE = "tournament:"  # a tournament's commits: tournament:<id>:<version>
 Checkpoint = tuple[int, int]  # (tx, position) of the last event a consumer processed
 _json = msgspec.json.Encoder(order="sorted")
@@ -164,11 +166,26 @@ class Notifier:
     commit. Instead commits are announced a moment later, a batch per statement (the
     latest version of each table moved). A notification lost in a crash only delays the
     listeners, who also look at Postgres on their own.
+
+    Statements are paced: one at most every ``interval`` seconds. An idle announcer sends
+    ``delay`` after a commit; a busy one gathers what the interval brings. Each statement
+    is a transaction that signals every listening backend, and announcing every group
+    commit on its own cost about a tenth of the server's and a sixth of Postgres' CPU per
+    command at 16 busy tables.
     """
 
-    def __init__(self, pool: AsyncConnectionPool[Any], delay: float = 0.001) -> None:
+    def __init__(
+        self,
+        pool: AsyncConnectionPool[Any],
+        delay: float = 0.001,
+        interval: float = INTERVAL,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.pool = pool
         self.delay = delay
+        self.interval = interval
+        self.clock = clock
+        self.sent_at = -interval  # when the last statement went out
         self.pending: dict[str, int] = {}
         self.wake = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
@@ -190,12 +207,17 @@ class Notifier:
     async def _run(self) -> None:
         while True:
             await self.wake.wait()
-            await asyncio.sleep(self.delay)
+            await asyncio.sleep(self.pause())
             self.wake.clear()
+            self.sent_at = self.clock()
             try:
                 await self._send()
             except (psycopg.Error, OSError) as exc:
                 log.warning("could not announce commits (%s)", exc)
+
+    def pause(self) -> float:
+        """How long a commit that rings now waits before the statement announcing it."""
+        return max(self.delay, self.sent_at + self.interval - self.clock())
 
     async def _send(self) -> None:
         if not self.pending:

@@ -20,11 +20,13 @@ from service.read.catalog import PROJECTIONS
 from service.tools.bench import database as bench_database
 from service.workers import lag, relay
 from service.write.store import (
+    CHANNEL,
     READ_ALL,
     Commit,
     EventStore,
     IdempotencyRecord,
     NewEvent,
+    Notifier,
     VersionConflict,
     new_table_id,
 )
@@ -488,3 +490,48 @@ def registry_of(collector: lag.LagCollector) -> CollectorRegistry:
     registry = CollectorRegistry()
     registry.register(collector)
     return registry
+
+
+def test_the_announcer_waits_only_its_delay_when_idle_and_its_interval_when_busy(
+    pool: AsyncConnectionPool[Any],
+) -> None:
+    now = [100.0]
+    notifier = Notifier(pool, delay=0.001, interval=0.01, clock=lambda: now[0])
+    assert notifier.pause() == 0.001  # nothing sent yet: a commit is announced at once
+    notifier.sent_at = 100.0
+    now[0] = 100.004
+    assert notifier.pause() == pytest.approx(0.006)  # the rest of the interval
+    now[0] = 100.5
+    assert notifier.pause() == 0.001  # idle again
+
+
+async def test_a_burst_of_commits_is_announced_in_few_statements_each_table_at_its_latest(
+    pool: AsyncConnectionPool[Any], database_url: str
+) -> None:
+    notifier = Notifier(pool, interval=0.05)
+    statements = 0
+    send = notifier._send
+
+    async def counted() -> None:
+        nonlocal statements
+        statements += bool(notifier.pending)
+        await send()
+
+    notifier._send = counted  # type: ignore[method-assign]
+    heard: dict[str, int] = {}
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as listener:
+        await listener.execute(f"LISTEN {CHANNEL}")
+        notifier.start()
+        try:
+            for version in range(1, 31):  # thirty commits a millisecond apart, three tables
+                notifier.notify(f"t{version % 3}", version)
+                await asyncio.sleep(0.001)
+            async with asyncio.timeout(5):
+                async for notice in listener.notifies():
+                    table, _, version = notice.payload.rpartition(":")
+                    heard[table] = int(version)
+                    if heard == {"t0": 30, "t1": 28, "t2": 29}:
+                        break
+        finally:
+            await notifier.stop()
+    assert statements <= 3, statements  # unpaced, about one a commit
