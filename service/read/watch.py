@@ -91,15 +91,26 @@ class TableWatcher:
         table_id, _, version = payload.rpartition(":")
         if not table_id or not version.isdigit():
             return
-        if len(self.versions) > MAX_TRACKED and table_id not in self.versions:
-            self.versions.clear()  # waiters re-read Postgres; this only forgets hints
-        self.versions[table_id] = max(int(version), self.versions.get(table_id, 0))
-        for waiter in self._waiters.get(table_id, ()):
-            waiter.set()
+        self.committed(table_id, int(version))
         self.delivered += 1
         if table_id.startswith(TOURNAMENT_NOTICE):
             self.tournaments_delivered += 1
         for waiter in self._any:
+            waiter.set()
+
+    def committed(self, table_id: str, version: int) -> None:
+        """``table_id`` is at ``version`` or later: its waiters here wake.
+
+        Besides each announcement, called by this process's own commits
+        (service.write.store.Notifier), so that a poll parked here does not wait for
+        the announcement to come back through Postgres (the announcer's pace and a round
+        trip), and a poll sent with the version a command here just answered parks at
+        once. The workers' doorbell (``delivered``) rings on announcements alone: one
+        commit rings it once."""
+        if len(self.versions) > MAX_TRACKED and table_id not in self.versions:
+            self.versions.clear()  # waiters re-read Postgres; this only forgets hints
+        self.versions[table_id] = max(version, self.versions.get(table_id, 0))
+        for waiter in self._waiters.get(table_id, ()):
             waiter.set()
 
     async def wait_for_table(

@@ -180,11 +180,13 @@ class Notifier:
         delay: float = 0.001,
         interval: float = INTERVAL,
         clock: Callable[[], float] = time.monotonic,
+        local: Callable[[str, int], None] | None = None,
     ) -> None:
         self.pool = pool
         self.delay = delay
         self.interval = interval
         self.clock = clock
+        self.local = local  # told of each commit at once (service.read.watch)
         self.sent_at = -interval  # when the last statement went out
         self.pending: dict[str, int] = {}
         self.wake = asyncio.Event()
@@ -193,6 +195,8 @@ class Notifier:
     def notify(self, table_id: str, version: int) -> None:
         self.pending[table_id] = max(version, self.pending.get(table_id, 0))
         self.wake.set()
+        if self.local is not None:
+            self.local(table_id, version)
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name="cardroom-notifier")

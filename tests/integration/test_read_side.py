@@ -235,6 +235,57 @@ async def test_a_poll_holding_the_version_last_announced_parks_before_it_reads(
     assert table["id"] in reads
 
 
+async def test_a_commit_wakes_the_polls_of_its_own_process_before_it_is_announced(
+    read_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process that commits knows the new version at once: a poll parked on it wakes
+    without waiting for the announcement to come back through Postgres, and the mover's
+    next poll, sent with the version its command answered, parks without a read."""
+    app = create_app(read_settings)
+    async with (
+        serving(app) as base,
+        httpx.AsyncClient(base_url=base, timeout=60) as http,
+    ):
+        table = await new_table(http)
+        tokens = await seat_all(http, table["id"], 4)
+        path = f"/tables/{table['id']}"
+        first = await http.get(path)
+        watcher, service = app.state.watcher, app.state.service
+        deadline = time.monotonic() + 10
+        while watcher.versions.get(table["id"]) != first.json()["version"]:
+            assert time.monotonic() < deadline, "the seating was never announced"
+            await asyncio.sleep(0.01)
+        monkeypatch.setattr(service.store.notifier, "delay", 3600)  # no more announcements
+        headers = {"If-None-Match": first.headers["etag"]}
+        poll = asyncio.create_task(http.get(f"{path}?wait=30", headers=headers))
+        while watcher.waiting_for(table["id"]) == 0:
+            assert time.monotonic() < deadline, "the poll never parked"
+            await asyncio.sleep(0.01)
+        seat = first.json()["to_act"][0]
+        moved_by = bearer(tokens[seat])
+        posted = await http.post(f"{path}/actions", json={"type": "pass"}, headers=moved_by)
+        answer = ok(posted)
+        assert watcher.versions[table["id"]] == answer["version"]
+        # Unannounced, the poll would wait for its re-read, five seconds on.
+        moved = await asyncio.wait_for(poll, timeout=4)
+        assert moved.json()["version"] == answer["version"]
+        reads: list[str] = []
+        load = service.load
+
+        async def counted(table_id: str, **options: Any) -> Any:
+            reads.append(table_id)
+            return await load(table_id, **options)
+
+        monkeypatch.setattr(service, "load", counted)
+        mine = {**moved_by, "If-None-Match": posted.headers["etag"]}
+        next_poll = asyncio.create_task(http.get(f"{path}?wait=1", headers=mine))
+        while watcher.waiting_for(table["id"]) == 0:
+            assert time.monotonic() < deadline, "the mover's poll never parked"
+            await asyncio.sleep(0.01)
+        assert reads == []  # parked at once: the version it holds is known here
+        assert (await next_poll).status_code == 304
+
+
 async def test_a_typical_seat_view_stays_under_4_kb(reader: Any) -> None:
     """Measured over a whole game: every seat's view after every command."""
     table = await new_table(reader)
