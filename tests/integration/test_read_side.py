@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -191,6 +191,40 @@ async def test_long_poll_answers_when_the_table_moves_and_times_out_with_304(
     assert time.monotonic() - started < 30, "the long-poll waited out its timeout"
 
 
+async def _until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, what
+        await asyncio.sleep(0.01)
+
+
+async def _heard_table(http: httpx.AsyncClient, app: Litestar) -> tuple[str, list[str], Any]:
+    """A seated table, its tokens and its view, once the app has heard that version
+    announced."""
+    table = await new_table(http)
+    tokens = await seat_all(http, table["id"], 4)
+    first = await http.get(f"/tables/{table['id']}")
+    heard = app.state.watcher.versions
+    await _until(
+        lambda: heard.get(table["id"]) == first.json()["version"], "the seating was never announced"
+    )
+    return table["id"], tokens, first
+
+
+def _count_loads(app: Litestar, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The tables the app's service loads from now on."""
+    reads: list[str] = []
+    service = app.state.service
+    load = service.load
+
+    async def counted(table_id: str, **options: Any) -> Any:
+        reads.append(table_id)
+        return await load(table_id, **options)
+
+    monkeypatch.setattr(service, "load", counted)
+    return reads
+
+
 async def test_a_poll_holding_the_version_last_announced_parks_before_it_reads(
     read_settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -202,28 +236,12 @@ async def test_a_poll_holding_the_version_last_announced_parks_before_it_reads(
         serving(app) as base,
         httpx.AsyncClient(base_url=base, timeout=60) as http,
     ):
-        table = await new_table(http)
-        tokens = await seat_all(http, table["id"], 4)
-        path = f"/tables/{table['id']}"
-        first = await http.get(path)
-        watcher, service = app.state.watcher, app.state.service
-        deadline = time.monotonic() + 10
-        while watcher.versions.get(table["id"]) != first.json()["version"]:
-            assert time.monotonic() < deadline, "the seating was never announced"
-            await asyncio.sleep(0.01)
-        reads: list[str] = []
-        load = service.load
-
-        async def counted(table_id: str, **options: Any) -> Any:
-            reads.append(table_id)
-            return await load(table_id, **options)
-
-        monkeypatch.setattr(service, "load", counted)
+        table_id, tokens, first = await _heard_table(http, app)
+        path, watcher = f"/tables/{table_id}", app.state.watcher
+        reads = _count_loads(app, monkeypatch)
         headers = {"If-None-Match": first.headers["etag"]}
         poll = asyncio.create_task(http.get(f"{path}?wait=30", headers=headers))
-        while watcher.waiting_for(table["id"]) == 0:
-            assert time.monotonic() < deadline, "the poll never parked"
-            await asyncio.sleep(0.01)
+        await _until(lambda: watcher.waiting_for(table_id) > 0, "the poll never parked")
         assert reads == []  # parked, nothing read
         seat = first.json()["to_act"][0]
         answer = ok(
@@ -232,7 +250,7 @@ async def test_a_poll_holding_the_version_last_announced_parks_before_it_reads(
         moved = await poll
     assert moved.status_code == 200
     assert moved.json()["version"] == answer["version"]
-    assert table["id"] in reads
+    assert table_id in reads
 
 
 async def test_a_commit_wakes_the_polls_of_its_own_process_before_it_is_announced(
@@ -246,42 +264,23 @@ async def test_a_commit_wakes_the_polls_of_its_own_process_before_it_is_announce
         serving(app) as base,
         httpx.AsyncClient(base_url=base, timeout=60) as http,
     ):
-        table = await new_table(http)
-        tokens = await seat_all(http, table["id"], 4)
-        path = f"/tables/{table['id']}"
-        first = await http.get(path)
-        watcher, service = app.state.watcher, app.state.service
-        deadline = time.monotonic() + 10
-        while watcher.versions.get(table["id"]) != first.json()["version"]:
-            assert time.monotonic() < deadline, "the seating was never announced"
-            await asyncio.sleep(0.01)
-        monkeypatch.setattr(service.store.notifier, "delay", 3600)  # no more announcements
+        table_id, tokens, first = await _heard_table(http, app)
+        path, watcher = f"/tables/{table_id}", app.state.watcher
+        monkeypatch.setattr(app.state.store.notifier, "delay", 3600)  # no more announcements
         headers = {"If-None-Match": first.headers["etag"]}
         poll = asyncio.create_task(http.get(f"{path}?wait=30", headers=headers))
-        while watcher.waiting_for(table["id"]) == 0:
-            assert time.monotonic() < deadline, "the poll never parked"
-            await asyncio.sleep(0.01)
-        seat = first.json()["to_act"][0]
-        moved_by = bearer(tokens[seat])
+        await _until(lambda: watcher.waiting_for(table_id) > 0, "the poll never parked")
+        moved_by = bearer(tokens[first.json()["to_act"][0]])
         posted = await http.post(f"{path}/actions", json={"type": "pass"}, headers=moved_by)
         answer = ok(posted)
-        assert watcher.versions[table["id"]] == answer["version"]
+        assert watcher.versions[table_id] == answer["version"]
         # Unannounced, the poll would wait for its re-read, five seconds on.
         moved = await asyncio.wait_for(poll, timeout=4)
         assert moved.json()["version"] == answer["version"]
-        reads: list[str] = []
-        load = service.load
-
-        async def counted(table_id: str, **options: Any) -> Any:
-            reads.append(table_id)
-            return await load(table_id, **options)
-
-        monkeypatch.setattr(service, "load", counted)
+        reads = _count_loads(app, monkeypatch)
         mine = {**moved_by, "If-None-Match": posted.headers["etag"]}
         next_poll = asyncio.create_task(http.get(f"{path}?wait=1", headers=mine))
-        while watcher.waiting_for(table["id"]) == 0:
-            assert time.monotonic() < deadline, "the mover's poll never parked"
-            await asyncio.sleep(0.01)
+        await _until(lambda: watcher.waiting_for(table_id) > 0, "the mover's poll never parked")
         assert reads == []  # parked at once: the version it holds is known here
         assert (await next_poll).status_code == 304
 
