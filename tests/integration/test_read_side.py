@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -198,91 +199,98 @@ async def _until(condition: Callable[[], bool], what: str) -> None:
         await asyncio.sleep(0.01)
 
 
-async def _heard_table(http: httpx.AsyncClient, app: Litestar) -> tuple[str, list[str], Any]:
-    """A seated table, its tokens and its view, once the app has heard that version
-    announced."""
-    table = await new_table(http)
-    tokens = await seat_all(http, table["id"], 4)
-    first = await http.get(f"/tables/{table['id']}")
-    heard = app.state.watcher.versions
-    await _until(
-        lambda: heard.get(table["id"]) == first.json()["version"], "the seating was never announced"
-    )
-    return table["id"], tokens, first
+@dataclass
+class Heard:
+    """A server on one app, and a seated table whose version the app has heard announced."""
+
+    app: Litestar
+    http: httpx.AsyncClient
+    table_id: str
+    tokens: list[str]
+    first: httpx.Response  # the table's view then
+
+    @property
+    def path(self) -> str:
+        return f"/tables/{self.table_id}"
+
+    def poll(self, headers: dict[str, str], wait: int = 30) -> asyncio.Task[httpx.Response]:
+        return asyncio.create_task(self.http.get(f"{self.path}?wait={wait}", headers=headers))
+
+    async def parked(self) -> None:
+        watcher = self.app.state.watcher
+        await _until(lambda: watcher.waiting_for(self.table_id) > 0, "the poll never parked")
+
+    def count_loads(self, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+        """The tables the app's service loads from now on."""
+        reads: list[str] = []
+        service = self.app.state.service
+        load = service.load
+
+        async def counted(table_id: str, **options: Any) -> Any:
+            reads.append(table_id)
+            return await load(table_id, **options)
+
+        monkeypatch.setattr(service, "load", counted)
+        return reads
 
 
-def _count_loads(app: Litestar, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The tables the app's service loads from now on."""
-    reads: list[str] = []
-    service = app.state.service
-    load = service.load
-
-    async def counted(table_id: str, **options: Any) -> Any:
-        reads.append(table_id)
-        return await load(table_id, **options)
-
-    monkeypatch.setattr(service, "load", counted)
-    return reads
+@pytest.fixture
+async def heard(read_settings: Settings) -> AsyncIterator[Heard]:
+    app = create_app(read_settings)
+    async with (
+        serving(app) as base,
+        httpx.AsyncClient(base_url=base, timeout=60) as http,
+    ):
+        table = await new_table(http)
+        tokens = await seat_all(http, table["id"], 4)
+        first = await http.get(f"/tables/{table['id']}")
+        versions = app.state.watcher.versions
+        await _until(
+            lambda: versions.get(table["id"]) == first.json()["version"],
+            "the seating was never announced",
+        )
+        yield Heard(app, http, table["id"], tokens, first)
 
 
 async def test_a_poll_holding_the_version_last_announced_parks_before_it_reads(
-    read_settings: Settings, monkeypatch: pytest.MonkeyPatch
+    heard: Heard, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A long-poll whose ETag names the version this process last heard announced waits
     without reading the table first; the commit that moves the table wakes it, and what
     it answers is read after the wake: the command's version, never the one it held."""
-    app = create_app(read_settings)
-    async with (
-        serving(app) as base,
-        httpx.AsyncClient(base_url=base, timeout=60) as http,
-    ):
-        table_id, tokens, first = await _heard_table(http, app)
-        path, watcher = f"/tables/{table_id}", app.state.watcher
-        reads = _count_loads(app, monkeypatch)
-        headers = {"If-None-Match": first.headers["etag"]}
-        poll = asyncio.create_task(http.get(f"{path}?wait=30", headers=headers))
-        await _until(lambda: watcher.waiting_for(table_id) > 0, "the poll never parked")
-        assert reads == []  # parked, nothing read
-        seat = first.json()["to_act"][0]
-        answer = ok(
-            await http.post(f"{path}/actions", json={"type": "pass"}, headers=bearer(tokens[seat]))
-        )
-        moved = await poll
+    reads = heard.count_loads(monkeypatch)
+    poll = heard.poll({"If-None-Match": heard.first.headers["etag"]})
+    await heard.parked()
+    assert reads == []  # parked, nothing read
+    mover = bearer(heard.tokens[heard.first.json()["to_act"][0]])
+    posted = await heard.http.post(f"{heard.path}/actions", json={"type": "pass"}, headers=mover)
+    moved = await poll
     assert moved.status_code == 200
-    assert moved.json()["version"] == answer["version"]
-    assert table_id in reads
+    assert moved.json()["version"] == ok(posted)["version"]
+    assert heard.table_id in reads
 
 
 async def test_a_commit_wakes_the_polls_of_its_own_process_before_it_is_announced(
-    read_settings: Settings, monkeypatch: pytest.MonkeyPatch
+    heard: Heard, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The process that commits knows the new version at once: a poll parked on it wakes
     without waiting for the announcement to come back through Postgres, and the mover's
     next poll, sent with the version its command answered, parks without a read."""
-    app = create_app(read_settings)
-    async with (
-        serving(app) as base,
-        httpx.AsyncClient(base_url=base, timeout=60) as http,
-    ):
-        table_id, tokens, first = await _heard_table(http, app)
-        path, watcher = f"/tables/{table_id}", app.state.watcher
-        monkeypatch.setattr(app.state.store.notifier, "delay", 3600)  # no more announcements
-        headers = {"If-None-Match": first.headers["etag"]}
-        poll = asyncio.create_task(http.get(f"{path}?wait=30", headers=headers))
-        await _until(lambda: watcher.waiting_for(table_id) > 0, "the poll never parked")
-        moved_by = bearer(tokens[first.json()["to_act"][0]])
-        posted = await http.post(f"{path}/actions", json={"type": "pass"}, headers=moved_by)
-        answer = ok(posted)
-        assert watcher.versions[table_id] == answer["version"]
-        # Unannounced, the poll would wait for its re-read, five seconds on.
-        moved = await asyncio.wait_for(poll, timeout=4)
-        assert moved.json()["version"] == answer["version"]
-        reads = _count_loads(app, monkeypatch)
-        mine = {**moved_by, "If-None-Match": posted.headers["etag"]}
-        next_poll = asyncio.create_task(http.get(f"{path}?wait=1", headers=mine))
-        await _until(lambda: watcher.waiting_for(table_id) > 0, "the mover's poll never parked")
-        assert reads == []  # parked at once: the version it holds is known here
-        assert (await next_poll).status_code == 304
+    monkeypatch.setattr(heard.app.state.store.notifier, "delay", 3600)  # no announcements
+    poll = heard.poll({"If-None-Match": heard.first.headers["etag"]})
+    await heard.parked()
+    mover = bearer(heard.tokens[heard.first.json()["to_act"][0]])
+    posted = await heard.http.post(f"{heard.path}/actions", json={"type": "pass"}, headers=mover)
+    answer = ok(posted)
+    assert heard.app.state.watcher.versions[heard.table_id] == answer["version"]
+    # Unannounced, the poll would wait for its re-read, five seconds on.
+    moved = await asyncio.wait_for(poll, timeout=4)
+    assert moved.json()["version"] == answer["version"]
+    reads = heard.count_loads(monkeypatch)
+    next_poll = heard.poll({**mover, "If-None-Match": posted.headers["etag"]}, wait=1)
+    await heard.parked()
+    assert reads == []  # parked at once: the version it holds is known here
+    assert (await next_poll).status_code == 304
 
 
 async def test_a_typical_seat_view_stays_under_4_kb(reader: Any) -> None:
