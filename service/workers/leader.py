@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, suppress
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from typing import Any, ClassVar
 
 import psycopg
@@ -21,18 +21,10 @@ log = logging.getLogger("cardroom.leader")
 STANDBY = 2.0  # seconds between a standby's attempts to lead
 
 
-@asynccontextmanager
-async def leadership(
-    conninfo: str, lock: int
-) -> AsyncIterator[psycopg.AsyncConnection[Any] | None]:
-    """The lock's connection while this process leads, ``None`` if another does."""
-    conn = await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
-    try:
-        cur = await conn.execute("SELECT pg_try_advisory_lock(%s)", (lock,))
-        row = await cur.fetchone()
-        yield conn if row and row[0] else None
-    finally:
-        await conn.close()  # closing the session releases the lock
+async def _try_lock(conn: psycopg.AsyncConnection[Any], lock: int) -> bool:
+    cur = await conn.execute("SELECT pg_try_advisory_lock(%s)", (lock,))
+    row = await cur.fetchone()
+    return bool(row and row[0])
 
 
 async def while_leading(
@@ -45,6 +37,11 @@ async def while_leading(
 ) -> None:
     """Run ``work`` whenever this process leads, until ``stop`` is set.
 
+    A standby asks for the lock every ``STANDBY`` seconds on a connection it keeps: a
+    new connection for each try cost Postgres a backend's start-up, several a second
+    from each standby process (one per worker). When ``work`` ends, the connection is
+    closed, which lets the lock go.
+
     ``cardroom_worker_leading{worker=name}`` is 1 while this process leads, 0 while it
     stands by; it drops to 0 before the lock is let go, so two processes never both
     report leading."""
@@ -52,10 +49,11 @@ async def while_leading(
     gauge.set(0)
     while not stop.is_set():
         try:
-            async with leadership(conninfo, lock) as conn:
-                if conn is None:
+            async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+                while not stop.is_set() and not await _try_lock(conn, lock):
                     await pause(stop, STANDBY)
-                    continue
+                if stop.is_set():
+                    return
                 leading.set()
                 gauge.set(1)
                 try:
