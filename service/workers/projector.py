@@ -1,9 +1,11 @@
 """The projection runner: async read models, exactly once, safe to kill (DESIGN 8).
 
-Each projection keeps its own checkpoint. One step is one transaction: take the
-projection's advisory lock (``pg_try_advisory_xact_lock``: a busy projection is skipped,
-not waited for), read the events after the checkpoint in the store's global order, fold
-them into the affected documents, write the documents and the new checkpoint, commit.
+Each projection keeps its own checkpoint. One step is one transaction for all of them:
+take each projection's advisory lock (``pg_try_advisory_xact_lock``: a busy projection is
+skipped, not waited for), read the events after the furthest-behind checkpoint in the
+store's global order (once, not once a projection), fold into each projection's
+documents what lies past its own checkpoint, write the documents and the new
+checkpoints, commit.
 Killed anywhere, a step either happened entirely or not at all. Several runners (one per
 worker process) share the work safely; a rebuild holds the same lock at session level,
 so live runners stand aside while it replays from position 0.
@@ -14,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import Any
 
@@ -41,26 +43,37 @@ class Projector:
         self.store = EventStore(pool)
         self.batch = batch
 
-    async def step(self, projection: Projection) -> int:
-        """Fold the next batch into ``projection``; how many events it covered."""
+    async def step(self, projections: Sequence[Projection] = ()) -> int:
+        """Fold the next batch into each of ``projections`` (every one by default) whose
+        lock is free, in one transaction; how many events the batch held."""
+        wanted = list(projections or PROJECTIONS.values())
         async with self.pool.connection() as conn, conn.transaction():
-            cur = await conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (projection.lock,))
-            row = await cur.fetchone()
-            if not row or not row[0]:
-                return 0
-            return await self._fold_next(conn, projection)
+            cur = await conn.execute(
+                "SELECT pg_try_advisory_xact_lock(lock) FROM unnest(%s::bigint[])"
+                " WITH ORDINALITY AS l(lock, n) ORDER BY n",
+                ([p.lock for p in wanted],),
+            )
+            free = [p for p, (locked,) in zip(wanted, await cur.fetchall(), strict=True) if locked]
+            return await self._fold_next(conn, free) if free else 0
 
-    async def _fold_next(self, conn: psycopg.AsyncConnection[Any], projection: Projection) -> int:
-        """Inside the caller's transaction: the next batch, its documents, the checkpoint."""
-        checkpoint = await self.store.checkpoint(projection.checkpoint_name, conn)
-        batch = await read_all_on(conn, checkpoint, self.batch)
+    async def _fold_next(
+        self, conn: psycopg.AsyncConnection[Any], projections: list[Projection]
+    ) -> int:
+        """Inside the caller's transaction, which holds the projections' locks: the next
+        batch after the checkpoint furthest behind, read once for all of them (they are
+        nearly always at the same one); each folds what lies past its own checkpoint and
+        moves it. How many events the batch held."""
+        checkpoints = [await self.store.checkpoint(p.checkpoint_name, conn) for p in projections]
+        batch = await read_all_on(conn, min(checkpoints), self.batch)
         if not batch:
             return 0
-        await self._apply(conn, projection, [stored for _, stored in batch])
-        last = batch[-1]
-        await self.store.save_checkpoint(
-            projection.checkpoint_name, (last[0], last[1].position), conn
-        )
+        last = (batch[-1][0], batch[-1][1].position)
+        for projection, checkpoint in zip(projections, checkpoints, strict=True):
+            if checkpoint >= last:
+                continue  # ahead of this batch (a rebuild finished first): nothing new
+            events = [stored for tx, stored in batch if (tx, stored.position) > checkpoint]
+            await self._apply(conn, projection, events)
+            await self.store.save_checkpoint(projection.checkpoint_name, last, conn)
         return len(batch)
 
     async def _apply(
@@ -140,14 +153,14 @@ class Projector:
         while not stop.is_set():
             seen = watcher.delivered if watcher is not None else 0
             try:
-                done = [await self.step(p) for p in PROJECTIONS.values()]
+                done = await self.step()
             except (psycopg.Error, OSError) as exc:
                 log.warning("projector lost Postgres (%s); retrying", exc)
-                done = [0]
+                done = 0
                 await asyncio.sleep(1.0)
-            if max(done) >= self.batch:
+            if done >= self.batch:
                 continue  # a backlog: the next batch at once
-            if not any(done):
+            if not done:
                 await lock.execute("SELECT 1")  # still leading: the lock's session is alive
                 if watcher is not None:
                     await watcher.wait_for_any(seen, timeout=0.5)
@@ -175,7 +188,7 @@ class Projector:
                 folded = 0
                 while True:
                     async with guard.transaction():
-                        count = await self._fold_next(guard, projection)
+                        count = await self._fold_next(guard, [projection])
                     if not count:
                         break
                     folded += count
