@@ -7,6 +7,7 @@ checkpoints.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,8 +31,8 @@ class Projection:
     by_tournament: bool  # keyed by the table's tournament instead of the table
     fold: Fold
 
-    @property
-    def lock(self) -> int:
+    @functools.cached_property
+    def lock(self) -> int:  # asked for at every projector step
         digest = hashlib.sha256(f"cardroom-projection:{self.name}".encode()).digest()
         return int.from_bytes(digest[:8], "big", signed=True)
 

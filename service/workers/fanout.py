@@ -232,19 +232,14 @@ class Hub:
         self.connected.set()
         self._resync_all()
         block = int(BLOCK * 1000)
-        while not self._idle():
+        # Until no subscription has been left for ``linger`` seconds, decided between
+        # reads (so at most ``BLOCK`` seconds late).
+        while self._count or self.clock() - self._emptied < self.linger:
             found: Any = await self.redis.xread({self.key: position}, count=BATCH, block=block)
             for entry, fields in entries(found):
                 position = entry
                 self._dispatch(fields)
-
-    def _idle(self) -> bool:
-        """No subscription for ``linger`` seconds: stop reading (decided between reads,
-        so at most ``BLOCK`` seconds late)."""
-        if self._count or self.clock() - self._emptied < self.linger:
-            return False
         self._wanted.clear()
-        return True
 
     def _went_down(self) -> None:
         if self.live:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
@@ -43,10 +43,10 @@ class Projector:
         self.store = EventStore(pool)
         self.batch = batch
 
-    async def step(self, projections: Sequence[Projection] = ()) -> int:
-        """Fold the next batch into each of ``projections`` (every one by default) whose
-        lock is free, in one transaction; how many events the batch held."""
-        wanted = list(projections or PROJECTIONS.values())
+    async def step(self) -> int:
+        """Fold the next batch into every projection whose lock is free, in one
+        transaction; how many events the batch held."""
+        wanted = list(PROJECTIONS.values())
         async with self.pool.connection() as conn, conn.transaction():
             cur = await conn.execute(
                 "SELECT pg_try_advisory_xact_lock(lock) FROM unnest(%s::bigint[])"
