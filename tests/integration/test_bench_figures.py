@@ -45,6 +45,10 @@ def test_players_ramp_reports_what_it_sustained_or_why_not() -> None:
     # Seated players think 1-3 s before a move: in 4.5 s each table's first to act has
     # moved (2.5 s once left both tables' first moves unmeasured, on a busy machine).
     assert step["action_latency"]["count"] > 0
+    # A move is a request itself, and the long polls it answers are more.
+    assert step["requests_per_action"] > 1
+    assert set(step["cpu_ms_per_action"]) == {"server", "postgres", "load_generator"}
+    assert step["server_cpu_ms_per_request"] > 0
     if step["failure_reason"] is None:
         assert result["sustained_players"] == 8
         assert step["wake_latency"]["count"] > 0

@@ -21,6 +21,7 @@ class Connection:
         self.port = port
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+        self.answered = 0  # requests answered on this connection
 
     async def open(self) -> None:
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
@@ -51,4 +52,5 @@ class Connection:
             answer[name.strip().lower()] = value.strip()
         length = int(answer.get("content-length", "0"))
         content = await self.reader.readexactly(length) if length else b""
+        self.answered += 1
         return status, answer, content

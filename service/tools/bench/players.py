@@ -138,6 +138,7 @@ class _Figures:
         self.wakes: list[float] = []
         self.spectator_wakes: list[float] = []
         self.refused = 0  # 409/412: the table moved first (a race, not a failure)
+        self.requests = 0  # answered, long polls included
         self.failures: list[str] = []
 
 
@@ -193,6 +194,7 @@ async def _player(
                 f.failures.append(f"long poll answered {status}")
                 await asyncio.sleep(1)
     finally:
+        f.requests += conn.answered
         await conn.close()
 
 
@@ -213,6 +215,7 @@ async def _spectator(base: str, table_id: str, table: _Table, f: _Figures) -> No
                 f.failures.append(f"spectator's long poll answered {status}")
                 await asyncio.sleep(1)
     finally:
+        f.requests += conn.answered
         await conn.close()
 
 
@@ -241,6 +244,7 @@ async def _play(
         "wakes": figures.wakes,
         "spectator_wakes": figures.spectator_wakes,
         "refused": figures.refused,
+        "requests": figures.requests,
         "failures": figures.failures,
     }
 
@@ -274,6 +278,7 @@ def measure_step(server: Server, database_url: str, players: int, ramp: Ramp) ->
     wakes = [s for r in results for s in r["wakes"]]
     watched = [s for r in results for s in r["spectator_wakes"]]
     failures = [s for r in results for s in r["failures"]]
+    requests = sum(r["requests"] for r in results)
     figure: dict[str, Any] = {
         "players": len(tables) * SEATS,
         "tables": len(tables),
@@ -290,6 +295,17 @@ def measure_step(server: Server, database_url: str, players: int, ramp: Ramp) ->
         # Each of the server's processes, the busiest first: the worker that leads the
         # relay and the projector serves its share of the requests besides.
         "server_cores_by_process": [round(s / elapsed, 2) for s in by_process["server"]],
+        # What a move costs: the requests it takes (the move, the polls it answers and
+        # the polls that follow) and the CPU of each part. Beside the stack floor's CPU
+        # per request (``bench all``) these bound how many players the machine can hold.
+        "requests_per_action": round(requests / len(actions), 2) if actions else None,
+        "cpu_ms_per_action": {
+            part: round(1000 * s / len(actions), 2) if actions else None
+            for part, s in spent.items()
+        },
+        "server_cpu_ms_per_request": (
+            round(1000 * spent["server"] / requests, 3) if requests else None
+        ),
     }
     if spectators:
         figure["spectator_wake_latency"] = percentiles(watched)
