@@ -27,7 +27,8 @@ import multiprocessing
 import os
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import msgspec
@@ -143,6 +144,19 @@ class _Figures:
         self.failures: list[str] = []
 
 
+@asynccontextmanager
+async def _connected(base: str, f: _Figures) -> AsyncIterator[Connection]:
+    """One client's keep-alive connection; the requests answered on it are counted when
+    it closes (at the end of the step, when the client is cancelled)."""
+    conn = Connection(*_address(base))
+    await conn.open()
+    try:
+        yield conn
+    finally:
+        f.requests += conn.answered
+        await conn.close()
+
+
 async def _current(
     conn: Connection, path: str, headers: dict[str, str], f: _Figures, who: str
 ) -> tuple[Any, str]:
@@ -160,11 +174,9 @@ async def _current(
 async def _player(
     base: str, table_id: str, seat: int, token: str, table: _Table, rng: random.Random, f: _Figures
 ) -> None:
-    conn = Connection(*_address(base))
-    await conn.open()
     auth = {"Authorization": f"Bearer {token}"}
     path = f"/tables/{table_id}"
-    try:
+    async with _connected(base, f) as conn:
         view, tag = await _current(conn, path, auth, f, "seat")
         while True:
             if seat in view["to_act"] and view["legal_actions"]:
@@ -194,16 +206,11 @@ async def _player(
             elif status != 304:
                 f.failures.append(f"long poll answered {status}")
                 await asyncio.sleep(1)
-    finally:
-        f.requests += conn.answered
-        await conn.close()
 
 
 async def _spectator(base: str, table_id: str, table: _Table, f: _Figures) -> None:
-    conn = Connection(*_address(base))
-    await conn.open()
     path = f"/tables/{table_id}"
-    try:
+    async with _connected(base, f) as conn:
         _, tag = await _current(conn, path, {}, f, "spectator")
         while True:
             status, headers, body = await conn.request(
@@ -215,9 +222,6 @@ async def _spectator(base: str, table_id: str, table: _Table, f: _Figures) -> No
             elif status != 304:
                 f.failures.append(f"spectator's long poll answered {status}")
                 await asyncio.sleep(1)
-    finally:
-        f.requests += conn.answered
-        await conn.close()
 
 
 async def _play(
