@@ -63,7 +63,7 @@ class Projector:
         batch after the checkpoint furthest behind, read once for all of them (they are
         nearly always at the same one); each folds what lies past its own checkpoint and
         moves it. How many events the batch held."""
-        checkpoints = [await self.store.checkpoint(p.checkpoint_name, conn) for p in projections]
+        checkpoints = await self.store.checkpoints([p.checkpoint_name for p in projections], conn)
         batch = await read_all_on(conn, min(checkpoints), self.batch)
         if not batch:
             return 0

@@ -434,11 +434,19 @@ class EventStore(Stores):
         if conn is None:
             async with self.pool.connection() as own:
                 return await self.checkpoint(name, own)
+        return (await self.checkpoints([name], conn))[0]
+
+    async def checkpoints(
+        self, names: Sequence[str], conn: psycopg.AsyncConnection[Any]
+    ) -> list[Checkpoint]:
+        """The checkpoints of ``names``, in their order, ``(0, 0)`` for a consumer that
+        has none yet: one statement for a step that serves several consumers."""
         cur = await conn.execute(
-            "SELECT tx, position FROM consumer_checkpoints WHERE name = %s", (name,)
+            "SELECT name, tx, position FROM consumer_checkpoints WHERE name = ANY(%s)",
+            (list(names),),
         )
-        row = await cur.fetchone()
-        return (0, 0) if row is None else (int(row[0]), int(row[1]))
+        found = {row[0]: (int(row[1]), int(row[2])) for row in await cur.fetchall()}
+        return [found.get(name, (0, 0)) for name in names]
 
     async def save_checkpoint(
         self, name: str, checkpoint: Checkpoint, conn: psycopg.AsyncConnection[Any] | None = None

@@ -486,6 +486,18 @@ async def test_bench_sees_consumers_caught_up_when_the_last_commit_holds_lower_p
     assert await asyncio.to_thread(bench_database.wait_for_consumers, database_url, 5) < 5
 
 
+async def test_checkpoints_are_read_together_in_the_order_asked(
+    store: EventStore, pool: AsyncConnectionPool[Any]
+) -> None:
+    await store.save_checkpoint("test:first", (7, 70))
+    await store.save_checkpoint("test:second", (9, 90))
+    async with pool.connection() as conn:
+        found = await store.checkpoints(["test:second", "test:none", "test:first"], conn)
+    assert found == [(9, 90), (0, 0), (7, 70)]
+    assert await store.checkpoint("test:first") == (7, 70)
+    assert await store.checkpoint("test:none") == (0, 0)
+
+
 def registry_of(collector: lag.LagCollector) -> CollectorRegistry:
     registry = CollectorRegistry()
     registry.register(collector)
