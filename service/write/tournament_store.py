@@ -103,6 +103,7 @@ class TournamentStore(Stores):
                 ),
             )
             await self._append(conn, data["tournament"], 0, GENESIS, [created], at, "open")
+        self._announce(data["tournament"], 1)
 
     async def load(self, tournament_id: str) -> tuple[Tournament, bytes]:
         """The tournament as committed when this call began, and the chain hash of its
@@ -202,6 +203,7 @@ class TournamentStore(Stores):
         except psycopg.errors.UniqueViolation as exc:
             metrics.CONFLICTS.inc()
             raise VersionConflict(tournament.id) from exc
+        self._announce(tournament.id, tournament.version + len(events))
 
     async def _append(
         self,
@@ -243,8 +245,13 @@ class TournamentStore(Stores):
         )
         if cur.rowcount != 1:
             raise psycopg.errors.UniqueViolation("the tournament moved on")
+
+    def _announce(self, tournament_id: str, version: int) -> None:
+        """Tell the streams of every process, once the transaction has committed: a
+        version announced before its commit (which may yet fail) would wake them to a
+        version that is not there, over and over."""
         if self.notifier is not None:
-            self.notifier.notify(f"{TOURNAMENT_NOTICE}{tournament_id}", new_version)
+            self.notifier.notify(f"{TOURNAMENT_NOTICE}{tournament_id}", version)
 
     async def secrets(self, tournament_id: str) -> Secrets:
         """A tournament's seed and seat key; they never change, so a process keeps them

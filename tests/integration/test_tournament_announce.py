@@ -1,0 +1,63 @@
+"""A tournament's commits are announced to the streams only once they have committed: a
+transaction that fails after its events were written announces nothing (a version
+announced but never committed would wake every stream of the tournament, on every
+process, to look for it again and again)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from psycopg_pool import AsyncConnectionPool
+
+from domain.tournament import stream
+from domain.tournament.model import Format
+from service.write.handler import TableService, token_digest
+from service.write.store import TOURNAMENT_NOTICE, EventStore, Notifier, VersionConflict
+from service.write.tournament_store import TournamentStore
+from service.write.tournaments import TournamentService
+from tests.domain.tournament.rounds import bridge_terms
+from tests.support import services
+
+
+@pytest.fixture(scope="module")
+def database_url() -> str:
+    return services.fresh_database("announce_")
+
+
+async def test_a_failed_tournament_commit_announces_nothing(
+    pool: AsyncConnectionPool[Any],
+) -> None:
+    heard: list[tuple[str, int]] = []
+    notifier = Notifier(pool, local=lambda key, version: heard.append((key, version)))
+    store = TournamentStore(pool, notifier)
+    rounds = TournamentService(store, TableService(EventStore(pool)))
+    tournament_id, _ = await rounds.create(
+        bridge_terms("Announced", Format.SWISS, rounds=2), decks=None, first_dealer=None, command={}
+    )
+    _, token = await rounds.enter(tournament_id, ["Ann"], computer=False, actor="director")
+    key = f"{TOURNAMENT_NOTICE}{tournament_id}"
+    assert heard == [(key, 1), (key, 2)]
+
+    # Bob's entry is written, then its token's row is refused (Ann's digest is taken):
+    # the whole transaction rolls back.
+    tournament, last_hash = await store.load(tournament_id)
+    events = stream.enter(tournament, "bob", ["Bob"], computer=False)
+    after = tournament
+    for event in events:
+        after = stream.evolve(after, event)
+    with pytest.raises(VersionConflict):
+        await store.append(
+            tournament,
+            last_hash,
+            events,
+            "director",
+            {"type": "enter", "names": ["Bob"], "computer": False},
+            datetime.now(UTC),
+            after=after,
+            entry_token=(token_digest(token), "bob"),
+        )
+
+    assert heard == [(key, 1), (key, 2)]
+    assert (await store.load(tournament_id))[0].version == 2
