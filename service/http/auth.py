@@ -63,10 +63,14 @@ class Caller(msgspec.Struct, frozen=True):
             raise ApiProblem("wrong-seat", "this token belongs to another table")
         return self.seat
 
-    def require_current(self, table: Table[Any]) -> None:
+    def revoked_by(self, table: Table[Any]) -> bool:
         """A seat token is good while its seat is in the epoch it was issued for: leaving
         the seat or being replaced revokes it (DESIGN 10)."""
-        if self.kind == "seat" and self.seat is not None and table.epoch(self.seat) != self.epoch:
+        seat = self.seat
+        return self.kind == "seat" and seat is not None and table.epoch(seat) != self.epoch
+
+    def require_current(self, table: Table[Any]) -> None:
+        if self.revoked_by(table):
             raise ApiProblem("unauthorized", "this seat's token was revoked")
 
     def seat_at(self, table_id: str) -> int:

@@ -32,7 +32,6 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
-from domain.protocol import Audience
 from domain.tournament.events import TournamentFinished
 from domain.tournament.stream import Tournament
 from service.http.auth import Caller
@@ -157,14 +156,21 @@ class Follower:
 
 class TableFollower(Follower):
     """A table's stream: follows the process's fan-out hub (or, while it has no Redis,
-    the commit notifications)."""
+    the commit notifications).
+
+    A seat's stream ends once its token is revoked (the seat left or was replaced,
+    DESIGN 10): every read of the seat's private events is checked against the table read
+    after them, so no card dealt to the seat's next player reaches it. Until that read,
+    it may still pass on public events (what any spectator sees); reconnecting gets 401.
+    """
 
     def __init__(
-        self, table_id: str, audience: Audience, service: TableService, hub: Hub, opening: Opening
+        self, table_id: str, caller: Caller, service: TableService, hub: Hub, opening: Opening
     ) -> None:
         super().__init__(table_id, opening)
         self.table_id = table_id
-        self.audience = audience
+        self.caller = caller
+        self.audience = caller.audience_at(table_id)
         self.service = service
         self.hub = hub
         self.subscription: Subscription | None = None
@@ -180,6 +186,8 @@ class TableFollower(Follower):
 
     async def page(self) -> tuple[list[Record], bool]:
         table, page = await self.service.events(self.table_id, self.audience, self.last, PAGE)
+        if self.caller.revoked_by(table):
+            return [], True
         records: list[Record] = [
             EventRecord(stored.version, stored.recorded_at, stored.actor, event)
             for stored, event in page
@@ -293,7 +301,8 @@ def event_stream(message: type[StreamMessage], record: str, *statuses: int) -> A
     description=(
         "Each message is one event record as `listEvents` returns it: `id` is the version,"
         " `event` the event type. Resume with `Last-Event-ID` (or `?after=`). A seat token"
-        " adds that seat's private cards; the operator sees everything."
+        " adds that seat's private cards, and the stream ends once that token is revoked (the"
+        " seat left or was replaced); the operator sees everything."
     ),
     tags=["tables"],
     dependencies=OPENING,
@@ -307,8 +316,8 @@ async def stream_table(
     opening: NamedDependency[Opening],
 ) -> Stream:
     table_key = str(table_id)
-    audience, _ = await load_for_caller(caller, service, table_key)  # 404 before the stream
-    return stream_of(TableFollower(table_key, audience, service, hub, opening), opening.timeout)
+    await load_for_caller(caller, service, table_key)  # 404 (or 401) before the stream
+    return stream_of(TableFollower(table_key, caller, service, hub, opening), opening.timeout)
 
 
 @get(

@@ -180,8 +180,11 @@ class TableService:
     async def events(
         self, table_id: str, audience: Audience, after: int, limit: int
     ) -> tuple[Table[Any], list[tuple[StoredEvent, Event]]]:
-        table = (await self.load(table_id, replica=True)).table
+        """Up to ``limit`` events after ``after`` as ``audience`` sees them, and the table
+        read after them: at least as new as every one, so a seat token that the table
+        shows current was current for all of them (DESIGN 10)."""
         stored = await self.store.read_stream(table_id, after, limit, replica=True)
+        table = (await self.load(table_id, replica=True)).table
         decode = event_decoder(table.game).decode
         rules = table.rules
         return table, [(s, tables.redact(rules, decode(s.data), audience)) for s in stored]

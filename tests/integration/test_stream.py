@@ -162,6 +162,37 @@ async def test_a_seat_stream_carries_its_own_cards_and_no_one_elses(
     assert dealt_public["hands"] == [None] * 4 and dealt_public["rest"] is None
 
 
+async def test_a_seat_stream_ends_when_its_token_is_revoked_and_shows_no_newcomer_cards(
+    http: httpx.AsyncClient,
+) -> None:
+    table = await new_table(http)
+    table_id = table["id"]
+    url = f"/tables/{table_id}/stream?timeout=60"
+    ann = ok(await http.post(f"/tables/{table_id}/seats/0", json={"name": "Ann"}), 201)["token"]
+    found: list[Message] = []
+
+    async def read() -> None:
+        async with http.stream("GET", url, headers=bearer(ann)) as response:
+            assert response.status_code == 200
+            async for message in messages(response):
+                found.append(message)
+
+    reader = asyncio.create_task(read())
+    while not any(m.get("event") == "seat_taken" for m in found):
+        await asyncio.sleep(0.02)
+    replace = f"/tables/{table_id}/seats/0/replace"
+    eve = ok(await http.post(replace, json={"name": "Eve"}, headers=OPERATOR))["token"]
+    assert (await http.get(f"/tables/{table_id}", headers=bearer(ann))).status_code == 401
+    for seat in (1, 2, 3):  # the last seat taken deals: Eve's first hand
+        ok(await http.post(f"/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"}), 201)
+    eves_hand = ok(await http.get(f"/tables/{table_id}", headers=bearer(eve)))["hand"]
+    assert len(eves_hand) == 5
+
+    await asyncio.wait_for(reader, timeout=20)  # the stream ended on its own
+    sent = [m["data"]["event"]["type"] for m in found if "data" in m]
+    assert "cards_dealt" not in sent, "a card dealt to Eve reached Ann"
+
+
 async def test_seat_and_operator_streams_read_postgres_only_for_what_hides_cards(
     http: httpx.AsyncClient,
 ) -> None:
