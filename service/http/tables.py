@@ -55,7 +55,8 @@ IdempotencyKey = Annotated[
         max_length=200,
         description=(
             "Retries with the same key and body get the first answer again while the server"
-            " keeps it (24 hours by default); after that a retry is a new request."
+            " keeps it (24 hours by default); after that a retry is a new request. Keys are"
+            " the seat token's: the seat's next player has keys of his own."
         ),
     ),
 ]

@@ -103,6 +103,15 @@ class SeatCommand(NamedTuple):
     epoch: int | None
     if_match: list[str] | None
 
+    @property
+    def key_owner(self) -> str:
+        """Whose ``Idempotency-Key`` this is: the token's, not the seat's. A player who
+        takes the seat over must not be answered with the commands of the one before
+        (whose keys he may well repeat, counting from 1 as any client does). A seat's
+        first token goes by the seat's name alone, as every token did before epochs
+        scoped the keys, so the keys recorded then are still found."""
+        return self.actor if not self.epoch else f"{self.actor}@{self.epoch}"
+
 
 Clock = Callable[[], datetime]
 
@@ -325,7 +334,7 @@ class TableService:
     ) -> tuple[Answer, str]:
         """:meth:`act`, with how it ended: ``accepted`` or ``replayed``."""
         digest = request_digest(request.payload)
-        gate = _Gate(self.store, table_id, request.actor, idempotency_key, digest)
+        gate = _Gate(self.store, table_id, request.key_owner, idempotency_key, digest)
         if (first := await gate.replay()) is not None:
             return first, REPLAYED
         for attempt in range(RETRIES):
@@ -535,18 +544,19 @@ class _Behind(Exception):
 
 
 class _Gate:
-    """Idempotency: the first answer to ``(actor, key)``, for every retry of that request."""
+    """Idempotency: the first answer to ``(owner, key)`` (:attr:`SeatCommand.key_owner`), for
+    every retry of that request."""
 
     def __init__(
-        self, store: EventStore, table_id: str, actor: str, key: str | None, digest: bytes
+        self, store: EventStore, table_id: str, owner: str, key: str | None, digest: bytes
     ) -> None:
-        self.store, self.table_id, self.actor, self.key = store, table_id, actor, key
+        self.store, self.table_id, self.owner, self.key = store, table_id, owner, key
         self.digest = digest
 
     async def replay(self) -> Answer | None:
         if self.key is None:
             return None
-        first = await self.store.idempotent_answer(self.table_id, self.actor, self.key)
+        first = await self.store.idempotent_answer(self.table_id, self.owner, self.key)
         if first is None:
             return None
         if first.request_hash != self.digest:
@@ -557,7 +567,7 @@ class _Gate:
         if self.key is None:
             return None
         return IdempotencyRecord(
-            self.actor, self.key, self.digest, answer.status, answer.body, answer.etag
+            self.owner, self.key, self.digest, answer.status, answer.body, answer.etag
         )
 
 

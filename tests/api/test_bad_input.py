@@ -215,6 +215,25 @@ async def test_idempotency_key_reused_with_another_body_is_refused(table: Table)
     )
 
 
+async def test_idempotency_keys_are_the_tokens_not_the_seats(table: Table) -> None:
+    """North's player leaves with key ``1``; the operator gives the seat to Eve, whose
+    client also counts its keys from ``1``: her command is recorded, not answered with his."""
+    key = {"Idempotency-Key": "1"}
+    his = ok(await table.act(N, {"type": "leave"}, **key))
+    replace = f"/tables/{table.id}/seats/{N}/replace"
+    handed = ok(await table.client.post(replace, json={"name": "Eve"}, headers=OPERATOR))
+    # His own retry still gets his first answer: the command was recorded.
+    again = await table.act(N, {"type": "leave"}, **key)
+    assert again.status_code == 200 and again.json() == his
+
+    table.tokens[N] = handed["token"]
+    count = await table.stored_events()
+    hers = await table.act(N, {"type": "leave"}, **key)  # the same key, the same body
+    assert hers.status_code == 200, hers.text
+    assert hers.json()["version"] > handed["version"] > his["version"]
+    assert await table.stored_events() > count
+
+
 async def test_an_unknown_table_is_not_found(client: Any) -> None:
     response = await client.get(f"/tables/{uuid.uuid4()}")
     assert response.status_code == 404 and response.json()["code"] == "table-not-found"
