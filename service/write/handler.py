@@ -346,11 +346,12 @@ class TableService:
             except _Behind:
                 continue  # perhaps only the cache is behind: ask Postgres
             except VersionConflict:
+                # Another command was recorded first. The next attempt reads the table as
+                # it is now: a request whose If-Match named the version before gets 412
+                # with the current ETag, as it would have had it come a moment later.
                 self._forget(table_id)
                 if (first := await gate.replay()) is not None:
                     return first, REPLAYED  # a twin request with this key won the race
-                if request.if_match is not None and cached is None:
-                    raise CommandConflict("another command was recorded first") from None
             except RuleError:
                 if (first := await gate.replay()) is not None:
                     return first, REPLAYED  # a twin won, and this one comes too late

@@ -196,3 +196,27 @@ async def test_long_poll_wakes_with_the_version_that_woke_it(
         for woke in await asyncio.gather(*polls):
             assert woke.status_code == 200, woke.status_code
             assert woke.json()["version"] >= answer["version"]
+
+
+async def test_a_race_lost_under_if_match_is_412_on_either_server(
+    clients: list[httpx.AsyncClient],
+) -> None:
+    """Two commands of one seat with the same ``If-Match``, sent at once through both
+    servers: one is recorded and the other answers 412 with the current ETag, whether or
+    not its process had the table in its cache (DESIGN 6: 412 for a stale If-Match)."""
+    for race in range(12):
+        table_id, tokens = await _seated(clients[race % 2], "forty-five", 4)
+        path = f"/tables/{table_id}"
+        seat = ok(await clients[0].get(path))["to_act"][0]
+        mine = ok(await clients[1].get(path, headers=bearer(tokens[seat])))
+        headers = {**bearer(tokens[seat]), "If-Match": f'"{mine["version"]}.s{seat}"'}
+        answers = await asyncio.gather(
+            clients[0].post(f"{path}/actions", json={"type": "pass"}, headers=headers),
+            clients[1].post(f"{path}/actions", json={"type": "bid", "amount": 20}, headers=headers),
+        )
+        codes = sorted(answer.status_code for answer in answers)
+        assert codes == [200, 412], [answer.text for answer in answers]
+        won = next(answer for answer in answers if answer.status_code == 200)
+        lost = next(answer for answer in answers if answer.status_code == 412)
+        assert lost.json()["code"] == "precondition-failed"
+        assert lost.headers["etag"] == f'"{won.json()["version"]}.s{seat}"'
