@@ -104,6 +104,13 @@ class Tournament(msgspec.Struct, frozen=True, kw_only=True):
         return "playing" if self.rounds else "open"
 
     @property
+    def tables_watchable(self) -> bool:
+        """Whether anyone may watch its tables. A duplicate event's are closed until it is
+        over: every table of a round plays the same deals (with the operator's decks,
+        every round does), so one table's play would show another's players their cards."""
+        return self.format is not Format.DUPLICATE or self.status == "finished"
+
+    @property
     def shape(self) -> Shape:
         return shape_of(self.created.game, self.created.seats, self.created.entry)
 

@@ -312,11 +312,12 @@ async def stream_table(
     table_id: FromPath[UUID],
     caller: NamedDependency[Caller],
     service: NamedDependency[TableService],
+    tournaments: NamedDependency[TournamentService],
     hub: NamedDependency[Hub],
     opening: NamedDependency[Opening],
 ) -> Stream:
     table_key = str(table_id)
-    await load_for_caller(caller, service, table_key)  # 404 (or 401) before the stream
+    await load_for_caller(caller, service, tournaments, table_key)  # 404, 401 before it
     return stream_of(TableFollower(table_key, caller, service, hub, opening), opening.timeout)
 
 

@@ -191,7 +191,8 @@ FormatName = Annotated[
         description=(
             "How the tournament is run: `open` (the operator opens tables by hand), or in"
             " rounds paired by the service: `swiss`, `round-robin`, `progressive`,"
-            " `duplicate`. See docs/rules/tournaments.md."
+            " `duplicate` (whose tables are closed to spectators until it is over). See"
+            " docs/rules/tournaments.md."
         )
     ),
 ]

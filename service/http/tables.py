@@ -39,6 +39,7 @@ from service.read.records import ActionResult, EventRecord, TableView
 from service.read.watch import Hangup, TableWatcher
 from service.write.handler import Answer, Loaded, TableService, etag
 from service.write.store import new_table_id
+from service.write.tournaments import TournamentService
 
 IfMatch = Annotated[
     str | None,
@@ -145,18 +146,37 @@ def _cache(audience: Audience) -> str:
 
 
 async def load_for_caller(
-    caller: Caller, service: TableService, table_key: str
+    caller: Caller, service: TableService, tournaments: TournamentService, table_key: str
 ) -> tuple[Audience, Loaded]:
     """What ``caller`` may see of the table, and the table from a replica: a token of
-    another table is refused before the read, a revoked seat token after it."""
+    another table is refused before the read, a revoked seat token (or a spectator of a
+    table closed to them) after it."""
     audience = caller.audience_at(table_key)
-    return audience, current_for(caller, await service.load(table_key, replica=True))
+    loaded = current_for(caller, await service.load(table_key, replica=True))
+    await require_watchable(loaded.table, audience, tournaments)
+    return audience, loaded
 
 
 def current_for(caller: Caller, loaded: Loaded) -> Loaded:
     """``loaded``, once ``caller``'s seat token is known not to be revoked by it."""
     caller.require_current(loaded.table)
     return loaded
+
+
+async def require_watchable(
+    table: tables.Table[Any], audience: Audience, tournaments: TournamentService
+) -> None:
+    """401 for a spectator of a table that its tournament closes to them (a duplicate
+    event's, until it is over: ``Tournament.tables_watchable``); its seats and the
+    operator still see it as ever."""
+    if audience != "spectator" or table.tournament is None:
+        return
+    if not (await tournaments.load(table.tournament)).tables_watchable:
+        raise ApiProblem(
+            "unauthorized",
+            "the tables of a duplicate tournament are watched once it is over:"
+            " send this table's seat token or the operator's",
+        )
 
 
 def _matches(loaded: Loaded, audience: Audience, wanted: list[str]) -> bool:
@@ -231,6 +251,7 @@ class TableAccess:
     table_key: str
     caller: Caller
     service: TableService
+    tournaments: TournamentService
     watcher: TableWatcher
     hangup: Hangup | None  # marked if the client goes before its answer (a long-poll's)
 
@@ -241,7 +262,9 @@ def provide_table_access(
     # ``caller`` alone before it, this alone after: two batches of one, no task group.
     state = request.app.state
     hangup = hangup_of(request.scope)
-    return TableAccess(str(table_id), caller, state.service, state.watcher, hangup)
+    return TableAccess(
+        str(table_id), caller, state.service, state.tournaments, state.watcher, hangup
+    )
 
 
 class TableController(Controller):
@@ -360,6 +383,7 @@ class TableController(Controller):
                 if polled is None:
                     return _client_gone()
                 loaded = current_for(caller, polled)
+        await require_watchable(loaded.table, audience, access.tournaments)
         tag = etag(loaded.table.version, audience)
         if wanted is not None and _matches(loaded, audience, wanted):
             not_modified: Response[Any] = Response(
@@ -415,12 +439,17 @@ class TableController(Controller):
         table_id: FromPath[UUID],
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
+        tournaments: NamedDependency[TournamentService],
         read_side: NamedDependency[ReadSide],
     ) -> ScoreSheetPage:
         table_key = str(table_id)
         loaded = await service.load(table_key, replica=True)
-        sheet, position = await read_side.scoresheet(table_key, loaded.table.game)
-        return ScoreSheetPage(position=position, table_version=loaded.table.version, sheet=sheet)
+        table = loaded.table
+        keeper = caller.kind == "director" and caller.tournament == table.tournament
+        if not (caller.is_operator or keeper or caller.table == table_key):
+            await require_watchable(table, "spectator", tournaments)
+        sheet, position = await read_side.scoresheet(table_key, table.game)
+        return ScoreSheetPage(position=position, table_version=table.version, sheet=sheet)
 
     @post(
         "/{table_id:uuid}/actions",
@@ -466,5 +495,6 @@ class TableController(Controller):
         audience = caller.audience_at(access.table_key)
         table, stored = await access.service.events(access.table_key, audience, after, limit)
         caller.require_current(table)
+        await require_watchable(table, audience, access.tournaments)
         records = [_record(s.version, s.recorded_at, s.actor, e) for s, e in stored]
         return EventPage(table=table.id, version=table.version, events=records)

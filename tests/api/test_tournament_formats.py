@@ -238,6 +238,40 @@ async def test_every_table_of_a_duplicate_round_plays_the_same_deals(
     ), "each round its own deals"
 
 
+async def test_a_duplicate_events_tables_are_closed_to_spectators_until_it_is_over(
+    client: Any,
+) -> None:
+    """Both tables of the round play Ann's deals: nobody but a table's own seats and the
+    operator sees one (its view, events, stream or score sheet) until the event is over."""
+    event = await open_event(client, format="duplicate", rounds=1)
+    ann = await enter(client, event, name="Ann")
+    for name in ("Bot 1", "Bot 2", "Bot 3"):
+        await enter(client, event, name=name, computer=True)
+    path = f"/tournaments/{event['id']}"
+    ok(await client.post(f"{path}/rounds", headers=bearer(event["director_token"])), 201)
+    me = ok(await client.get(f"{path}/me", headers=bearer(ann["token"])))
+    tables = [t["table"] for t in ok(await client.get(f"{path}/rounds/1"))["tables"]]
+    other = next(t for t in tables if t != me["table"])
+    reads = ("", "/events", "/scoresheet", "/stream")
+    for table in tables:
+        for read in reads:
+            closed = await client.get(f"/tables/{table}{read}")
+            assert closed.status_code == 401, (read, closed.text)
+            assert closed.json()["code"] == "unauthorized"
+    assert (
+        await client.get(f"/tables/{other}/scoresheet", headers=bearer(me["token"]))
+    ).status_code == 401
+    ok(await client.get(f"/tables/{me['table']}", headers=bearer(me["token"])))
+    ok(await client.get(f"/tables/{me['table']}/scoresheet", headers=bearer(me["token"])))
+    ok(await client.get(f"/tables/{other}/events", headers=OPERATOR))
+    ok(await client.get(f"/tables/{other}/scoresheet", headers=bearer(event["director_token"])))
+
+    await _resign(client, event, ann)
+    await finished(client, event["id"])
+    for read in ("", "/events", "/scoresheet"):
+        ok(await client.get(f"/tables/{other}{read}"))
+
+
 async def test_duplicate_standings_rank_by_matchpoints(client: Any, events: Events) -> None:
     played = await events("duplicate")
     lines = lines_of(await tournament_export(client, played.event))

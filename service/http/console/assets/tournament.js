@@ -82,7 +82,9 @@ export async function tournamentPage(main, id) {
 
   /** @param {string} table */
   async function sheetOf(table) {
-    const found = await api(`/tables/${table}/scoresheet`).catch(() => null);
+    // The operator's (or director's) token: a duplicate event's tables are closed to
+    // spectators until it is over.
+    const found = await api(`/tables/${table}/scoresheet`, { token }).catch(() => null);
     return { table, sheet: found && found.sheet };
   }
 
