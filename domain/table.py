@@ -101,7 +101,7 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
     # Liveness (DESIGN 10). Seat sets are tuples of seat numbers, so that snapshots
     # written before these fields existed decode to "nobody".
     absent: tuple[int, ...] = ()  # the computer plays these until their players return
-    vacant: tuple[int, ...] = ()  # left for good: anybody may take them over
+    vacant: tuple[int, ...] = ()  # left for good: another player may take them over
     strikes: tuple[int, ...] = ()  # seats whose last turn expired without a move
     revoked: tuple[int, ...] = ()  # a seat number per token revoked (leave, replace)
     clock: ClockSettings | None = None

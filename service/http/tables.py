@@ -325,8 +325,9 @@ class TableController(Controller):
         summary="Take a seat",
         description=(
             "Seats a player and returns the seat's bearer token. With `computer: true`"
-            " the computer plays the seat (on a tournament table, the operator's token"
-            " is needed). When the last seat is taken the first deal happens."
+            " the computer plays the seat. On a tournament table, seating the computer or"
+            " taking over a seat its player left needs the operator's token (or the"
+            " tournament director's). When the last seat is taken the first deal happens."
         ),
         status_code=201,
         **token_optional(400, 401, 403, 404, 409, 413, 415, 503),
@@ -340,8 +341,12 @@ class TableController(Controller):
         service: NamedDependency[TableService],
     ) -> SeatGranted:
         table_key = str(table_id)
-        if data.computer and (await service.load(table_key)).table.tournament is not None:
-            caller.require_operator("a computer counts in the standings")
+        table = (await service.load(table_key)).table
+        if table.tournament is not None and (data.computer or seat in table.vacant):
+            # Who sits there plays for the seat's entry, and counts in the standings: the
+            # computer, or a newcomer taking over a seat its player left.
+            why = "the computer" if data.computer else "a seat its player left"
+            caller.require_director(table.tournament, f"{why} counts in the standings")
         name = seat_name(data.name, data.computer, seat)
         token, table = await service.take_seat(table_key, seat, name, computer=data.computer)
         return SeatGranted(table=table.id, seat=seat, token=token, version=table.version)

@@ -280,6 +280,36 @@ async def test_the_director_may_pause_his_tournaments_tables_and_no_other(client
     )
 
 
+async def test_a_tournament_seat_its_player_left_is_handed_on_by_the_director_alone(
+    client: Any,
+) -> None:
+    """Ann leaves her round-1 table: the computer plays her seat. A stranger may not sit
+    down in it (he would play for Ann's entry); her tournament's director may, as he may
+    seat the computer, and a director of another tournament may do neither."""
+    event = await open_event(client, format="swiss", rounds=1)
+    other = await open_event(client, format="swiss", rounds=1)
+    ann = await enter(client, event, name="Ann")
+    await enter(client, event, name="Bob")
+    director = bearer(event["director_token"])
+    ok(await client.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
+    me = ok(await client.get(f"/tournaments/{event['id']}/me", headers=bearer(ann["token"])))
+    seat = f"/tables/{me['table']}/seats/{me['seat']}"
+    leave = {"type": "leave"}
+    ok(await client.post(f"/tables/{me['table']}/actions", json=leave, headers=bearer(me["token"])))
+
+    stranger = await client.post(seat, json={"name": "Mallory"})
+    assert_problem(stranger, 401, "unauthorized")
+    elsewhere = await client.post(
+        seat, json={"name": "Mallory"}, headers=bearer(other["director_token"])
+    )
+    assert_problem(elsewhere, 403, "operator-only")
+    events = ok(await client.get(f"/tables/{me['table']}/events?limit=1000"))["events"]
+    assert "Mallory" not in [e["event"].get("name") for e in events]
+    taken = ok(await client.post(seat, json={"name": "Ann's sister"}, headers=director), 201)
+    view = ok(await client.get(f"/tables/{me['table']}", headers=bearer(taken["token"])))
+    assert view["you"] == me["seat"] and view["seats"][me["seat"]]["name"] == "Ann's sister"
+
+
 async def test_a_round_robin_takes_no_entry_once_started_and_changes_nothing(
     client: Any, database_url: str
 ) -> None:
