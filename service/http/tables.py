@@ -213,9 +213,13 @@ def _client_gone() -> Response[Any]:
     return Response(None, status_code=499)
 
 
+def _private(audience: Audience) -> dict[str, str]:
+    """The caching headers of what ``audience`` sees of a table."""
+    return {"Cache-Control": _cache(audience), "Vary": "Authorization"}
+
+
 def _view_response(view: Any, audience: Audience, status: int = 200) -> Response[Any]:
-    tag = etag(view.version, audience)
-    headers = {"ETag": tag, "Cache-Control": _cache(audience), "Vary": "Authorization"}
+    headers = {"ETag": etag(view.version, audience), **_private(audience)}
     return Response(_encoder.encode(view), status_code=status, media_type=_JSON, headers=headers)
 
 
@@ -392,7 +396,7 @@ class TableController(Controller):
         tag = etag(loaded.table.version, audience)
         if wanted is not None and _matches(loaded, audience, wanted):
             not_modified: Response[Any] = Response(
-                None, status_code=304, headers={"ETag": tag, "Cache-Control": _cache(audience)}
+                None, status_code=304, headers={"ETag": tag, **_private(audience)}
             )
             return not_modified
         return _view_response(tables.view(loaded.table, audience), audience)
@@ -495,11 +499,13 @@ class TableController(Controller):
     )
     async def list_events(
         self, access: NamedDependency[TableAccess], after: After = 0, limit: Limit = 500
-    ) -> EventPage:
+    ) -> Response[EventPage]:
         caller = access.caller
         audience = caller.audience_at(access.table_key)
         table, stored = await access.service.events(access.table_key, audience, after, limit)
         caller.require_current(table)
         await require_watchable(table, audience, access.tournaments)
         records = [_record(s.version, s.recorded_at, s.actor, e) for s, e in stored]
-        return EventPage(table=table.id, version=table.version, events=records)
+        page = EventPage(table=table.id, version=table.version, events=records)
+        # A seat's events hold its cards: like its view, never kept by a shared cache.
+        return Response(page, headers=_private(audience))

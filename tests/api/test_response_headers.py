@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.api import new_table
+from tests.support.api import bearer, new_table, seat_all
 
 # The application's answers, refusals included...
 ANSWERS = [
@@ -49,3 +49,21 @@ async def test_a_not_modified_answer_says_nosniff(client: Any) -> None:
     )
     assert again.status_code == 304
     assert again.headers["x-content-type-options"] == "nosniff"
+
+
+async def test_what_a_seat_sees_is_never_kept_by_a_shared_cache(client: Any) -> None:
+    """A seat's view, its 304 and its events hold (or stand for) its cards: ``private``,
+    and varying with the token; a spectator's may be cached, still varying with it."""
+    table = await new_table(client)
+    tokens = await seat_all(client, table["id"], 4)
+    path = f"/tables/{table['id']}"
+    for headers, cache in ((bearer(tokens[1]), "private, no-cache"), ({}, "no-cache")):
+        view = await client.get(path, headers=headers)
+        unchanged = await client.get(
+            path, headers={**headers, "If-None-Match": view.headers["etag"]}
+        )
+        events = await client.get(f"{path}/events", headers=headers)
+        assert [view.status_code, unchanged.status_code, events.status_code] == [200, 304, 200]
+        for answer in (view, unchanged, events):
+            assert answer.headers["cache-control"] == cache, answer.request.url
+            assert answer.headers["vary"] == "Authorization", answer.request.url
