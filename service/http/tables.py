@@ -37,6 +37,7 @@ from service.http.schemas import (
 from service.read.models import ReadSide
 from service.read.records import ActionResult, EventRecord, TableView
 from service.read.watch import Hangup, TableWatcher
+from service.refusals import TournamentNotFound
 from service.write.handler import Answer, Loaded, TableService, etag
 from service.write.store import new_table_id
 from service.write.tournaments import TournamentService
@@ -168,10 +169,15 @@ async def require_watchable(
 ) -> None:
     """401 for a spectator of a table that its tournament closes to them (a duplicate
     event's, until it is over: ``Tournament.tables_watchable``); its seats and the
-    operator still see it as ever."""
+    operator still see it as ever. A tag naming no stored tournament closes nothing:
+    there is no duplicate event behind it to protect."""
     if audience != "spectator" or table.tournament is None:
         return
-    if not (await tournaments.load(table.tournament)).tables_watchable:
+    try:
+        tournament = await tournaments.load(table.tournament)
+    except TournamentNotFound:
+        return
+    if not tournament.tables_watchable:
         raise ApiProblem(
             "unauthorized",
             "the tables of a duplicate tournament are watched once it is over:"
