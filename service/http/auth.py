@@ -25,6 +25,7 @@ class Caller(msgspec.Struct, frozen=True):
     epoch: int | None = None  # the seat's epoch the token was issued for (DESIGN 10)
     tournament: str | None = None  # a director's or an entry's tournament (DESIGN 14)
     entry: str | None = None
+    member: int | None = None  # which player of a partnership entry the token is
 
     @property
     def is_operator(self) -> bool:
@@ -147,7 +148,7 @@ class Authenticator:
         tournament, entry = found
         if entry is None:
             return Caller("director", tournament=tournament)
-        return Caller("entry", tournament=tournament, entry=entry)
+        return Caller("entry", tournament=tournament, entry=entry.entry, member=entry.member)
 
 
 CALLER = "cardroom.caller"  # where the rate limit leaves the caller it identified

@@ -21,10 +21,14 @@ class NewEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class EntryCreated(msgspec.Struct, frozen=True):
-    """The entry's id and its token: the player's way to ``/me`` and ``withdraw``."""
+    """The entry's id and its token: the player's way to ``/me`` and ``withdraw``. A
+    partnership's two players get a token each, ``token`` for the first named and
+    ``partner_token`` for the second: each opens its own player's seat, never the
+    partner's hand."""
 
     entry: str
     token: str
+    partner_token: str | None = None
 
 
 class EntryInfo(msgspec.Struct, frozen=True):

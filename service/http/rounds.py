@@ -78,7 +78,10 @@ class RoundController(Controller):
         summary="Enter a player, a partnership or the computer (director)",
         description=(
             "The answer's `token` is the entry's: it finds the entry's table each round"
-            " (`/me`) and can withdraw it. A late entry joins the next round."
+            " (`/me`) and can withdraw it. A partnership's players get one each, `token`"
+            " for the first named and `partner_token` for the second: each opens its own"
+            " player's seat and never the partner's hand. A late entry joins the next"
+            " round."
         ),
         status_code=201,
         **token_only(400, 401, 403, 404, 409, 413, 415, 422, 503),
@@ -92,10 +95,11 @@ class RoundController(Controller):
             raise TournamentError(TournamentCode.WRONG_ENTRY, "give `name` or `names`, not both")
         if data.name is None and data.names is None and not data.computer:
             raise TournamentError(TournamentCode.WRONG_ENTRY, "give the entry's `name`")
-        entry, token = await access.tournaments.enter(
+        entry, tokens = await access.tournaments.enter(
             access.tournament_id, list(names), data.computer, access.actor
         )
-        return EntryCreated(entry=entry, token=token)
+        partner_token = tokens[1] if len(tokens) > 1 else None
+        return EntryCreated(entry=entry, token=tokens[0], partner_token=partner_token)
 
     @get(
         "/entries",
@@ -137,7 +141,7 @@ class RoundController(Controller):
     )
     async def my_seat(self, access: NamedDependency[TournamentAccess]) -> MySeat:
         entry = access.caller.entry_in(access.tournament_id)
-        return await access.tournaments.seat_of(access.tournament_id, entry)
+        return await access.tournaments.seat_of(access.tournament_id, entry, access.caller.member)
 
     @post(
         "/rounds",

@@ -148,7 +148,14 @@ RESPONSES: dict[tuple[str, str], dict[str, tuple[str, Any]]] = {
         )
     },
     ("addEntry", "201"): {
-        "entry": ("The entry and its token", {"entry": ENTRIES[0], "token": s.TOKEN})
+        "entry": (
+            "The entry and its token",
+            {"entry": ENTRIES[0], "token": s.TOKEN, "partner_token": None},
+        ),
+        "pair": (
+            "A partnership: a token for each player",
+            {"entry": ENTRIES[1], "token": s.TOKEN, "partner_token": s.TOKEN[7:] + s.TOKEN[:7]},
+        ),
     },
     ("listEntries", "200"): {
         "entries": (
@@ -190,6 +197,19 @@ RESPONSES: dict[tuple[str, str], dict[str, tuple[str, Any]]] = {
                 "token": s.TOKEN,
                 "bye": False,
                 "partner_seat": None,
+                "partner_token": None,
+            },
+        ),
+        "partner": (
+            "Cy of the pair Cy and Di: Di sits opposite, with a token of their own",
+            {
+                "entry": ENTRIES[1],
+                "round": 1,
+                "table": ROUND_TABLES[0],
+                "seat": 0,
+                "token": s.TOKEN,
+                "bye": False,
+                "partner_seat": 2,
                 "partner_token": None,
             },
         ),

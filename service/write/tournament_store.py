@@ -58,6 +58,16 @@ class Secrets(msgspec.Struct, frozen=True):
     seat_key: bytes
 
 
+class EntryToken(msgspec.Struct, frozen=True):
+    """An entry's token, kept as its digest: ``member`` is the player of a partnership it
+    belongs to (0 or 1, in the order the entry names them); None when it stands for the
+    whole entry (a single entry, or a pair entered before each player had a token)."""
+
+    digest: bytes
+    entry: str
+    member: int | None = None
+
+
 class TournamentStore(Stores):
     # Its caches are made on first use, so the store is built as Stores is.
     @functools.cached_property
@@ -177,11 +187,11 @@ class TournamentStore(Stores):
         *,
         after: Tournament,
         round_tables: Sequence[tuple[str, int]] = (),
-        entry_token: tuple[bytes, str] | None = None,
+        entry_tokens: Sequence[EntryToken] = (),
     ) -> None:
         """Append ``events`` after ``tournament.version``; :class:`VersionConflict` if
         another append got there first. With them, in the same transaction: the tables a
-        round opens and the digest of a new entry's token."""
+        round opens and the digests of a new entry's tokens."""
         new = [NewEvent(event_data(e), actor, command) for e in events]
         try:
             async with self.pool.connection() as conn, conn.transaction():
@@ -194,11 +204,11 @@ class TournamentStore(Stores):
                         " VALUES (%s, %s, %s)",
                         [(table, tournament.id, number) for table, number in round_tables],
                     )
-                if entry_token is not None:
-                    await conn.execute(
-                        "INSERT INTO entry_tokens (token_hash, tournament_id, entry)"
-                        " VALUES (%s, %s, %s)",
-                        (entry_token[0], tournament.id, entry_token[1]),
+                if entry_tokens:
+                    await conn.cursor().executemany(
+                        "INSERT INTO entry_tokens (token_hash, tournament_id, entry, member)"
+                        " VALUES (%s, %s, %s, %s)",
+                        [(t.digest, tournament.id, t.entry, t.member) for t in entry_tokens],
                     )
         except psycopg.errors.UniqueViolation as exc:
             metrics.CONFLICTS.inc()
@@ -284,15 +294,18 @@ class TournamentStore(Stores):
         decks: list[list[str]] = msgspec.json.decode(row[0])
         return decks, row[1]
 
-    async def token(self, digest: bytes) -> tuple[str, str | None] | None:
-        """The tournament (and entry) a director or entry token belongs to."""
+    async def token(self, digest: bytes) -> tuple[str, EntryToken | None] | None:
+        """The tournament a director or entry token belongs to, and for an entry's token
+        the entry (and player) it stands for."""
         row = await fetch_one(
             self.pool,
-            "SELECT tournament_id::text, entry FROM entry_tokens WHERE token_hash = %s"
-            " UNION ALL SELECT id::text, NULL FROM tournaments WHERE director_hash = %s",
+            "SELECT tournament_id::text, entry, member FROM entry_tokens WHERE token_hash = %s"
+            " UNION ALL SELECT id::text, NULL, NULL FROM tournaments WHERE director_hash = %s",
             (digest, digest),
         )
-        return None if row is None else (row[0], row[1])
+        if row is None:
+            return None
+        return row[0], None if row[1] is None else EntryToken(digest, row[1], row[2])
 
     async def tables_to_open(self, limit: int = 100) -> list[tuple[str, str]]:
         """``(tournament, table)`` of paired tables not created yet."""

@@ -33,7 +33,7 @@ from service.refusals import CommandConflict
 from service.write.codec import event_data, event_decoder
 from service.write.handler import Clock, TableService, token_digest
 from service.write.store import NewEvent, VersionConflict, now
-from service.write.tournament_store import Secrets, TournamentStore
+from service.write.tournament_store import EntryToken, Secrets, TournamentStore
 
 ATTEMPTS = 5
 Decision = Callable[[Tournament], Sequence[TournamentEvent]]
@@ -42,8 +42,9 @@ Decision = Callable[[Tournament], Sequence[TournamentEvent]]
 class MySeat(msgspec.Struct, frozen=True):
     """Where the entry plays the current round: its table, seat and that seat's token
     (an ordinary seat token); ``table: null`` and ``bye: true`` when it sits the round
-    out (``round: 0`` before the first). A partnership's second seat comes as
-    ``partner_seat`` and ``partner_token``."""
+    out (``round: 0`` before the first). For a partnership's player, ``partner_seat``
+    is where the partner sits; ``partner_token`` is only ever set for the one token of a
+    pair entered before each player had their own."""
 
     entry: str
     round: int
@@ -91,19 +92,24 @@ class TournamentService:
 
     async def enter(
         self, tournament_id: str, names: list[str], computer: bool, actor: str
-    ) -> tuple[str, str]:
-        """A new entry: its id and its token."""
+    ) -> tuple[str, list[str]]:
+        """A new entry: its id and its tokens, one per player of a partnership (in the
+        order ``names`` gives them), else one for the entry."""
         entry = uuid.uuid4().hex[:12]
-        token = secrets.token_urlsafe(32)
+        players = len(names) if len(names) > 1 and not computer else 1
+        tokens = [secrets.token_urlsafe(32) for _ in range(players)]
         command = {"type": "enter", "names": names, "computer": computer}
         await self._decide(
             tournament_id,
             lambda t: stream.enter(t, entry, names, computer=computer),
             actor,
             command,
-            entry_token=(token_digest(token), entry),
+            entry_tokens=[
+                EntryToken(token_digest(token), entry, None if players == 1 else member)
+                for member, token in enumerate(tokens)
+            ],
         )
-        return entry, token
+        return entry, tokens
 
     async def withdraw(self, tournament_id: str, entry: str, actor: str) -> Tournament:
         command = {"type": "withdraw", "entry": entry}
@@ -191,8 +197,13 @@ class TournamentService:
             tournament_id, lambda t: stream.finish(t, seed), actor, {"type": "finish"}
         )
 
-    async def seat_of(self, tournament_id: str, entry: str) -> MySeat:
-        """Where ``entry`` plays the current round, and the seat's token (``/me``)."""
+    async def seat_of(self, tournament_id: str, entry: str, member: int | None) -> MySeat:
+        """Where ``entry`` plays the current round, and the seat's token (``/me``).
+
+        A partnership's player (``member`` 0 or 1) gets their own seat's token and only
+        the number of the partner's seat: a token that opened both seats would show one
+        player the partner's hand. A whole-entry token (``member`` None) of a pair
+        entered before players had tokens of their own still gets both seats' tokens."""
         tournament = await self.load(tournament_id)
         stream.entry_of(tournament, entry)
         if not tournament.rounds:
@@ -202,16 +213,18 @@ class TournamentService:
             held = [s for s, e in enumerate(paired.seats) if e == entry]
             if held:
                 key = (await self.store.secrets(tournament_id)).seat_key
-                partner = held[1] if len(held) > 1 else None
+                mine = held[member or 0]  # a partnership holds its two seats, in name order
+                partners = [s for s in held if s != mine]
+                partner = partners[0] if partners else None
                 return MySeat(
                     entry=entry,
                     round=current.number,
                     table=paired.table,
-                    seat=held[0],
-                    token=seat_token(key, paired.table, held[0]),
+                    seat=mine,
+                    token=seat_token(key, paired.table, mine),
                     partner_seat=partner,
                     partner_token=None
-                    if partner is None
+                    if partner is None or member is not None
                     else seat_token(key, paired.table, partner),
                 )
         return MySeat(
@@ -231,7 +244,7 @@ class TournamentService:
         command: dict[str, Any],
         *,
         opens_round: bool = False,
-        entry_token: tuple[bytes, str] | None = None,
+        entry_tokens: Sequence[EntryToken] = (),
     ) -> Tournament:
         for _ in range(ATTEMPTS):
             tournament, last_hash = await self.store.load(tournament_id)
@@ -255,7 +268,7 @@ class TournamentService:
                     self.clock(),
                     after=after,
                     round_tables=round_tables,
-                    entry_token=entry_token,
+                    entry_tokens=entry_tokens,
                 )
             except VersionConflict:
                 continue

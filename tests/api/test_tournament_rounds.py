@@ -121,6 +121,37 @@ async def test_a_human_entrant_finds_his_table_through_me_and_plays_it(client: A
     assert played["status"] == "finished"
 
 
+async def test_each_partner_has_a_token_of_their_own_that_opens_their_hand_alone(
+    client: Any,
+) -> None:
+    event = await open_event(client, "forty-five", format="swiss", rounds=1, entry="pair")
+    pair = await enter(client, event, names=["Cy", "Di"])
+    await enter(client, event, names=["Bot 0", "Bot 0b"], computer=True)
+    assert pair["token"] and pair["partner_token"] and pair["token"] != pair["partner_token"]
+    director = bearer(event["director_token"])
+    ok(await client.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
+    path = f"/tournaments/{event['id']}/me"
+    cy = ok(await client.get(path, headers=bearer(pair["token"])))
+    di = ok(await client.get(path, headers=bearer(pair["partner_token"])))
+    assert cy["entry"] == di["entry"] == pair["entry"] and cy["table"] == di["table"]
+    assert (cy["partner_seat"], di["partner_seat"]) == (di["seat"], cy["seat"])
+    assert cy["partner_token"] is None and di["partner_token"] is None
+    views = [
+        ok(await client.get(f"/tables/{me['table']}", headers=bearer(me["token"])))
+        for me in (cy, di)
+    ]
+    for view, me, name in zip(views, (cy, di), ("Cy", "Di"), strict=True):
+        assert view["you"] == me["seat"] and view["seats"][me["seat"]]["name"] == name
+    assert views[0]["hand"] and not set(views[0]["hand"]) & set(views[1]["hand"])
+    gone = ok(
+        await client.post(
+            f"/tournaments/{event['id']}/entries/{pair['entry']}/withdraw",
+            headers=bearer(pair["partner_token"]),
+        )
+    )
+    assert gone["withdrawn"]
+
+
 async def test_a_format_that_does_not_fit_the_game_is_refused(
     client: Any, database_url: str
 ) -> None:

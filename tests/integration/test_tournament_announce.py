@@ -15,7 +15,7 @@ from domain.tournament import stream
 from domain.tournament.model import Format
 from service.write.handler import TableService, token_digest
 from service.write.store import TOURNAMENT_NOTICE, EventStore, Notifier, VersionConflict
-from service.write.tournament_store import TournamentStore
+from service.write.tournament_store import EntryToken, TournamentStore
 from service.write.tournaments import TournamentService
 from tests.domain.tournament.rounds import bridge_terms
 from tests.support import services
@@ -36,7 +36,7 @@ async def test_a_failed_tournament_commit_announces_nothing(
     tournament_id, _ = await rounds.create(
         bridge_terms("Announced", Format.SWISS, rounds=2), decks=None, first_dealer=None, command={}
     )
-    _, token = await rounds.enter(tournament_id, ["Ann"], computer=False, actor="director")
+    _, (token,) = await rounds.enter(tournament_id, ["Ann"], computer=False, actor="director")
     key = f"{TOURNAMENT_NOTICE}{tournament_id}"
     assert heard == [(key, 1), (key, 2)]
 
@@ -56,7 +56,7 @@ async def test_a_failed_tournament_commit_announces_nothing(
             {"type": "enter", "names": ["Bob"], "computer": False},
             datetime.now(UTC),
             after=after,
-            entry_token=(token_digest(token), "bob"),
+            entry_tokens=[EntryToken(token_digest(token), "bob")],
         )
 
     assert heard == [(key, 1), (key, 2)]
