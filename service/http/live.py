@@ -20,7 +20,7 @@ other committed, with Redis or without. Each message's ``id`` is the event's ver
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Annotated
 from uuid import UUID
@@ -37,7 +37,7 @@ from domain.tournament.stream import Tournament
 from service.http.auth import Caller
 from service.http.docs import TOKEN_OPTIONAL, Access, errors
 from service.http.schemas import StreamMessage, TournamentStreamMessage
-from service.http.tables import after_version, load_for_caller
+from service.http.tables import after_version, caching_headers, load_for_caller
 from service.metrics import LIVE_READS
 from service.read.records import EventRecord, TournamentEventRecord
 from service.read.watch import TableWatcher
@@ -317,8 +317,10 @@ async def stream_table(
     opening: NamedDependency[Opening],
 ) -> Stream:
     table_key = str(table_id)
-    await load_for_caller(caller, service, tournaments, table_key)  # 404, 401 before it
-    return stream_of(TableFollower(table_key, caller, service, hub, opening), opening.timeout)
+    audience, _ = await load_for_caller(caller, service, tournaments, table_key)  # 404, 401
+    follower = TableFollower(table_key, caller, service, hub, opening)
+    # A seat's stream carries its cards: it says so to caches, as the seat's view does.
+    return stream_of(follower, opening.timeout, caching_headers(audience))
 
 
 @get(
@@ -347,13 +349,15 @@ async def stream_tournament(
     return stream_of(follower, opening.timeout)
 
 
-def stream_of(follower: Follower, timeout: float) -> Stream:
+def stream_of(
+    follower: Follower, timeout: float, caching: Mapping[str, str] | None = None
+) -> Stream:
     # The messages are written here (sse_message) rather than by Litestar's
     # ServerSentEvent, so that a published event is encoded once for all its streams.
     return Stream(
         _messages(follower, timeout),
         media_type="text/event-stream",
-        headers=STREAM_HEADERS,
+        headers={**STREAM_HEADERS, **(caching or {})},
     )
 
 

@@ -219,13 +219,13 @@ def _client_gone() -> Response[Any]:
     return Response(None, status_code=499)
 
 
-def _private(audience: Audience) -> dict[str, str]:
+def caching_headers(audience: Audience) -> dict[str, str]:
     """The caching headers of what ``audience`` sees of a table."""
     return {"Cache-Control": _cache(audience), "Vary": "Authorization"}
 
 
 def _view_response(view: Any, audience: Audience, status: int = 200) -> Response[Any]:
-    headers = {"ETag": etag(view.version, audience), **_private(audience)}
+    headers = {"ETag": etag(view.version, audience), **caching_headers(audience)}
     return Response(_encoder.encode(view), status_code=status, media_type=_JSON, headers=headers)
 
 
@@ -402,7 +402,7 @@ class TableController(Controller):
         tag = etag(loaded.table.version, audience)
         if wanted is not None and _matches(loaded, audience, wanted):
             not_modified: Response[Any] = Response(
-                None, status_code=304, headers={"ETag": tag, **_private(audience)}
+                None, status_code=304, headers={"ETag": tag, **caching_headers(audience)}
             )
             return not_modified
         return _view_response(tables.view(loaded.table, audience), audience)
@@ -514,4 +514,4 @@ class TableController(Controller):
         records = [_record(s.version, s.recorded_at, s.actor, e) for s, e in stored]
         page = EventPage(table=table.id, version=table.version, events=records)
         # A seat's events hold its cards: like its view, never kept by a shared cache.
-        return Response(page, headers=_private(audience))
+        return Response(page, headers=caching_headers(audience))

@@ -52,8 +52,9 @@ async def test_a_not_modified_answer_says_nosniff(client: Any) -> None:
 
 
 async def test_what_a_seat_sees_is_never_kept_by_a_shared_cache(client: Any) -> None:
-    """A seat's view, its 304 and its events hold (or stand for) its cards: ``private``,
-    and varying with the token; a spectator's may be cached, still varying with it."""
+    """A seat's view, its 304, its events and its stream hold (or stand for) its cards:
+    ``private``, and varying with the token; a spectator's may be cached, still varying
+    with it."""
     table = await new_table(client)
     tokens = await seat_all(client, table["id"], 4)
     path = f"/tables/{table['id']}"
@@ -63,7 +64,9 @@ async def test_what_a_seat_sees_is_never_kept_by_a_shared_cache(client: Any) -> 
             path, headers={**headers, "If-None-Match": view.headers["etag"]}
         )
         events = await client.get(f"{path}/events", headers=headers)
+        async with client.stream("GET", f"{path}/stream?timeout=1", headers=headers) as live:
+            assert live.status_code == 200
         assert [view.status_code, unchanged.status_code, events.status_code] == [200, 304, 200]
-        for answer in (view, unchanged, events):
+        for answer in (view, unchanged, events, live):
             assert answer.headers["cache-control"] == cache, answer.request.url
             assert answer.headers["vary"] == "Authorization", answer.request.url
