@@ -58,6 +58,10 @@ class Caller(msgspec.Struct, frozen=True):
         """What this caller may see of ``table_id``; a seat of another table may not look."""
         if self.kind == "operator":
             return "operator"
+        if self.kind == "director":
+            # The director is the operator of its own tournament's tables (DESIGN 14).
+            # Which tournament a table is in is known once it is read: require_current.
+            return "operator"
         if self.kind == "anonymous":
             return "spectator"
         if self.table != table_id or self.seat is None:
@@ -71,6 +75,10 @@ class Caller(msgspec.Struct, frozen=True):
         return self.kind == "seat" and seat is not None and table.epoch(seat) != self.epoch
 
     def require_current(self, table: Table[Any]) -> None:
+        """The caller may see ``table`` as it is now: a seat token not revoked, a director
+        token at its own tournament's table (403 at any other)."""
+        if self.kind == "director" and table.tournament != self.tournament:
+            raise ApiProblem("operator-only", "this director token is another tournament's")
         if self.revoked_by(table):
             raise ApiProblem("unauthorized", "this seat's token was revoked")
 

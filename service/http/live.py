@@ -302,7 +302,8 @@ def event_stream(message: type[StreamMessage], record: str, *statuses: int) -> A
         "Each message is one event record as `listEvents` returns it: `id` is the version,"
         " `event` the event type. Resume with `Last-Event-ID` (or `?after=`). A seat token"
         " adds that seat's private cards, and the stream ends once that token is revoked (the"
-        " seat left or was replaced); the operator sees everything."
+        " seat left or was replaced); the operator, and a tournament's director at its"
+        " tables, sees everything."
     ),
     tags=["tables"],
     dependencies=OPENING,

@@ -367,8 +367,9 @@ class TableController(Controller):
         summary="The table as the caller may see it",
         description=(
             "A seat token sees that seat's hand and legal actions; no token, a spectator's"
-            " view; the operator token, everything. Send `If-None-Match` with the last"
-            " ETag to get a cheap 304 while nothing changed."
+            " view; the operator token, and a tournament director's at its tournament's"
+            " tables, everything. Send `If-None-Match` with the last ETag to get a cheap"
+            " 304 while nothing changed."
         ),
         response_headers=_VIEW_HEADERS,
         **token_optional(304, 400, 401, 403, 404, 503),

@@ -311,6 +311,34 @@ async def test_the_director_may_pause_his_tournaments_tables_and_no_other(client
     )
 
 
+async def test_the_director_watches_his_tournaments_tables_as_the_operator_does(
+    client: Any,
+) -> None:
+    mine = await open_event(client, format="swiss", rounds=1)
+    other = await open_event(client, format="swiss", rounds=1)
+    for name in ("Ann", "Bob"):
+        await enter(client, mine, name=name)
+    director = bearer(mine["director_token"])
+    paired = ok(await client.post(f"/tournaments/{mine['id']}/rounds", headers=director), 201)
+    path = f"/tables/{paired['tables'][0]['table']}"
+    watched = await client.get(path, headers=director)
+    as_operator = await client.get(path, headers=OPERATOR)
+    assert watched.status_code == 200 and watched.json() == as_operator.json()
+    assert all(watched.json()["hands"]), "every hand, as the operator sees them"
+    assert watched.headers["etag"] == as_operator.headers["etag"]
+    events = ok(await client.get(f"{path}/events", headers=director))["events"]
+    assert events == ok(await client.get(f"{path}/events", headers=OPERATOR))["events"]
+    async with client.stream("GET", f"{path}/stream?timeout=1", headers=director) as live:
+        assert live.status_code == 200
+    stranger = bearer(other["director_token"])
+    for read in ("", "/events", "/stream"):
+        assert_problem(await client.get(f"{path}{read}", headers=stranger), 403, "operator-only")
+    loose = ok(await client.post("/tables", json={"game": "reserve-bridge", "seats": 2}), 201)
+    assert_problem(
+        await client.get(f"/tables/{loose['id']}", headers=director), 403, "operator-only"
+    )
+
+
 async def test_a_tournament_seat_its_player_left_is_handed_on_by_the_director_alone(
     client: Any,
 ) -> None:
