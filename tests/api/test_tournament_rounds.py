@@ -289,18 +289,21 @@ async def test_tournaments_list_pages_and_filters(
     assert second["tournaments"][0]["id"] != first["tournaments"][0]["id"]
 
 
-async def test_the_director_may_pause_his_tournaments_tables_and_no_other(client: Any) -> None:
+async def _two_directors(client: Any) -> tuple[str, dict[str, str], dict[str, str]]:
+    """Ann and Bob's round-1 table, its director's headers and another event's director's."""
     mine = await open_event(client, format="swiss", rounds=1)
     other = await open_event(client, format="swiss", rounds=1)
     for name in ("Ann", "Bob"):
         await enter(client, mine, name=name)
     director = bearer(mine["director_token"])
     paired = ok(await client.post(f"/tournaments/{mine['id']}/rounds", headers=director), 201)
-    table = paired["tables"][0]["table"]
+    return paired["tables"][0]["table"], director, bearer(other["director_token"])
+
+
+async def test_the_director_may_pause_his_tournaments_tables_and_no_other(client: Any) -> None:
+    table, director, stranger = await _two_directors(client)
     assert_problem(
-        await client.post(f"/tables/{table}/pause", headers=bearer(other["director_token"])),
-        403,
-        "operator-only",
+        await client.post(f"/tables/{table}/pause", headers=stranger), 403, "operator-only"
     )
     paused = ok(await client.post(f"/tables/{table}/pause", headers=director))
     assert paused["paused"] is True
@@ -314,13 +317,8 @@ async def test_the_director_may_pause_his_tournaments_tables_and_no_other(client
 async def test_the_director_watches_his_tournaments_tables_as_the_operator_does(
     client: Any,
 ) -> None:
-    mine = await open_event(client, format="swiss", rounds=1)
-    other = await open_event(client, format="swiss", rounds=1)
-    for name in ("Ann", "Bob"):
-        await enter(client, mine, name=name)
-    director = bearer(mine["director_token"])
-    paired = ok(await client.post(f"/tournaments/{mine['id']}/rounds", headers=director), 201)
-    path = f"/tables/{paired['tables'][0]['table']}"
+    table, director, stranger = await _two_directors(client)
+    path = f"/tables/{table}"
     watched = await client.get(path, headers=director)
     as_operator = await client.get(path, headers=OPERATOR)
     assert watched.status_code == 200 and watched.json() == as_operator.json()
@@ -330,7 +328,6 @@ async def test_the_director_watches_his_tournaments_tables_as_the_operator_does(
     assert events == ok(await client.get(f"{path}/events", headers=OPERATOR))["events"]
     async with client.stream("GET", f"{path}/stream?timeout=1", headers=director) as live:
         assert live.status_code == 200
-    stranger = bearer(other["director_token"])
     for read in ("", "/events", "/stream"):
         assert_problem(await client.get(f"{path}{read}", headers=stranger), 403, "operator-only")
     loose = ok(await client.post("/tables", json={"game": "reserve-bridge", "seats": 2}), 201)
