@@ -137,6 +137,10 @@ class RoundController(Controller):
         "/me",
         operation_id="getMySeat",
         summary="Where this entry plays the current round, with the seat's token",
+        description="The entry's token (or a partnership player's own) finds its table"
+        " and seat in the round in play. `token` is `null` once the seat's player left it"
+        " or the director handed it on (that token answers 401 from then on); `bye` is"
+        " `true` when the entry sits the round out.",
         **token_only(400, 401, 403, 404, 503),
     )
     async def my_seat(self, access: NamedDependency[TournamentAccess]) -> MySeat:

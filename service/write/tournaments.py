@@ -29,7 +29,7 @@ from domain.tournament import results, stream
 from domain.tournament.events import TournamentEvent
 from domain.tournament.model import Format
 from domain.tournament.stream import Tournament
-from service.refusals import CommandConflict
+from service.refusals import CommandConflict, TableNotFound
 from service.write.codec import event_data, event_decoder
 from service.write.handler import Clock, TableService, token_digest
 from service.write.store import NewEvent, VersionConflict, now
@@ -42,9 +42,11 @@ Decision = Callable[[Tournament], Sequence[TournamentEvent]]
 class MySeat(msgspec.Struct, frozen=True):
     """Where the entry plays the current round: its table, seat and that seat's token
     (an ordinary seat token); ``table: null`` and ``bye: true`` when it sits the round
-    out (``round: 0`` before the first). For a partnership's player, ``partner_seat``
-    is where the partner sits; ``partner_token`` is only ever set for the one token of a
-    pair entered before each player had their own."""
+    out (``round: 0`` before the first). ``token`` is ``null`` once the seat's player
+    left it or the director handed it on: that token answers 401 from then on. For a
+    partnership's player, ``partner_seat`` is where the partner sits; ``partner_token``
+    is only ever set for the one token of a pair entered before each player had their
+    own."""
 
     entry: str
     round: int
@@ -216,16 +218,17 @@ class TournamentService:
                 mine = held[member or 0]  # a partnership holds its two seats, in name order
                 partners = [s for s in held if s != mine]
                 partner = partners[0] if partners else None
+                issued = await self._still_issued(paired.table)
                 return MySeat(
                     entry=entry,
                     round=current.number,
                     table=paired.table,
                     seat=mine,
-                    token=seat_token(key, paired.table, mine),
+                    token=seat_token(key, paired.table, mine) if issued(mine) else None,
                     partner_seat=partner,
-                    partner_token=None
-                    if partner is None or member is not None
-                    else seat_token(key, paired.table, partner),
+                    partner_token=seat_token(key, paired.table, partner)
+                    if partner is not None and member is None and issued(partner)
+                    else None,
                 )
         return MySeat(
             entry=entry,
@@ -235,6 +238,16 @@ class TournamentService:
             token=None,
             bye=entry in current.byes,
         )
+
+    async def _still_issued(self, table_id: str) -> Callable[[int], bool]:
+        """Whether a seat's derived token still works: it was issued for the seat's first
+        epoch, which ends when its player leaves or the seat is handed on. A table not
+        created yet (its process died after pairing; the worker opens it) revoked none."""
+        try:
+            table = (await self.tables.load(table_id)).table
+        except TableNotFound:
+            return lambda seat: True
+        return lambda seat: table.epoch(seat) == 0
 
     async def _decide(
         self,

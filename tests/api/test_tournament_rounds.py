@@ -366,6 +366,23 @@ async def test_a_tournament_seat_its_player_left_is_handed_on_by_the_director_al
     assert view["you"] == me["seat"] and view["seats"][me["seat"]]["name"] == "Ann's sister"
 
 
+async def test_me_hands_out_no_token_once_the_player_left_the_seat(client: Any) -> None:
+    event = await open_event(client, format="swiss", rounds=1)
+    ann = await enter(client, event, name="Ann")
+    await enter(client, event, name="Bob")
+    director = bearer(event["director_token"])
+    ok(await client.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
+    me_path = f"/tournaments/{event['id']}/me"
+    me = ok(await client.get(me_path, headers=bearer(ann["token"])))
+    leave = {"type": "leave"}
+    ok(await client.post(f"/tables/{me['table']}/actions", json=leave, headers=bearer(me["token"])))
+
+    after = ok(await client.get(me_path, headers=bearer(ann["token"])))
+    assert after == {**me, "token": None}, "the same table and seat, and no dead token"
+    revoked = await client.get(f"/tables/{me['table']}", headers=bearer(me["token"]))
+    assert_problem(revoked, 401, "unauthorized")
+
+
 async def test_a_round_robin_takes_no_entry_once_started_and_changes_nothing(
     client: Any, database_url: str
 ) -> None:
