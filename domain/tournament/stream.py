@@ -280,15 +280,14 @@ def pair_next(
     if tournament.created.round_minutes is not None:
         deadline = at + timedelta(minutes=tournament.created.round_minutes)
     tables = [PairedTable(table=next(table_ids), seats=list(s.seats)) for s in pairing.tables]
-    return [
-        RoundPaired(
-            round=number,
-            tables=tables,
-            byes=list(pairing.byes),
-            inputs=inputs_digest(entrants, history, number),
-            deadline=deadline,
-        )
-    ]
+    paired = RoundPaired(
+        round=number,
+        tables=tables,
+        byes=list(pairing.byes),
+        inputs=inputs_digest(entrants, history, number),
+        deadline=deadline,
+    )
+    return [paired, *_finished_if_last(evolve(tournament, paired), seed)]
 
 
 def score(
@@ -308,11 +307,15 @@ def score(
         aborted=result.aborted,
         deal_scores=[list(d) for d in result.deal_scores],
     )
-    events: list[TournamentEvent] = [scored]
-    after = evolve(tournament, scored)
+    return [scored, *_finished_if_last(evolve(tournament, scored), seed)]
+
+
+def _finished_if_last(after: Tournament, seed: bytes) -> list[TournamentEvent]:
+    """The last round complete finishes the tournament: usually with its last table's
+    result, or as it is paired when it seats nobody (every entrant left has a bye)."""
     if after.rounds[-1].complete and after.rounds[-1].number == after.total_rounds:
-        events.append(TournamentFinished(seed=seed.hex()))
-    return events
+        return [TournamentFinished(seed=seed.hex())]
+    return []
 
 
 def finish(tournament: Tournament, seed: bytes) -> list[TournamentEvent]:

@@ -257,7 +257,7 @@ def standings_csv(page: StandingsPage) -> str:
         fields = [f for f in EntryStanding.__struct_fields__ if f != "rounds"]
         writer.writerow(fields)
         for entry in page.entries:
-            writer.writerow([getattr(entry, f) for f in fields])
+            writer.writerow([_cell(getattr(entry, f)) for f in fields])
         return out.getvalue()
     writer.writerow(["kind", "name", "played", "won", "score"])
     for kind, ranked in (
@@ -265,5 +265,14 @@ def standings_csv(page: StandingsPage) -> str:
         ("partnership", page.standings.partnerships),
     ):
         for entrant in ranked:
-            writer.writerow([kind, entrant.name, entrant.played, entrant.won, entrant.score])
+            row = [kind, entrant.name, entrant.played, entrant.won, entrant.score]
+            writer.writerow([_cell(value) for value in row])
     return out.getvalue()
+
+
+def _cell(value: object) -> object:
+    """A text cell as a spreadsheet will show it, never run: a name that begins as a
+    formula does (``=HYPERLINK(...)``) is quoted with an apostrophe (OWASP's advice)."""
+    if isinstance(value, str) and value.startswith(("=", "+", "-", "@", "\t", "\r")):
+        return "'" + value
+    return value

@@ -274,6 +274,18 @@ async def test_standings_rank_every_entry_and_the_csv_matches_the_json(
         assert float(row["buchholz"]) == entry["buchholz"] and row["name"] == entry["name"]
 
 
+async def test_standings_csv_never_hands_a_spreadsheet_a_formula(client: Any) -> None:
+    event = await open_event(client, format="swiss", rounds=1)
+    names = ['=HYPERLINK("http://evil","x")', "@SUM(1)", "+1+1", "-2+3", "Ann"]
+    for name in names:
+        await enter(client, event, name=name)
+    response = await client.get(
+        f"/tournaments/{event['id']}/standings", headers={"Accept": "text/csv"}
+    )
+    shown = sorted(row["name"] for row in csv.DictReader(io.StringIO(response.text)))
+    assert shown == sorted(["Ann", *("'" + name for name in names[:-1])])
+
+
 async def test_tournaments_list_pages_and_filters(
     client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
 ) -> None:

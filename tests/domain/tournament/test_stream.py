@@ -50,3 +50,18 @@ def test_a_round_robin_plays_its_berger_rounds_though_an_entrant_withdraws() -> 
         assert tournament.status == "playing"
         tournament = play_round(tournament, ids)
     assert tournament.status == "finished" and len(tournament.rounds) == 5
+
+
+def test_a_round_robin_whose_last_round_seats_nobody_finishes_when_it_is_paired() -> None:
+    """Its last round pairs each entrant left with one who withdrew: byes only, no table
+    whose result would finish it, so the pairing itself must."""
+    tournament = round_robin(4)
+    ids = (f"table {n}" for n in count())
+    for _ in range(2):
+        tournament = play_round(tournament, ids)
+    foreseen = apply(tournament, stream.pair_next(tournament, SEED, ids, AT)).rounds[-1]
+    for paired in foreseen.tables:
+        tournament = apply(tournament, stream.withdraw(tournament, paired.seats[0]))
+    tournament = apply(tournament, stream.pair_next(tournament, SEED, ids, AT))
+    assert not tournament.rounds[-1].tables and len(tournament.rounds[-1].byes) == 2
+    assert tournament.status == "finished"
