@@ -189,7 +189,8 @@ FormatName = Annotated[
     Literal["open", "swiss", "round-robin", "progressive", "duplicate"],
     msgspec.Meta(
         description=(
-            "How the tournament is run: `open` (the operator opens tables by hand), or in"
+            "How the tournament is run: `open` (the operator opens tables by hand; with"
+            " `deals`, those tables are closed to spectators until it is over), or in"
             " rounds paired by the service: `swiss`, `round-robin`, `progressive`,"
             " `duplicate` (whose tables are closed to spectators until it is over). See"
             " docs/rules/tournaments.md."

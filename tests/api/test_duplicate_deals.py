@@ -21,6 +21,7 @@ from service.audit.verify import verify_lines
 from service.write.codec import event_decoder
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import Player, export, lines_of, play
+from tests.support.refusals import assert_problem
 
 CARD = re.compile(r'"[2-9TJQKA][CDHS]"')
 
@@ -79,6 +80,20 @@ async def open_tournament(
         "deals": [{"deck": deck} for deck in decks],
     }
     return ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)["id"]  # type: ignore[no-any-return]
+
+
+async def test_an_open_tournaments_tables_dealt_its_decks_are_closed_to_spectators(
+    client: AsyncClient,
+) -> None:
+    """Every table the operator opens plays the same decks: watching one would show the
+    players of another their cards."""
+    tournament = await open_tournament(client, "pitch", shuffled_decks("pitch", 1, seed=5), 0)
+    body = {"players": ["Ann", "Bob", "Cy"]}
+    opened = await client.post(f"/tournaments/{tournament}/tables", json=body, headers=OPERATOR)
+    path = f"/tables/{ok(opened, 201)['table']['id']}"
+    for read in ("", "/events", "/scoresheet"):
+        assert_problem(await client.get(f"{path}{read}"), 401, "unauthorized")
+        ok(await client.get(f"{path}{read}", headers=OPERATOR))
 
 
 @pytest.mark.parametrize(
