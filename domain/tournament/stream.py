@@ -103,12 +103,14 @@ class Tournament(msgspec.Struct, frozen=True, kw_only=True):
             return "finished"
         return "playing" if self.rounds else "open"
 
-    @property
-    def tables_watchable(self) -> bool:
-        """Whether anyone may watch its tables. A duplicate event's are closed until it is
-        over: every table of a round plays the same deals (with the operator's decks,
-        every round does), so one table's play would show another's players their cards."""
-        return self.format is not Format.DUPLICATE or self.status == "finished"
+    def table_watchable(self, dealt_decks: bool) -> bool:
+        """Whether anyone may watch one of its tables. Tables that play the same deals are
+        closed until the event is over, since one table's play would show another's
+        players their cards: a duplicate event's (every table of a round plays the same
+        deals), and a table dealt supplied decks (an open event's operator deals his
+        decks at every table he opens)."""
+        shares_deals = self.format is Format.DUPLICATE or dealt_decks
+        return not shares_deals or self.status == "finished"
 
     @property
     def shape(self) -> Shape:

@@ -168,18 +168,16 @@ async def require_watchable(
     table: tables.Table[Any], audience: Audience, tournaments: TournamentService
 ) -> None:
     """401 for a spectator of a table that its tournament closes to them until it is
-    over: a duplicate event's (``Tournament.tables_watchable``), and any of its tables
-    dealt supplied decks, which an open event's operator deals at every table he opens;
-    its seats and the operator still see it as ever. A tag naming no stored tournament
-    closes nothing: there is no event behind it whose other tables could learn a deal."""
+    over (``Tournament.table_watchable``); its seats and the operator still see it as
+    ever. A tag naming no stored tournament closes nothing: there is no event behind it
+    whose other tables could learn a deal."""
     if audience != "spectator" or table.tournament is None:
         return
     try:
         tournament = await tournaments.load(table.tournament)
     except TournamentNotFound:
         return
-    shares_deals = bool(table.decks) and tournament.status != "finished"
-    if shares_deals or not tournament.tables_watchable:
+    if not tournament.table_watchable(dealt_decks=bool(table.decks)):
         raise ApiProblem(
             "unauthorized",
             "the tables of a tournament that deals them the same cards are watched once"
