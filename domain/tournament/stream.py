@@ -118,18 +118,19 @@ class Tournament(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def total_rounds(self) -> int | None:
-        """How many rounds the event has: as created, or a round-robin's by its field."""
-        if self.created.rounds is not None:
+        """How many rounds the event has: as created, and for a round-robin no more than
+        its schedule has (every pair meets once), counted by its field."""
+        if self.format is not Format.ROUND_ROBIN or not self.rounds:
             return self.created.rounds
-        if self.format is Format.ROUND_ROBIN and self.rounds:
-            # The schedule is drawn once, for the field of round 1 (berger.field keeps an
-            # entry that withdrew after playing, and gives its opponents byes): count that
-            # field, not today's entries, or a withdrawal from an odd field would cut the
-            # event two rounds short.
-            first = self.rounds[0]
-            field = {e for t in first.tables for e in t.seats} | set(first.byes)
-            return rounds_needed(self.format, len(field))
-        return None
+        # The schedule is drawn once, for the field of round 1 (berger.field keeps an entry
+        # that withdrew after playing, and gives its opponents byes): count that field, not
+        # today's entries, or a withdrawal from an odd field would cut the event two
+        # rounds short.
+        first = self.rounds[0]
+        field = {e for t in first.tables for e in t.seats} | set(first.byes)
+        schedule = rounds_needed(self.format, len(field)) or 0
+        asked = self.created.rounds
+        return schedule if asked is None else min(asked, schedule)
 
     def round_of(self, table_id: str) -> RoundState | None:
         for played in reversed(self.rounds):

@@ -199,7 +199,12 @@ FormatName = Annotated[
 ]
 Rounds = Annotated[
     int,
-    msgspec.Meta(ge=1, le=100, description="How many rounds (a round-robin may leave it out)."),
+    msgspec.Meta(
+        ge=1,
+        le=100,
+        description="How many rounds. A round-robin may leave it out, and plays no more"
+        " rounds than its schedule has, where every pair has met once.",
+    ),
 ]
 EntryKind = Annotated[
     Literal["single", "pair"],

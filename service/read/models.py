@@ -210,12 +210,13 @@ class ReadSide:
 
 
 def _rounds(created: dict[str, Any], format: str, first_round: str | None) -> int | None:
-    """How many rounds the tournament plays: as created, or for a round-robin created
-    without them, the Berger number of the field its first round was drawn for (as
+    """How many rounds the tournament plays: as created, and for a round-robin no more
+    than the Berger number of the field its first round was drawn for (as
     ``stream.Tournament.total_rounds`` counts it) once that round is paired."""
     rounds: int | None = created.get("rounds")
-    if rounds is not None or format != Format.ROUND_ROBIN or first_round is None:
+    if format != Format.ROUND_ROBIN or first_round is None:
         return rounds
     paired = msgspec.json.decode(first_round)
     field = {e for table in paired["tables"] for e in table["seats"]} | set(paired["byes"])
-    return rounds_needed(Format.ROUND_ROBIN, len(field))
+    schedule = rounds_needed(Format.ROUND_ROBIN, len(field)) or 0
+    return schedule if rounds is None else min(rounds, schedule)

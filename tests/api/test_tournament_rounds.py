@@ -426,3 +426,21 @@ async def test_a_tournaments_clock_runs_at_every_table_it_opens(client: Any) -> 
     view = ok(await client.get(f"/tables/{paired['tables'][0]['table']}"))
     assert view["clock"]["action_seconds"] == 30 and view["clock"]["bank_seconds"] == 300
     assert view["deadline"] is not None
+
+
+async def test_a_round_robin_asked_for_too_many_rounds_ends_once_every_pair_has_met(
+    client: Any,
+) -> None:
+    event = await open_event(client, format="round-robin", rounds=5, auto_rounds=True)
+    for n in range(2):
+        await enter(client, event, name=f"Bot {n}", computer=True)
+    ok(
+        await client.post(
+            f"/tournaments/{event['id']}/rounds", headers=bearer(event["director_token"])
+        ),
+        201,
+    )
+    done = await finished(client, event["id"])
+    assert done["round"] == 1 and done["rounds"] == 1, "two entries meet once, in one round"
+    report = verify_tournament_lines((await tournament_export(client, event)).splitlines())
+    assert report.ok, render_tournament(report)

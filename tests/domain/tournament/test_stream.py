@@ -65,3 +65,16 @@ def test_a_round_robin_whose_last_round_seats_nobody_finishes_when_it_is_paired(
     tournament = apply(tournament, stream.pair_next(tournament, SEED, ids, AT))
     assert not tournament.rounds[-1].tables and len(tournament.rounds[-1].byes) == 2
     assert tournament.status == "finished"
+
+
+def test_a_round_robin_asked_for_more_rounds_than_its_schedule_stops_when_all_have_met() -> None:
+    created = stream.create("t", bridge_terms("Long night", Format.ROUND_ROBIN, rounds=9), SEED)
+    tournament = stream.start(created)
+    for n in range(4):
+        tournament = apply(tournament, stream.enter(tournament, f"e{n}", [f"P{n}"]))
+    ids = (f"table {n}" for n in count())
+    tournament = play_round(tournament, ids)
+    assert tournament.total_rounds == 3, "four entries meet each other in three rounds"
+    for _ in range(2):
+        tournament = play_round(tournament, ids)
+    assert tournament.status == "finished" and len(tournament.rounds) == 3
