@@ -18,6 +18,7 @@ class TournamentCode(StrEnum):
     ENTRY_WITHDRAWN = "entry-withdrawn"
     WRONG_ENTRY = "wrong-entry"
     NOT_IN_ROUNDS = "not-in-rounds"
+    TABLES_IN_PLAY = "tables-in-play"
 
 
 MEANINGS: dict[TournamentCode, str] = {
@@ -26,7 +27,9 @@ MEANINGS: dict[TournamentCode, str] = {
         " problem names the field."
     ),
     TournamentCode.ROUND_IN_PROGRESS: "A table of the current round is still being played.",
-    TournamentCode.TOURNAMENT_FINISHED: "The tournament has played its last round.",
+    TournamentCode.TOURNAMENT_FINISHED: (
+        "The tournament has finished: it played its last round, or its director ended it."
+    ),
     TournamentCode.TOURNAMENT_STARTED: (
         "A round-robin takes no entry once its first round is paired."
     ),
@@ -39,6 +42,9 @@ MEANINGS: dict[TournamentCode, str] = {
     ),
     TournamentCode.NOT_IN_ROUNDS: (
         "An open tournament has no rounds: its tables are opened by hand."
+    ),
+    TournamentCode.TABLES_IN_PLAY: (
+        "An open tournament finishes once none of its tables is still being played."
     ),
 }
 

@@ -321,9 +321,18 @@ def _finished_if_last(after: Tournament, seed: bytes) -> list[TournamentEvent]:
     return []
 
 
-def finish(tournament: Tournament, seed: bytes) -> list[TournamentEvent]:
-    """End the tournament after a complete round (the director stops early)."""
-    _require_between_rounds(tournament)
+def finish(tournament: Tournament, seed: bytes, tables_in_play: int) -> list[TournamentEvent]:
+    """The director ends the tournament and its seed is revealed: one in rounds between
+    two rounds (the rounds not yet paired are not played), an open one once none of the
+    ``tables_in_play`` it opened is still being played (they may share its decks, which
+    finishing shows to spectators)."""
+    if tournament.format is not Format.OPEN:
+        _require_between_rounds(tournament)
+    _require_unfinished(tournament)
+    if tables_in_play:
+        raise TournamentError(
+            TournamentCode.TABLES_IN_PLAY, f"{tables_in_play} of its tables are still being played"
+        )
     return [TournamentFinished(seed=seed.hex())]
 
 
@@ -361,7 +370,8 @@ def _require_unfinished(tournament: Tournament) -> None:
         and tournament.rounds[-1].number == tournament.total_rounds
     ):
         raise TournamentError(
-            TournamentCode.TOURNAMENT_FINISHED, "the tournament has played its last round"
+            TournamentCode.TOURNAMENT_FINISHED,
+            "the tournament has finished: it played its last round or its director ended it",
         )
 
 

@@ -26,7 +26,7 @@ from service.http.problems import PROBLEM_JSON
 from service.http.reference import PLAYING, docs_router, problem_table, render_plugins
 from service.read.records import TournamentEventRecord
 
-API_VERSION = "1.8.2"  # the README's changelog says what each version changed
+API_VERSION = "1.9.0"  # the README's changelog says what each version changed
 
 DESCRIPTION = f"""\
 Cardroom hosts auction card games over a REST API, event-sourced: every bid, exchange

@@ -440,7 +440,11 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
     "abortTable": {403: ["operator-only"], 409: ["table-aborted", "game-over", "table-expired"]},
     "pauseTable": {403: ["operator-only"], 409: ["table-paused", "not-allowed-now"]},
     "resumeTable": {403: ["operator-only"], 409: ["not-paused"]},
-    "createTournamentTable": {403: ["operator-only"], 404: ["tournament-not-found"]},
+    "createTournamentTable": {
+        403: ["operator-only"],
+        404: ["tournament-not-found"],
+        409: ["tournament-finished"],
+    },
     "getTournament": {404: ["tournament-not-found"]},
     "getGame": {404: ["game-not-found"]},
     "getStandings": {404: ["tournament-not-found"]},

@@ -23,6 +23,8 @@ from service.http.round_schemas import (
     RoundInfo,
     RoundTable,
 )
+from service.read.models import ReadSide
+from service.read.models import Tournament as TournamentInfo
 from service.write.tournaments import MySeat, TournamentService
 
 
@@ -158,6 +160,29 @@ class RoundController(Controller):
         access.require_director("the director pairs rounds")
         paired = await access.tournaments.pair_round(access.tournament_id, access.actor)
         return _round(paired.rounds[-1])
+
+    @post(
+        "/finish",
+        operation_id="finishTournament",
+        summary="End the tournament now and reveal its seed (director)",
+        description=(
+            "A tournament in rounds ends between two rounds (409 `round-in-progress`"
+            " while a table of the current one plays); the rounds not yet paired are not"
+            " played, and the standings stand as they are. An open tournament ends once"
+            " none of its tables is still being played (409 `tables-in-play`); from then"
+            " on it opens no more tables, and spectators may watch the tables that"
+            " played its decks. Either way the seed is revealed, so that the event can"
+            " be verified."
+        ),
+        status_code=200,
+        **token_only(400, 401, 403, 404, 409, 503),
+    )
+    async def finish_tournament(
+        self, access: NamedDependency[TournamentAccess], read_side: NamedDependency[ReadSide]
+    ) -> TournamentInfo:
+        access.require_director("the director ends the tournament")
+        await access.tournaments.finish(access.tournament_id, access.actor)
+        return await read_side.tournament(access.tournament_id)
 
     @get(
         "/rounds/{number:int}",

@@ -228,6 +228,12 @@ RESPONSES: dict[tuple[str, str], dict[str, tuple[str, Any]]] = {
         ),
     },
     ("pairRound", "201"): {"round": ("The first round, its tables opened", FIRST_ROUND)},
+    ("finishTournament", "200"): {
+        "finished": (
+            "Ended by its director after round 1 of 3",
+            {**TOURNAMENT, "status": "finished"},
+        )
+    },
     ("verifyTournament", "200"): {
         "intact": (
             "A finished tournament whose export verifies",
@@ -339,6 +345,11 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
         403: ["operator-only"],
         404: ["tournament-not-found"],
         409: ["round-in-progress", "tournament-finished", "too-few-entries", "not-in-rounds"],
+    },
+    "finishTournament": {
+        403: ["operator-only"],
+        404: ["tournament-not-found"],
+        409: ["round-in-progress", "tables-in-play", "tournament-finished"],
     },
     "getRound": {404: ["no-such-round", "tournament-not-found"]},
     "exportTournament": {403: ["operator-only"], 404: ["tournament-not-found"]},

@@ -17,6 +17,7 @@ from domain.cards import same_cards
 from domain.errors import RuleCode, RuleError
 from domain.registry import GAMES
 from domain.tournament import stream
+from domain.tournament.errors import TournamentCode, TournamentError
 from domain.tournament.model import Format
 from domain.tournament.standings import Placing, standings
 from domain.tournament.stream import Tournament as TournamentStream
@@ -144,7 +145,7 @@ class TournamentController(Controller):
             " the same deals."
         ),
         status_code=201,
-        **token_only(400, 401, 403, 404, 413, 415, 503),
+        **token_only(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def create_tournament_table(
         self,
@@ -156,6 +157,10 @@ class TournamentController(Controller):
     ) -> TournamentTableCreated:
         caller.require_operator("tournaments are run by the operator")
         tournament = await read_side.tournament(str(tournament_id))
+        if tournament.status == "finished":
+            raise TournamentError(
+                TournamentCode.TOURNAMENT_FINISHED, "a finished tournament opens no tables"
+            )
         # The table's own decks and dealer, else the tournament's (duplicate deals).
         decks = [deal.get("deck", []) for deal in data.deals] if data.deals else None
         if decks is None:

@@ -329,6 +329,16 @@ class TournamentStore(Stores):
         )
         return [(row[0], row[1]) for row in rows]
 
+    async def tables_in_play(self, tournament_id: str) -> int:
+        """How many of the tables tagged with the tournament have not ended."""
+        row = await fetch_one(
+            self.pool,
+            "SELECT count(*) FROM tables WHERE tournament = %s"
+            " AND status NOT IN ('finished', 'aborted', 'expired')",
+            (tournament_id,),
+        )
+        return int(row[0]) if row else 0
+
     async def mark_scored(self, table_ids: Sequence[str]) -> None:
         async with self.pool.connection() as conn:
             await conn.execute(

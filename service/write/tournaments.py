@@ -194,9 +194,11 @@ class TournamentService:
         return await self._decide(tournament_id, decide, "tournament", command)
 
     async def finish(self, tournament_id: str, actor: str) -> Tournament:
+        """End the tournament now (``stream.finish``), revealing its seed."""
         seed = (await self.store.secrets(tournament_id)).seed
+        in_play = await self.store.tables_in_play(tournament_id)
         return await self._decide(
-            tournament_id, lambda t: stream.finish(t, seed), actor, {"type": "finish"}
+            tournament_id, lambda t: stream.finish(t, seed, in_play), actor, {"type": "finish"}
         )
 
     async def seat_of(self, tournament_id: str, entry: str, member: int | None) -> MySeat:

@@ -21,7 +21,7 @@ from service.audit.verify import verify_lines
 from service.write.codec import event_decoder
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import Player, export, lines_of, play
-from tests.support.refusals import assert_problem
+from tests.support.refusals import assert_problem, stored
 
 CARD = re.compile(r'"[2-9TJQKA][CDHS]"')
 
@@ -94,6 +94,32 @@ async def test_an_open_tournaments_tables_dealt_its_decks_are_closed_to_spectato
     for read in ("", "/events", "/scoresheet"):
         assert_problem(await client.get(f"{path}{read}"), 401, "unauthorized")
         ok(await client.get(f"{path}{read}", headers=OPERATOR))
+
+
+async def test_an_open_tournament_finishes_once_its_tables_end_and_then_opens_them_to_all(
+    client: AsyncClient, database_url: str
+) -> None:
+    tournament = await open_tournament(client, "pitch", shuffled_decks("pitch", 1, seed=6), 0)
+    tables = f"/tournaments/{tournament}/tables"
+    body = {"players": ["Ann", "Bob", "Cy"]}
+    table = ok(await client.post(tables, json=body, headers=OPERATOR), 201)["table"]["id"]
+    finish = f"/tournaments/{tournament}/finish"
+    before = (await stored(database_url))[1:]  # computers play on elsewhere
+    assert_problem(await client.post(finish, headers=OPERATOR), 409, "tables-in-play")
+    assert (await stored(database_url))[1:] == before
+    assert_problem(await client.get(f"/tables/{table}"), 401, "unauthorized")
+
+    ok(await client.post(f"/tables/{table}/abort", json={"reason": "void"}, headers=OPERATOR))
+    done = ok(await client.post(finish, headers=OPERATOR))
+    assert done["status"] == "finished"
+    assert ok(await client.get(f"/tournaments/{tournament}"))["status"] == "finished"
+    ok(await client.get(f"/tables/{table}"))  # a finished event's tables are anyone's to watch
+    before = (await stored(database_url))[1:]  # computers play on elsewhere
+    assert_problem(
+        await client.post(tables, json=body, headers=OPERATOR), 409, "tournament-finished"
+    )
+    assert_problem(await client.post(finish, headers=OPERATOR), 409, "tournament-finished")
+    assert (await stored(database_url))[1:] == before
 
 
 @pytest.mark.parametrize(

@@ -444,3 +444,40 @@ async def test_a_round_robin_asked_for_too_many_rounds_ends_once_every_pair_has_
     assert done["round"] == 1 and done["rounds"] == 1, "two entries meet once, in one round"
     report = verify_tournament_lines((await tournament_export(client, event)).splitlines())
     assert report.ok, render_tournament(report)
+
+
+async def test_the_director_ends_a_tournament_between_rounds_and_it_verifies(
+    client: Any, database_url: str
+) -> None:
+    event = await open_event(client, format="swiss", rounds=3)
+    for n in range(4):
+        await enter(client, event, name=f"Bot {n}", computer=True)
+    ann = await enter(client, event, name="Ann")
+    director = bearer(event["director_token"])
+    base = f"/tournaments/{event['id']}"
+    ok(await client.post(f"{base}/rounds", headers=director), 201)
+    me = ok(await client.get(f"{base}/me", headers=bearer(ann["token"])))
+    if me["table"] is not None:
+        before = (await stored(database_url))[1:]  # computers play on elsewhere
+        assert_problem(
+            await client.post(f"{base}/finish", headers=director), 409, "round-in-progress"
+        )
+        assert (await stored(database_url))[1:] == before
+        ok(
+            await client.post(
+                f"/tables/{me['table']}/actions",
+                json={"type": "resign"},
+                headers=bearer(me["token"]),
+            )
+        )
+    await round_over(client, event["id"], 1)
+    assert_problem(
+        await client.post(f"{base}/finish", headers=bearer(ann["token"])), 403, "operator-only"
+    )
+    done = ok(await client.post(f"{base}/finish", headers=director))
+    assert (done["status"], done["round"]) == ("finished", 1)
+    assert_problem(
+        await client.post(f"{base}/rounds", headers=director), 409, "tournament-finished"
+    )
+    report = verify_tournament_lines((await tournament_export(client, event)).splitlines())
+    assert report.ok, render_tournament(report)
