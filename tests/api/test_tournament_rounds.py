@@ -76,6 +76,12 @@ async def test_a_forged_pairing_with_a_recomputed_chain_is_refused(
     assert "not the pairing that follows" in report.failure.message
 
 
+async def resign(client: Any, me: dict[str, Any]) -> None:
+    """The player ``/me`` answered for resigns the table it named."""
+    path = f"/tables/{me['table']}/actions"
+    ok(await client.post(path, json={"type": "resign"}, headers=bearer(me["token"])))
+
+
 async def _play_seat(
     client: Any, table_id: str, token: str, rng: random.Random, moves: int
 ) -> dict[str, Any]:
@@ -184,11 +190,7 @@ async def test_pairing_while_a_round_plays_and_after_the_last_is_refused(
     assert_problem(await client.post(rounds, headers=director), 409, "round-in-progress")
     assert await stored(database_url) == before
     me = ok(await client.get(f"/tournaments/{event['id']}/me", headers=bearer(ann["token"])))
-    ok(
-        await client.post(
-            f"/tables/{me['table']}/actions", json={"type": "resign"}, headers=bearer(me["token"])
-        )
-    )
+    await resign(client, me)
     done = await finished(client, event["id"])
     assert done["status"] == "finished"
     assert_problem(await client.post(rounds, headers=director), 409, "tournament-finished")
@@ -229,13 +231,7 @@ async def test_a_withdrawn_entrant_is_never_paired_again_and_keeps_his_results(
             continue
         view = ok(await client.get(f"/tables/{me['table']}"))
         if view["status"] == "playing":
-            ok(
-                await client.post(
-                    f"/tables/{me['table']}/actions",
-                    json={"type": "resign"},
-                    headers=bearer(me["token"]),
-                )
-            )
+            await resign(client, me)
     await round_over(client, event["id"], 1)
     second = ok(await client.post(rounds, headers=director), 201)
     paired = [e for t in second["tables"] for e in t["seats"]] + second["byes"]
@@ -463,13 +459,7 @@ async def test_the_director_ends_a_tournament_between_rounds_and_it_verifies(
             await client.post(f"{base}/finish", headers=director), 409, "round-in-progress"
         )
         assert (await stored(database_url))[1:] == before
-        ok(
-            await client.post(
-                f"/tables/{me['table']}/actions",
-                json={"type": "resign"},
-                headers=bearer(me["token"]),
-            )
-        )
+        await resign(client, me)
     await round_over(client, event["id"], 1)
     assert_problem(
         await client.post(f"{base}/finish", headers=bearer(ann["token"])), 403, "operator-only"
