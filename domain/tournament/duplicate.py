@@ -115,9 +115,12 @@ def _direction_scores(shape: Shape, deal: Sequence[int]) -> dict[int, tuple[int,
     }
 
 
+Played = list[tuple[Seating, Sequence[int]]]  # the tables that played a deal, their scores
+
+
 def matchpoints(shape: Shape, history: Sequence[RoundRecord]) -> dict[str, Matchpoints]:
-    """Every entry's matchpoints over the finished rounds (RULES 5.6). Deal i of a round is
-    compared among the round's tables that played it; aborted tables count nowhere."""
+    """Every entry's matchpoints over the finished rounds (RULES 5.6). Each deal of a round
+    is compared among the round's tables that played it; aborted tables count nowhere."""
     earned: defaultdict[str, float] = defaultdict(float)
     top: defaultdict[str, float] = defaultdict(float)
     for record in history:
@@ -126,25 +129,32 @@ def matchpoints(shape: Shape, history: Sequence[RoundRecord]) -> dict[str, Match
             for seating, result in zip(record.pairing.tables, record.results, strict=True)
             if not result.aborted
         ]
-        deals = max((len(result.deal_scores) for _, result in played_tables), default=0)
-        for deal in range(deals):
-            _score_deal(shape, deal, played_tables, earned, top)
+        for played_deal in _deals(played_tables):
+            _score_deal(shape, played_deal, earned, top)
     return {entry: Matchpoints(earned[entry], top[entry]) for entry in sorted(top)}
+
+
+def _deals(tables: Sequence[tuple[Seating, TableResult]]) -> list[Played]:
+    """The round's deals, each with the tables that played it. A deal is known by the deck
+    it was dealt, so a deal thrown in or a table ended early shifts no other, and a deck
+    a table shuffled for itself (past the shared ones) is compared with none. A result
+    recorded without its decks (before API 1.9) is matched deal by deal in order."""
+    by_deck: dict[str | int, Played] = {}
+    for seating, result in tables:
+        keys: Sequence[str | int] = result.deal_decks or range(len(result.deal_scores))
+        for key, scores in zip(keys, result.deal_scores, strict=True):
+            by_deck.setdefault(key, []).append((seating, scores))
+    return list(by_deck.values())
 
 
 def _score_deal(
     shape: Shape,
-    deal: int,
-    tables: list[tuple[Seating, TableResult]],
+    played_deal: Played,
     earned: defaultdict[str, float],
     top: defaultdict[str, float],
 ) -> None:
-    at = [
-        (s, _direction_scores(shape, r.deal_scores[deal]))
-        for s, r in tables
-        if len(r.deal_scores) > deal
-    ]
-    for way in at[0][1] if at else ():
+    at = [(seating, _direction_scores(shape, scores)) for seating, scores in played_deal]
+    for way in at[0][1]:
         points = deal_matchpoints([scores[way][0] for _, scores in at])
         for (seating, scores), mine in zip(at, points, strict=True):
             for entry in {seating.seats[seat] for seat in scores[way][1]}:

@@ -75,6 +75,10 @@ class TableScored(TournamentEvent, frozen=True, tag="table_scored"):
     reason: str
     aborted: bool = False
     deal_scores: list[list[int]] = []
+    # The commitment of the deck each of deal_scores was dealt (duplicate matchpoints
+    # compare a deal among the tables dealt the same deck); empty in results recorded
+    # before API 1.9, which are compared deal by deal in order.
+    deal_decks: list[str] = []
 
 
 class TournamentFinished(TournamentEvent, frozen=True, tag="tournament_finished"):

@@ -77,8 +77,8 @@ class TableResult(msgspec.Struct, frozen=True):
     ``outcomes[i]`` is seat i's win, loss or draw (DESIGN 14: the top half of a game without
     sides wins; a forfeit or resignation is a loss); ``scores[i]`` the game points of seat
     i's side or of the seat itself. An aborted table counts nowhere (``aborted``), and
-    ``deal_scores`` holds, per deal played, each seat's points in that deal, for duplicate
-    matchpoints.
+    ``deal_scores`` holds, per deal played, each seat's points in that deal, and
+    ``deal_decks`` the commitment of the deck it was dealt, for duplicate matchpoints.
     """
 
     seats: tuple[str, ...]
@@ -86,6 +86,7 @@ class TableResult(msgspec.Struct, frozen=True):
     scores: tuple[int, ...]
     aborted: bool = False
     deal_scores: tuple[tuple[int, ...], ...] = ()
+    deal_decks: tuple[str, ...] = ()
 
 
 class RoundRecord(msgspec.Struct, frozen=True):

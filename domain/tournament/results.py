@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain import table as tables
-from domain.events import Event, HandScored
+from domain.events import CardsDealt, Event, HandScored
 from domain.table import Table
 from domain.tournament.model import Outcome, TableResult
 
@@ -39,13 +39,20 @@ def table_result(
         outcomes = tuple[Outcome, ...]("win" if s in winners else "loss" for s in range(count))
     else:
         outcomes = _ranked(count, table.result.winners, table.result.losers, scores)
-    deal_scores = tuple(
-        tuple(event.changes[unit_of[seat]] for seat in range(count))
-        for event in events
-        if isinstance(event, HandScored)
-    )
+    decks: dict[int, str] = {}  # deal number: the commitment of the deck it was dealt
+    deal_scores, deal_decks = [], []
+    for event in events:
+        if isinstance(event, CardsDealt):
+            decks[event.deal] = event.commitment
+        elif isinstance(event, HandScored):
+            deal_scores.append(tuple(event.changes[unit_of[seat]] for seat in range(count)))
+            deal_decks.append(decks[event.deal])
     result = TableResult(
-        seats=tuple(seats), outcomes=outcomes, scores=scores, deal_scores=deal_scores
+        seats=tuple(seats),
+        outcomes=outcomes,
+        scores=scores,
+        deal_scores=tuple(deal_scores),
+        deal_decks=tuple(deal_decks),
     )
     return result, table.result.reason
 

@@ -309,6 +309,7 @@ def score(
         reason=reason,
         aborted=result.aborted,
         deal_scores=[list(d) for d in result.deal_scores],
+        deal_decks=list(result.deal_decks),
     )
     return [scored, *_finished_if_last(evolve(tournament, scored), seed)]
 
@@ -431,6 +432,7 @@ def _result(table: PairedTable, scored: TableScored) -> TableResult:
         scores=tuple(scored.scores),
         aborted=scored.aborted,
         deal_scores=tuple(tuple(d) for d in scored.deal_scores),
+        deal_decks=tuple(scored.deal_decks),
     )
 
 

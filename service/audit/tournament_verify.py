@@ -300,6 +300,7 @@ def _check_scored(
         or result.aborted != event.aborted
         or reason != event.reason
         or [list(d) for d in result.deal_scores] != event.deal_scores
+        or (event.deal_decks and list(result.deal_decks) != event.deal_decks)
     ):
         raise Stop(
             TournamentFailure(

@@ -4,10 +4,13 @@ Bridge Swiss event of four, its entries, its first round and its standings.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import msgspec
 
+from domain.registry import GAMES
+from domain.shuffle import deck_commitment, shuffle
 from domain.tournament.events import RoundPaired, TableScored
 from service.http import sample as s
 from service.read.records import TournamentEventRecord
@@ -70,6 +73,14 @@ ROUND_PAIRED = {
     "inputs": s.head(5),
     "deadline": None,
 }
+
+
+def _deck(deal: int) -> str:
+    """The commitment of the round's deck for ``deal``, as the table recorded it."""
+    pack = GAMES["reserve-bridge"].pack
+    return deck_commitment(shuffle(pack, hashlib.sha256(f"example deal {deal}".encode()).digest()))
+
+
 # The record of the first table's result, as the tournament's stream sends it.
 TABLE_SCORED = TournamentEventRecord(
     version=7,
@@ -82,6 +93,7 @@ TABLE_SCORED = TournamentEventRecord(
         scores=[140, 620],
         reason="played",
         deal_scores=[[60, 180], [80, 440]],
+        deal_decks=[_deck(1), _deck(2)],
     ),
 )
 

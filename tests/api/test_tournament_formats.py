@@ -278,14 +278,18 @@ async def test_a_duplicate_events_tables_are_closed_to_spectators_until_it_is_ov
 async def test_duplicate_standings_rank_by_matchpoints(client: Any, events: Events) -> None:
     played = await events("duplicate")
     lines = lines_of(await tournament_export(client, played.event))
-    deals: dict[str, int] = {
-        line["data"]["table"]: len(line["data"]["deal_scores"])
+    scored = [
+        line["data"]
         for line in lines
         if line["type"] == "tournament_event" and line["data"]["type"] == "table_scored"
-    }
-    # Two tables a round: on each deal both played, the two entries of each direction
+    ]
+    assert all(len(s["deal_decks"]) == len(s["deal_scores"]) for s in scored)
+    decks: dict[str, set[str]] = {s["table"]: set(s["deal_decks"]) for s in scored}
+    # Two tables a round: on each deck both were dealt, the two entries of each direction
     # share one matchpoint.
-    compared = sum(min(deals[t["table"]] for t in r["tables"]) for r in played.rounds)
+    compared = sum(
+        len(set.intersection(*(decks[t["table"]] for t in r["tables"]))) for r in played.rounds
+    )
     assert compared > 0
     assert sum(s["matchpoints"] for s in played.standings) == 2 * compared
     assert all(0 <= s["percentage"] <= 100 for s in played.standings)

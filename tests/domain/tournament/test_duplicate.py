@@ -7,6 +7,7 @@ from collections import defaultdict
 from itertools import combinations
 
 import pytest
+from msgspec.structs import replace
 
 from domain.tournament.duplicate import Matchpoints, deal_matchpoints, direction, matchpoints
 from domain.tournament.model import Format, Pairing, RoundRecord, Seating, Shape, TableResult
@@ -73,6 +74,30 @@ def test_a_deal_is_compared_only_among_the_tables_that_played_it() -> None:
     scored = matchpoints(BRIDGE, [example_round(short)])
     assert scored["G"] == Matchpoints(0.5 + 0.5, 3)  # level with A and E, below C
     assert scored["A"] == Matchpoints(1.0 + 0.0, 3 + 2)  # deal 2 among three tables
+
+
+def test_deals_are_matched_by_the_deck_dealt_not_by_their_place() -> None:
+    """Table 2 threw its first deck in (no score) and played the second deck first; table
+    1 went on past the shared decks with one it shuffled for itself."""
+    table_one = replace(
+        bridge_table("A", "B", [(420, 0), (0, 100), (990, 0)]),
+        deal_decks=("deck 1", "deck 2", "own shuffle"),
+    )
+    table_two = replace(
+        bridge_table("C", "D", [(0, 50), (450, 0)]), deal_decks=("deck 2", "deck 3")
+    )
+    table_three = replace(
+        bridge_table("E", "F", [(0, 140), (400, 0)]), deal_decks=("deck 2", "deck 3")
+    )
+    results = (table_one, table_two, table_three)
+    record = RoundRecord(Pairing(1, tuple(Seating(r.seats) for r in results)), results)
+    scored = matchpoints(BRIDGE, [record])
+    # Deck 1 was scored at table 1 alone, its own shuffle too: no table to compare with.
+    # Deck 2, north's score: A -100, C -50, E -140; deck 3: C 450, E 400.
+    assert scored["A"] == Matchpoints(1.0, 2)
+    assert scored["C"] == Matchpoints(2.0 + 1.0, 2 + 1)
+    assert scored["E"] == Matchpoints(0.0 + 0.0, 2 + 1)
+    assert scored["D"] == Matchpoints(0.0 + 0.0, 2 + 1)
 
 
 def test_partners_share_their_sides_matchpoints() -> None:
