@@ -403,13 +403,26 @@ def history_of(tournament: Tournament) -> list[RoundRecord]:
     return [_record(played, played.tables) for played in tournament.rounds if played.complete]
 
 
+def round_in_secret(tournament: Tournament) -> int | None:
+    """The round whose results are kept from the public while it plays: a duplicate
+    event's. Every table of the round holds the same deals, so one table's deal scores
+    would tell the players of a table still at them how their cards were played."""
+    if tournament.format is not Format.DUPLICATE or tournament.status == "finished":
+        return None
+    if not tournament.rounds or tournament.rounds[-1].complete:
+        return None
+    return tournament.rounds[-1].number
+
+
 def results_so_far(tournament: Tournament) -> tuple[list[RoundRecord], list[list[str]]]:
-    """Every table result recorded, for the standings: the finished rounds, and of the
-    round in play its tables that have ended (and its byes); with each record, the ids of
-    its tables in the record's order."""
+    """Every table result the public may see, for the standings: the finished rounds, and
+    of the round in play its tables that have ended (and its byes), unless the round is
+    in secret; with each record, the ids of its tables in the record's order."""
     records, ids = [], []
+    secret = round_in_secret(tournament)
     for played in tournament.rounds:
-        ended = tuple(t for t in played.tables if t.table in played.results)
+        shown = played.results if played.number != secret else {}
+        ended = tuple(t for t in played.tables if t.table in shown)
         records.append(_record(played, ended))
         ids.append([t.table for t in ended])
     return records, ids

@@ -32,8 +32,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
-from domain.tournament.events import TournamentFinished
-from domain.tournament.stream import Tournament
+from domain.tournament.events import TableScored, TournamentFinished
+from domain.tournament.model import Format
+from domain.tournament.stream import Tournament, round_in_secret
 from service.http.auth import Caller
 from service.http.docs import TOKEN_OPTIONAL, Access, errors
 from service.http.schemas import StreamMessage, TournamentStreamMessage
@@ -231,22 +232,42 @@ class TableFollower(Follower):
 
 class TournamentFollower(Follower):
     """A tournament's stream: short and public, read whole after ``last`` at each commit
-    notification; it ends after ``tournament_finished``."""
+    notification; it ends after ``tournament_finished``.
 
-    def __init__(self, tournament: Tournament, store: TournamentStore, opening: Opening) -> None:
+    A duplicate event's results of the round in play (``stream.round_in_secret``) wait
+    until the round is complete, unless the follower runs the event (``sees_all``): the
+    stream pauses before the first of them."""
+
+    def __init__(
+        self, tournament: Tournament, store: TournamentStore, opening: Opening, sees_all: bool
+    ) -> None:
         super().__init__(f"{TOURNAMENT_NOTICE}{tournament.id}", opening)
         self.tournament_id = tournament.id
         self.store = store
+        self.keeps_secrets = tournament.format is Format.DUPLICATE and not sees_all
         # The version of ``tournament_finished``, once known.
         self.final = tournament.version if tournament.status == "finished" else None
+        self.read = self.last  # the last version read, sent or held back
+
+    async def follow(self, quiet: float) -> list[bytes]:
+        # Past what was read, not what was sent: a result held back is no news.
+        await self.watcher.wait_for_table(self.key, max(self.last, self.read), quiet)
+        return await self.catch_up()
 
     async def page(self) -> tuple[list[Record], bool]:
         stored = await self.store.read_stream(self.tournament_id, self.last, replica=True)
+        self.read = max(self.read, stored[-1].version if stored else 0)
+        secret = None
+        if self.keeps_secrets and stored:
+            # Folded after the read, so never older than what it read.
+            secret = round_in_secret((await self.store.load(self.tournament_id))[0])
         records: list[Record] = []
         for event in stored:
             record = TournamentEventRecord(
                 event.version, event.recorded_at, event.actor, decode_event(event.data)
             )
+            if isinstance(record.event, TableScored) and record.event.round == secret:
+                break
             if isinstance(record.event, TournamentFinished):
                 self.final = record.version
             records.append(record)
@@ -333,7 +354,9 @@ async def stream_table(
         " the end): `id` is the version, `event` the event type, `data` the event record"
         " (`version`, `at`, `actor`, `event`). Resume with `Last-Event-ID` (or `?after=`)."
         " Public: a tournament's events carry no token. The stream ends after"
-        " `tournament_finished`."
+        " `tournament_finished`. A duplicate tournament's results of the round in play"
+        " (`table_scored`) wait until the round is complete, as every table of it plays"
+        " the same deals; its director and the operator see them as they come."
     ),
     tags=["tournaments"],
     dependencies=OPENING,
@@ -341,12 +364,15 @@ async def stream_table(
 )
 async def stream_tournament(
     tournament_id: FromPath[UUID],
-    caller: NamedDependency[Caller],  # a token, though it shows nothing more, must be good
+    caller: NamedDependency[Caller],  # the director's or operator's token shows more
     tournaments: NamedDependency[TournamentService],
     opening: NamedDependency[Opening],
 ) -> Stream:
     tournament = await tournaments.load(str(tournament_id))  # 404 before the stream starts
-    follower = TournamentFollower(tournament, tournaments.store, opening)
+    sees_all = caller.is_operator or (
+        caller.kind == "director" and caller.tournament == tournament.id
+    )
+    follower = TournamentFollower(tournament, tournaments.store, opening, sees_all)
     return stream_of(follower, opening.timeout)
 
 

@@ -195,7 +195,9 @@ class TournamentController(Controller):
             "An open tournament's players and partnerships come from an asynchronous read"
             " model: `position` says how far into the store it reflects. A tournament in"
             " rounds also ranks its `entries` from its own stream (`version`), with the"
-            " tie-breaks of its format. `Accept: text/csv` gives the ranking as CSV."
+            " tie-breaks of its format; a duplicate tournament's round in play counts once"
+            " it is complete, as its tables play the same deals. `Accept: text/csv` gives"
+            " the ranking as CSV."
         ),
         **token_optional(400, 401, 404, 503),
     )

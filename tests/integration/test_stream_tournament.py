@@ -173,3 +173,36 @@ async def test_a_stream_from_one_process_follows_commands_sent_to_another() -> N
             found = await asyncio.wait_for(read(reader, url, upon=play_elsewhere), PATIENCE)
     check_messages(found, 1)
     assert [m["event"] for m in found] == [*PLAYED, "tournament_finished"]
+
+
+async def test_a_duplicate_rounds_results_wait_for_the_round_but_not_for_its_director(
+    http: httpx.AsyncClient,
+) -> None:
+    """Two tables play the same deals; the computers' table ends first. Until Ann's ends
+    too, nobody but the director learns how the computers scored those deals."""
+    body = {"game": "reserve-bridge", "name": "Pairs", "format": "duplicate", "rounds": 1}
+    event = ok(await http.post("/tournaments", json=body, headers=bearer(OPERATOR_TOKEN)), 201)
+    director, path = bearer(event["director_token"]), f"/tournaments/{event['id']}"
+    ann = ok(await http.post(f"{path}/entries", json={"name": "Ann"}, headers=director), 201)
+    for n in range(3):
+        bot = {"name": f"Bot {n}", "computer": True}
+        ok(await http.post(f"{path}/entries", json=bot, headers=director), 201)
+    ok(await http.post(f"{path}/rounds", headers=director), 201)
+
+    async def scored(found: list[Message]) -> bool:
+        return found[-1]["event"] == "table_scored"
+
+    seen = await asyncio.wait_for(read(http, f"{path}/stream", director, upon=scored), PATIENCE)
+    public = await read(http, f"{path}/stream?timeout=2")
+    assert [m["event"] for m in public] == [m["event"] for m in seen[:-1]]
+    standings = ok(await http.get(f"{path}/standings"))["entries"]
+    assert all(s["wins"] == s["losses"] == s["matchpoints"] == 0 for s in standings)
+
+    me = ok(await http.get(f"{path}/me", headers=bearer(ann["token"])))
+    resign = {"type": "resign"}
+    ok(await http.post(f"/tables/{me['table']}/actions", json=resign, headers=bearer(me["token"])))
+    rest = await asyncio.wait_for(
+        read(http, f"{path}/stream", {"Last-Event-ID": public[-1]["id"]}), PATIENCE
+    )
+    assert [m["event"] for m in rest] == ["table_scored", "table_scored", "tournament_finished"]
+    check_messages(public + rest, 1)
