@@ -144,10 +144,18 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
         return since + timedelta(seconds=self.clock.action_seconds, milliseconds=self.banks[seat])
 
     @property
+    def turn_deadline(self) -> datetime | None:
+        """The earliest deadline of any seat: when the seat to act expires (the view's
+        ``deadline``)."""
+        return min(
+            (d for seat in range(len(self.names)) if (d := self.deadline(seat))), default=None
+        )
+
+    @property
     def next_deadline(self) -> datetime | None:
-        """The earliest deadline of any seat, or the end of a timed round: when the
+        """The turn's deadline, or the end of a timed round if sooner: when the
         timekeeper must look next."""
-        deadlines = [d for seat in range(len(self.names)) if (d := self.deadline(seat))]
+        deadlines = [d for d in (self.turn_deadline,) if d is not None]
         if self.ends_at is not None and not self.time_called and self.status == "playing":
             deadlines.append(self.ends_at)
         return min(deadlines, default=None)
@@ -548,7 +556,7 @@ def view(table: Table[Any], audience: Audience) -> View:
             for i, n in enumerate(table.names)
         ],
         you=audience if isinstance(audience, int) else None,
-        deadline=table.next_deadline,
+        deadline=table.turn_deadline,
         clock=_clock_view(table),
         paused=table.paused_at is not None,
         result=table.result,

@@ -47,6 +47,15 @@ def test_the_round_end_is_the_tables_next_deadline_until_time_is_called() -> Non
         liveness.call_time(recorder.table, ENDS_AT + timedelta(hours=1))  # fired once only
 
 
+def test_a_view_shows_the_turns_deadline_never_the_rounds_end() -> None:
+    """The view's ``deadline`` is when the seat to act expires: a table off the clock has
+    none, though the timekeeper will look at the round's end."""
+    recorder = timed()
+    assert recorder.table.next_deadline == ENDS_AT
+    assert tables.view(recorder.table, "operator").deadline is None
+    assert tables.view(recorder.table, 0).deadline is None
+
+
 def test_time_called_mid_deal_ends_the_game_once_that_deal_is_scored() -> None:
     recorder = timed()
     recorder.play(5)
