@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -20,7 +20,7 @@ from domain.tournament.events import TOURNAMENT_EVENTS, TournamentEvent
 from domain.tournament.stream import Tournament, evolve, fold
 from service import metrics
 from service.audit.chain import GENESIS, canonical_bytes, chain
-from service.pg import fetch_all, fetch_column, fetch_one
+from service.pg import fetch_all, fetch_one
 from service.refusals import TournamentNotFound
 from service.write.codec import event_data
 from service.write.store import (
@@ -346,15 +346,21 @@ class TournamentStore(Stores):
                 (list(table_ids),),
             )
 
-    async def to_pair(self, limit: int = 100) -> list[str]:
-        """Tournaments with ``auto_rounds`` playing whose every paired table is
-        recorded: they may be due their next round."""
-        return await fetch_column(
+    async def to_pair(
+        self, limit: int = 100, passed_over: Mapping[str, int] | None = None
+    ) -> list[tuple[str, int]]:
+        """``(tournament, version)`` of tournaments with ``auto_rounds`` playing whose
+        every paired table is recorded, oldest first: they may be due their next round.
+        ``passed_over`` (tournament: version) leaves out those still at that version."""
+        skipped = [f"{t}:{v}" for t, v in (passed_over or {}).items()]
+        rows = await fetch_all(
             self.pool,
-            "SELECT t.id::text FROM tournaments t WHERE t.status = 'playing'"
+            "SELECT t.id::text, t.version FROM tournaments t WHERE t.status = 'playing'"
+            " AND NOT (t.id::text || ':' || t.version) = ANY(%s)"
             " AND EXISTS (SELECT 1 FROM tournament_events e WHERE e.tournament_id = t.id"
             " AND e.version = 1 AND (e.data->>'auto_rounds')::boolean)"
             " AND NOT EXISTS (SELECT 1 FROM round_tables r"
-            " WHERE r.tournament_id = t.id AND NOT r.scored) LIMIT %s",
-            (limit,),
+            " WHERE r.tournament_id = t.id AND NOT r.scored) ORDER BY t.seq LIMIT %s",
+            (skipped, limit),
         )
+        return [(row[0], row[1]) for row in rows]
