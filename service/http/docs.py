@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from typing import Any, TypedDict, cast, get_type_hints
 
 import msgspec
+from litestar import Response
 from litestar._openapi.schema_generation.plugins.struct import StructSchemaPlugin
+from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Discriminator, OpenAPIType, Schema, SecurityRequirement
 from litestar.plugins import OpenAPISchemaPlugin
@@ -179,3 +181,18 @@ class StrictStructSchemaPlugin(StructSchemaPlugin):
                 # A plain JSON Schema dict serialises as it is.
                 properties[field.encode_name] = cast(Schema, msgspec.json.schema(hints[field.name]))
         return schema
+
+
+# A 201's Location: where the new resource is read (documented; ``created`` sets it).
+LOCATION = [
+    ResponseHeader(
+        name="Location",
+        description="Where the new resource is read.",
+        documentation_only=True,
+    )
+]
+
+
+def created(body: Any, location: str) -> Response[Any]:
+    """A 201 answer with ``body`` and the new resource's ``Location``."""
+    return Response(body, status_code=201, headers={"Location": location})

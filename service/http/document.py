@@ -88,33 +88,32 @@ def _problemize(openapi: Any) -> None:
                     response.content = {PROBLEM_JSON: OpenAPIMediaType(schema=ref)}
 
 
-def _rate_limit_headers(openapi: Any) -> None:
-    """The 429s carry ``Retry-After`` and the ``RateLimit-*`` fields (Litestar's
-    ResponseSpec has no headers)."""
+def _response_headers(openapi: Any) -> None:
+    """The headers some statuses always carry (Litestar's ResponseSpec has none): a 429's
+    ``Retry-After`` and ``RateLimit-*`` fields, a 503 problem's ``Retry-After``, a 401's
+    ``WWW-Authenticate``."""
+    retry_after = {"Retry-After": ("Seconds to wait before trying again.", _INTEGER)}
+    challenge = {
+        "WWW-Authenticate": (
+            'The scheme to authenticate with: `Bearer realm="cardroom"`, with'
+            ' `error="invalid_token"` when the token sent was refused.',
+            Schema(type=OpenAPIType.STRING),
+        )
+    }
+    by_status = {"429": RATE_LIMIT_HEADERS, "503": retry_after, "401": challenge}
     for item in openapi.paths.values():
         for method in ("get", "put", "post", "delete", "patch"):
             operation = getattr(item, method, None)
-            response = (operation.responses or {}).get("429") if operation else None
-            if isinstance(response, OpenAPIResponse):
+            for status, headers in by_status.items():
+                response = (operation.responses or {}).get(status) if operation else None
+                if not isinstance(response, OpenAPIResponse):
+                    continue
+                if status != "429" and PROBLEM_JSON not in (response.content or {}):
+                    continue
                 response.headers = {
                     name: OpenAPIHeader(schema=schema, description=text, required=True)
-                    for name, (text, schema) in RATE_LIMIT_HEADERS.items()
+                    for name, (text, schema) in headers.items()
                 }
-
-
-def _retry_after(openapi: Any) -> None:
-    """A 503 problem says when to try again; Litestar's response specs carry no headers."""
-    header = OpenAPIHeader(
-        schema=Schema(type=OpenAPIType.INTEGER, minimum=0),
-        description="Seconds to wait before trying again.",
-        required=True,
-    )
-    for item in openapi.paths.values():
-        for method in ("get", "put", "post", "delete", "patch"):
-            operation = getattr(item, method, None)
-            response = (operation.responses or {}).get("503") if operation else None
-            if isinstance(response, OpenAPIResponse) and PROBLEM_JSON in (response.content or {}):
-                response.headers = {"Retry-After": header}
 
 
 def _tidy_parameters(openapi: Any) -> None:
@@ -173,11 +172,10 @@ def openapi_config() -> OpenAPIConfig:
 
 
 def finish(openapi: OpenAPI) -> None:
-    """Problem documents for every 4xx, the 429s' headers, ``Retry-After`` on every 503
-    problem, parameters without ``null``, and the examples."""
+    """Problem documents for every 4xx, the headers of 429s, 503s and 401s, parameters
+    without ``null``, and the examples."""
     _problemize(openapi)
-    _rate_limit_headers(openapi)
-    _retry_after(openapi)
+    _response_headers(openapi)
     _tidy_parameters(openapi)
     _stream_records(openapi)
     attach_examples(openapi)

@@ -216,7 +216,17 @@ def _problem_response(
     context: dict[str, Any] | None = None,
 ) -> Response[Any]:
     body = problem(code, detail, instance=request.url.path, errors=errors, context=context)
+    if body.status == 401:
+        headers = {**(headers or {}), "WWW-Authenticate": challenge(request)}
     return Response(body, status_code=body.status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def challenge(request: Request[Any, Any, Any]) -> str:
+    """A 401's ``WWW-Authenticate`` (RFC 6750): the scheme to use, and whether the token
+    sent was refused rather than missing."""
+    if "authorization" in request.headers:
+        return 'Bearer realm="cardroom", error="invalid_token"'
+    return 'Bearer realm="cardroom"'
 
 
 def on_api_problem(request: Request[Any, Any, Any], exc: ApiProblem) -> Response[Any]:

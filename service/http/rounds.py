@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from uuid import UUID
 
-from litestar import Controller, get, post
+from litestar import Controller, Response, get, post
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody
@@ -14,7 +14,7 @@ from litestar.params import FromPath, JSONBody
 from domain.tournament.errors import TournamentCode, TournamentError
 from domain.tournament.stream import RoundState, Tournament
 from service.http.auth import Caller
-from service.http.docs import token_only, token_optional
+from service.http.docs import LOCATION, created, token_only, token_optional
 from service.http.round_schemas import (
     EntryCreated,
     EntryInfo,
@@ -154,12 +154,16 @@ class RoundController(Controller):
         operation_id="pairRound",
         summary="Pair the next round and open its tables (director)",
         status_code=201,
+        response_headers=LOCATION,
         **token_only(400, 401, 403, 404, 409, 503),
     )
-    async def pair_round(self, access: NamedDependency[TournamentAccess]) -> RoundInfo:
+    async def pair_round(self, access: NamedDependency[TournamentAccess]) -> Response[RoundInfo]:
         access.require_director("the director pairs rounds")
         paired = await access.tournaments.pair_round(access.tournament_id, access.actor)
-        return _round(paired.rounds[-1])
+        number = paired.rounds[-1].number
+        return created(
+            _round(paired.rounds[-1]), f"/tournaments/{access.tournament_id}/rounds/{number}"
+        )
 
     @post(
         "/finish",

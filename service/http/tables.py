@@ -19,8 +19,8 @@ from domain.events import Event
 from domain.protocol import Audience
 from domain.registry import GAMES
 from service.http.auth import Caller
-from service.http.conditional import IfNoneMatch, entity_tags
-from service.http.docs import token_only, token_optional
+from service.http.conditional import IfNoneMatch, entity_tags, strong_tags
+from service.http.docs import LOCATION, token_only, token_optional
 from service.http.problems import ApiProblem
 from service.http.protocol import hangup_of
 from service.http.schemas import (
@@ -46,7 +46,8 @@ IfMatch = Annotated[
     str | None,
     HeaderParameter(
         name="If-Match",
-        description="The ETag of the view the command was chosen from; 412 when stale.",
+        description="The ETag of the view the command was chosen from; 412 when stale."
+        " Compared strongly: a weak tag (`W/`) never matches.",
     ),
 ]
 IdempotencyKey = Annotated[
@@ -119,17 +120,28 @@ Limit = Annotated[
     int, QueryParameter(name="limit", ge=1, le=1000, description="At most this many.")
 ]
 
+_TAG = ResponseHeader(
+    name="ETag",
+    description="Strong tag of this version and audience.",
+    value='"1.spectator"',
+    documentation_only=True,
+)
 _VIEW_HEADERS = [
-    ResponseHeader(
-        name="ETag",
-        description="Strong tag of this version and audience.",
-        value='"1.spectator"',
-        documentation_only=True,
-    ),
+    _TAG,
     ResponseHeader(
         name="Cache-Control",
-        description="Revalidate before reuse.",
+        description="Revalidate before reuse: `no-cache` for a spectator, `private,"
+        " no-cache` for a seat or the operator (never kept by a shared cache).",
         value="no-cache",
+        documentation_only=True,
+    ),
+]
+_ACTION_HEADERS = [
+    _TAG,
+    ResponseHeader(
+        name="Cache-Control",
+        description="The seat's own answer: never kept by a shared cache.",
+        value="private, no-cache",
         documentation_only=True,
     ),
 ]
@@ -294,6 +306,7 @@ class TableController(Controller):
             " operator token."
         ),
         status_code=201,
+        response_headers=LOCATION,
         **token_optional(400, 401, 403, 404, 413, 415, 503),
     )
     async def create_table(
@@ -478,7 +491,7 @@ class TableController(Controller):
             " the command caused and the seat's new view."
         ),
         status_code=200,
-        response_headers=_VIEW_HEADERS,
+        response_headers=_ACTION_HEADERS,
         **token_only(400, 401, 403, 404, 409, 412, 413, 415, 422, 503),
     )
     async def post_action(
@@ -493,7 +506,7 @@ class TableController(Controller):
             access.table_key,
             caller.seat_at(access.table_key),
             data,
-            if_match=entity_tags(if_match),
+            if_match=strong_tags(if_match),
             idempotency_key=idempotency_key,
             epoch=caller.epoch,
         )

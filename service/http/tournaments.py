@@ -22,7 +22,7 @@ from domain.tournament.model import Format
 from domain.tournament.standings import Placing, standings
 from domain.tournament.stream import Tournament as TournamentStream
 from service.http.auth import Caller
-from service.http.docs import token_only, token_optional
+from service.http.docs import LOCATION, created, token_only, token_optional
 from service.http.round_schemas import TournamentOpened, TournamentPage
 from service.http.schemas import (
     CreateTournament,
@@ -53,6 +53,7 @@ class TournamentController(Controller):
         operation_id="createTournament",
         summary="Open a tournament of one game (operator only)",
         status_code=201,
+        response_headers=LOCATION,
         **token_only(400, 401, 403, 413, 415, 503),
     )
     async def create_tournament(
@@ -61,7 +62,7 @@ class TournamentController(Controller):
         caller: NamedDependency[Caller],
         read_side: NamedDependency[ReadSide],
         tournaments: NamedDependency[TournamentService],
-    ) -> TournamentOpened:
+    ) -> Response[TournamentOpened]:
         caller.require_operator("tournaments are run by the operator")
         game = game_of(data)
         options: dict[str, Any] = msgspec.to_builtins(data.options)
@@ -92,7 +93,8 @@ class TournamentController(Controller):
             command={k: v for k, v in msgspec.to_builtins(data).items() if k != "deals"},
         )
         tournament = await read_side.tournament(tournament_id)
-        return TournamentOpened(**msgspec.structs.asdict(tournament), director_token=director)
+        opened = TournamentOpened(**msgspec.structs.asdict(tournament), director_token=director)
+        return created(opened, f"/tournaments/{tournament_id}")
 
     @get(
         "/",
@@ -145,6 +147,7 @@ class TournamentController(Controller):
             " the same deals."
         ),
         status_code=201,
+        response_headers=LOCATION,
         **token_only(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def create_tournament_table(
@@ -154,7 +157,7 @@ class TournamentController(Controller):
         caller: NamedDependency[Caller],
         read_side: NamedDependency[ReadSide],
         service: NamedDependency[TableService],
-    ) -> TournamentTableCreated:
+    ) -> Response[TournamentTableCreated]:
         caller.require_operator("tournaments are run by the operator")
         tournament = await read_side.tournament(str(tournament_id))
         if tournament.status == "finished":
@@ -168,7 +171,7 @@ class TournamentController(Controller):
         first_dealer = data.first_dealer
         if first_dealer is None:
             first_dealer = tournament.first_dealer
-        created = tables.create(
+        new = tables.create(
             new_table_id(),
             tournament.game,
             len(data.players),
@@ -179,13 +182,14 @@ class TournamentController(Controller):
             clock=tournament.clock,
         )
         table, tokens = await service.create(
-            created, msgspec.to_builtins(data), "operator", players=list(data.players)
+            new, msgspec.to_builtins(data), "operator", players=list(data.players)
         )
         seats = [
             SeatToken(seat=seat, name=name, token=token)
             for seat, (name, token) in enumerate(zip(data.players, tokens, strict=True))
         ]
-        return TournamentTableCreated(table=tables.view(table, "operator"), seats=seats)
+        answer = TournamentTableCreated(table=tables.view(table, "operator"), seats=seats)
+        return created(answer, f"/tables/{table.id}")
 
     @get(
         "/{tournament_id:uuid}/standings",

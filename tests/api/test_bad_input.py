@@ -191,6 +191,18 @@ async def test_a_stale_if_match_is_refused_with_the_current_etag(table: Table) -
     assert stale.headers["etag"] == f'"{first["version"] + 1}.s{E}"'
 
 
+async def test_a_weak_if_match_never_matches_the_current_view(table: Table) -> None:
+    """If-Match compares strongly (RFC 9110 §13.1.1): the current tag made weak fails."""
+    response = await table.client.get(f"/tables/{table.id}", headers=bearer(table.tokens[N]))
+    weak = f"W/{response.headers['etag']}"
+    await refused(
+        table,
+        lambda: table.act(N, {"type": "bid", "amount": 5}, **{"If-Match": weak}),
+        412,
+        "precondition-failed",
+    )
+
+
 async def test_idempotency_key_replays_the_first_answer_and_appends_nothing(
     table: Table,
 ) -> None:

@@ -102,7 +102,9 @@ async def test_an_open_tournament_finishes_once_its_tables_end_and_then_opens_th
     tournament = await open_tournament(client, "pitch", shuffled_decks("pitch", 1, seed=6), 0)
     tables = f"/tournaments/{tournament}/tables"
     body = {"players": ["Ann", "Bob", "Cy"]}
-    table = ok(await client.post(tables, json=body, headers=OPERATOR), 201)["table"]["id"]
+    opened = await client.post(tables, json=body, headers=OPERATOR)
+    table = ok(opened, 201)["table"]["id"]
+    assert opened.headers["location"] == f"/tables/{table}"
     finish = f"/tournaments/{tournament}/finish"
     before = (await stored(database_url))[1:]  # computers play on elsewhere
     assert_problem(await client.post(finish, headers=OPERATOR), 409, "tables-in-play")

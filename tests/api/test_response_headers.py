@@ -70,3 +70,18 @@ async def test_what_a_seat_sees_is_never_kept_by_a_shared_cache(client: Any) -> 
         for answer in (view, unchanged, events, live):
             assert answer.headers["cache-control"] == cache, answer.request.url
             assert answer.headers["vary"] == "Authorization", answer.request.url
+
+
+async def test_a_401_says_how_to_authenticate_and_whether_the_token_was_refused(
+    client: Any,
+) -> None:
+    """RFC 9110 §15.5.2 and RFC 6750 §3: every 401 carries a Bearer challenge."""
+    table = await new_table(client)
+    missing = await client.post(f"/tables/{table['id']}/actions", json={"type": "pass"})
+    assert missing.status_code == 401
+    assert missing.headers["www-authenticate"] == 'Bearer realm="cardroom"'
+    refused = await client.post(
+        f"/tables/{table['id']}/actions", json={"type": "pass"}, headers=bearer("not-a-token")
+    )
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"] == 'Bearer realm="cardroom", error="invalid_token"'

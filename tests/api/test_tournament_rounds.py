@@ -471,3 +471,18 @@ async def test_the_director_ends_a_tournament_between_rounds_and_it_verifies(
     )
     report = verify_tournament_lines((await tournament_export(client, event)).splitlines())
     assert report.ok, render_tournament(report)
+
+
+async def test_what_a_director_creates_is_found_at_its_location(client: Any) -> None:
+    body = {"game": "reserve-bridge", "name": "Located", "format": "swiss", "rounds": 1}
+    opened = await client.post("/tournaments", json=body, headers=OPERATOR)
+    assert opened.status_code == 201
+    event = opened.json()
+    assert ok(await client.get(opened.headers["location"]))["id"] == event["id"]
+    for n in range(2):
+        await enter(client, event, name=f"P{n}")
+    paired = await client.post(
+        f"/tournaments/{event['id']}/rounds", headers=bearer(event["director_token"])
+    )
+    assert paired.status_code == 201
+    assert ok(await client.get(paired.headers["location"])) == paired.json()
