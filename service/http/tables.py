@@ -20,6 +20,7 @@ from domain.protocol import Audience
 from domain.registry import GAMES
 from service.http.auth import Caller
 from service.http.conditional import IfNoneMatch, entity_tags, strong_tags
+from service.http.deadline import RequestDeadline, deadline_of
 from service.http.docs import LOCATION, token_only, token_optional
 from service.http.problems import ApiProblem
 from service.http.protocol import hangup_of
@@ -212,6 +213,8 @@ async def _long_poll(version: int, access: TableAccess, wait: int) -> Loaded | N
     read after the last wait, so it is never older than a version acknowledged before.
     """
     table_id, watcher, hangup = access.table_key, access.watcher, access.hangup
+    if access.deadline is not None:
+        access.deadline.extend(wait)
     deadline = time.monotonic() + wait
     while True:
         remaining = deadline - time.monotonic()
@@ -277,6 +280,7 @@ class TableAccess:
     tournaments: TournamentService
     watcher: TableWatcher
     hangup: Hangup | None  # marked if the client goes before its answer (a long-poll's)
+    deadline: RequestDeadline | None  # the request's, which a long-poll extends by its wait
 
 
 def provide_table_access(
@@ -284,9 +288,15 @@ def provide_table_access(
 ) -> TableAccess:
     # ``caller`` alone before it, this alone after: two batches of one, no task group.
     state = request.app.state
-    hangup = hangup_of(request.scope)
+    scope = request.scope
     return TableAccess(
-        str(table_id), caller, state.service, state.tournaments, state.watcher, hangup
+        str(table_id),
+        caller,
+        state.service,
+        state.tournaments,
+        state.watcher,
+        hangup_of(scope),
+        deadline_of(scope),
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from service.http.deadline import deadline_middleware
+from service.http.deadline import deadline_middleware, deadline_of
 
 DEADLINE = 0.02
 SCOPE = {"type": "http", "method": "GET", "path": "/tables/x", "query_string": b"", "headers": []}
@@ -89,6 +89,23 @@ async def test_an_answer_under_way_at_the_deadline_finishes() -> None:
     await run(slow_body, recorder)
     assert recorder.status == 200
     assert recorder.messages[-1]["body"] == b"whole"
+
+
+async def test_a_long_poll_has_the_wait_its_handler_read_on_top_of_the_deadline() -> None:
+    """The middleware reads no query: the handler, having validated ``wait`` (whatever
+    its spelling, ``5``, ``5.0``), extends the deadline by it."""
+
+    async def long_poll(scope: Any, receive: Any, send: Any) -> None:
+        deadline = deadline_of(scope)
+        assert deadline is not None
+        deadline.extend(DEADLINE * 4)
+        await asyncio.sleep(DEADLINE * 3)  # the table did not move: 304
+        await send({"type": "http.response.start", "status": 304, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    recorder = Recorder()
+    await run(long_poll, recorder)
+    assert recorder.status == 304
 
 
 async def test_a_cancellation_that_is_not_the_deadlines_goes_on() -> None:
