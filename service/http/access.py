@@ -5,7 +5,7 @@ The id is the client's ``X-Request-ID`` when that is 1–128 characters of
 own 404s and preflights included), and every log line written while the request is
 answered carries it (:mod:`service.logs`). When the answer is complete, ``cardroom.access``
 logs the method, path, status, duration and id, with the table and seat where the path
-or the caller's token names them.
+or the caller's token names them. A HEAD is answered here as its GET without the body.
 
 It wraps Litestar's ASGI handler, outside routing and exception handling, so that every
 answer passes through it (Litestar's ``before_send`` hooks still see them all). Each
@@ -20,6 +20,7 @@ import os
 import random
 import re
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from litestar.enums import ScopeType
@@ -41,6 +42,33 @@ os.register_at_fork(after_in_child=_ids.seed)
 
 def new_request_id() -> bytes:
     return b"%016x" % _ids.getrandbits(64)
+
+
+def allow(methods: Iterable[str]) -> str:
+    """An ``Allow`` answer for a route's methods: HEAD wherever GET, as the edge answers a
+    HEAD with its GET's status and headers."""
+    found = set(methods)
+    if "GET" in found:
+        found.add("HEAD")
+    return ", ".join(sorted(found))
+
+
+def _headless(send: Send) -> Send:
+    """A HEAD answered as its GET (RFC 9110 §9.3.2): the same status and headers, and no
+    body. The answer is complete with the GET's first piece of body, so that a stream's
+    app, which then hears the client go (the server's ``receive`` says so once the answer
+    is complete), stops between two reads rather than inside one."""
+    complete = False
+
+    async def bodiless(message: Message) -> None:
+        nonlocal complete
+        if message["type"] == "http.response.start":
+            await send(message)
+        elif message["type"] == "http.response.body" and not complete:
+            complete = True
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    return bodiless
 
 
 class RequestEdge:
@@ -89,7 +117,10 @@ class RequestEdge:
             await send(message)
 
         try:
-            await self.app(scope, receive, stamped)
+            if scope["method"] == "HEAD":
+                await self.app({**scope, "method": "GET"}, receive, _headless(stamped))
+            else:
+                await self.app(scope, receive, stamped)
         finally:
             REQUEST.reset(token)
             self._log(scope, status, started, note)

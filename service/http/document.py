@@ -37,6 +37,12 @@ the repository: `docs/rules/` (start at `docs/rules/index.md`). How the service 
 is `docs/design.md`.
 
 {PLAYING}
+## HEAD
+
+Every `GET` operation also answers `HEAD` with the same status and headers (`ETag`,
+`Content-Length`, a 304 for a current `If-None-Match`) and no body; a stream answers with
+its headers at once.
+
 ## Request ids
 
 Every answer carries `X-Request-ID`: the one the request sent, when it is 1 to 128

@@ -12,6 +12,7 @@ from litestar.enums import MediaType
 from litestar.exceptions import ValidationException
 from litestar.routes import HTTPRoute
 
+from service.http.access import allow
 from service.http.limits import decode_json, read_body
 from service.http.throttle import Throttle
 
@@ -62,11 +63,8 @@ def allowed_methods(app: Litestar) -> dict[str, str]:
     Litestar builds the automatic OPTIONS answer with the first handler of a path and
     keeps it when more handlers join that path (``/tables`` has GET and POST), so its
     ``Allow`` lists too few methods: :func:`before_request` answers OPTIONS instead."""
-    return {
-        route.path_format: ", ".join(sorted(route.methods))
-        for route in app.routes
-        if isinstance(route, HTTPRoute)
-    }
+    routes = [route for route in app.routes if isinstance(route, HTTPRoute)]
+    return {route.path_format: allow(route.methods) for route in routes}
 
 
 async def before_request(request: Request[Any, Any, Any]) -> Response[None] | None:

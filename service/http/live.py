@@ -50,6 +50,7 @@ from service.write.tournaments import TournamentService
 
 KEEP_ALIVE = 15.0
 KEEP_ALIVE_COMMENT = b": keep-alive\r\n\r\n"
+OPENED_COMMENT = b": open\r\n\r\n"
 # What Litestar's ServerSentEvent sets; no proxy may buffer or cache the stream.
 STREAM_HEADERS = {
     "Cache-Control": "no-cache",
@@ -392,9 +393,11 @@ async def _messages(follower: Follower, timeout: float) -> AsyncIterator[bytes]:
     deadline = time.monotonic() + timeout
     follower.open()
     try:
+        # A first chunk at once, a comment if there is nothing to catch up on: a proxy
+        # passes the stream on, the client knows it is open, and a HEAD (answered once
+        # this is written, access._headless) ends between two reads, not inside one.
         messages = await follower.catch_up()
-        if messages:
-            yield b"".join(messages)
+        yield b"".join(messages) if messages else OPENED_COMMENT
         # Once a graceful stop begins (the watcher is released) the stream ends: its
         # client resumes at another process from its Last-Event-ID (service.http.stopping).
         while (

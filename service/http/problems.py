@@ -21,6 +21,7 @@ from psycopg_pool import PoolTimeout
 from domain.errors import MEANINGS, RuleCode, RuleError
 from domain.tournament.errors import MEANINGS as TOURNAMENT_MEANINGS
 from domain.tournament.errors import TournamentCode, TournamentError
+from service.http.access import allow
 from service.refusals import PreconditionFailed, ServiceError
 from service.write.handler import rule_error_context
 
@@ -296,7 +297,11 @@ def on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Re
         code = "internal-error" if exc.status_code >= 500 else "malformed-request"
     if isinstance(exc, NotFoundException):
         detail = "no such route"
-    return _problem_response(request, code, detail, headers=exc.headers, errors=errors)
+    headers = dict(exc.headers or {})
+    methods = headers.pop("allow", None) or headers.pop("Allow", None)
+    if methods is not None:  # a 405: HEAD is answered wherever GET is
+        headers["Allow"] = allow(m.strip() for m in methods.split(","))
+    return _problem_response(request, code, detail, headers=headers, errors=errors)
 
 
 def on_unavailable(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:

@@ -28,7 +28,7 @@ def cors_headers(headers: Any) -> dict[str, str]:
 async def test_off_a_preflight_gets_the_allow_answer_and_no_cors_headers(client: Any) -> None:
     response = await client.options("/tables", headers=PREFLIGHT)
     assert response.status_code == 204
-    assert response.headers["allow"] == "GET, OPTIONS, POST"
+    assert response.headers["allow"] == "GET, HEAD, OPTIONS, POST"
     assert cors_headers(response.headers) == {}
     assert "origin" not in response.headers.get("vary", "").lower()
 
