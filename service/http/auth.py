@@ -51,7 +51,7 @@ class Caller(msgspec.Struct, frozen=True):
         if self.kind == "anonymous":
             raise ApiProblem("unauthorized", "send the entry's bearer token")
         if self.kind != "entry" or self.tournament != tournament_id or self.entry is None:
-            raise ApiProblem("operator-only", "this is the entry's own: send its token")
+            raise ApiProblem("entry-only", "this is the entry's own: send its token")
         return self.entry
 
     def audience_at(self, table_id: str) -> Audience:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import msgspec
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import (
     Components,
+    Example,
     License,
     OpenAPI,
     OpenAPIHeader,
@@ -24,6 +26,8 @@ from domain import RULES_ENGINE_VERSION
 from service.http.examples import attach as attach_examples
 from service.http.problems import PROBLEM_JSON
 from service.http.reference import PLAYING, docs_router, problem_table, render_plugins
+from service.http.schemas import StandingsPage
+from service.http.tournaments import standings_csv
 from service.read.records import TournamentEventRecord
 
 API_VERSION = "1.9.0"  # the README's changelog says what each version changed
@@ -122,6 +126,32 @@ def _response_headers(openapi: Any) -> None:
                 }
 
 
+def _standings_csv(openapi: Any) -> None:
+    """``getStandings`` answers CSV too, as ``Accept`` asks (Litestar documents one media
+    type per response)."""
+    for item in openapi.paths.values():
+        operation = item.get
+        if operation is None or operation.operation_id != "getStandings":
+            continue
+        response = operation.responses["200"]
+        assert isinstance(response, OpenAPIResponse) and response.content is not None
+        pages = response.content["application/json"].examples or {}
+        response.content["text/csv"] = OpenAPIMediaType(
+            schema=Schema(
+                type=OpenAPIType.STRING,
+                description="The ranking as CSV (RFC 4180), a header row first; a field"
+                " that begins like a spreadsheet formula is written after an apostrophe.",
+            ),
+            examples={
+                name: replace(
+                    example, value=standings_csv(msgspec.convert(example.value, StandingsPage))
+                )
+                for name, example in pages.items()
+                if isinstance(example, Example)
+            },
+        )
+
+
 def _tidy_parameters(openapi: Any) -> None:
     """An optional query or header parameter is absent, never JSON ``null``: drop the
     ``null`` branch Litestar gives ``X | None`` parameters, or clients send "null"."""
@@ -185,3 +215,4 @@ def finish(openapi: OpenAPI) -> None:
     _tidy_parameters(openapi)
     _stream_records(openapi)
     attach_examples(openapi)
+    _standings_csv(openapi)  # after the examples: its own are the JSON ones as CSV

@@ -74,6 +74,11 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
     "operator-only": ProblemType(
         403, "Operator only", "Only the operator token may do or ask for this."
     ),
+    "entry-only": ProblemType(
+        403,
+        "Entry only",
+        "Only an entry's own token (an entrant's, or a partnership player's) may ask for this.",
+    ),
     "not-found": ProblemType(404, "Not found", "No such resource or route."),
     "table-not-found": ProblemType(404, "Table not found", "No table has that id."),
     "tournament-not-found": ProblemType(404, "Tournament not found", "No tournament has that id."),

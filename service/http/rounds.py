@@ -127,10 +127,9 @@ class RoundController(Controller):
     async def withdraw_entry(
         self, access: NamedDependency[TournamentAccess], entry: FromPath[str]
     ) -> EntryInfo:
-        if access.caller.kind != "entry":
-            access.require_director("the director or the entry withdraws")
-        elif access.caller.entry_in(access.tournament_id) != entry:
-            access.require_director("an entry withdraws only itself")
+        caller = access.caller
+        if not (caller.tournament == access.tournament_id and caller.entry == entry):
+            access.require_director("the director or the entry itself withdraws it")
         after = await access.tournaments.withdraw(access.tournament_id, entry, access.actor)
         found = after.entries[entry]
         return EntryInfo(found.entry, list(found.names), found.computer, found.first_round, True)

@@ -352,7 +352,7 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
         404: ["no-such-entry", "tournament-not-found"],
         409: ["entry-withdrawn", "tournament-finished"],
     },
-    "getMySeat": {403: ["operator-only"], 404: ["tournament-not-found", "no-such-entry"]},
+    "getMySeat": {403: ["entry-only"], 404: ["tournament-not-found", "no-such-entry"]},
     "pairRound": {
         403: ["operator-only"],
         404: ["tournament-not-found"],

@@ -9,6 +9,7 @@ from uuid import UUID
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
+from litestar.datastructures.headers import MediaTypeHeader
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody, QueryParameter
 
@@ -221,15 +222,34 @@ class TournamentController(Controller):
             version=tournament.version,
             entries=ranked_entries(tournament),
         )
-        if request.accept.best_match([JSON, CSV], default=JSON) == CSV:
+        if preferred(request.headers.get("accept"), [JSON, CSV]) == CSV:
             return Response(
                 standings_csv(page),  # type: ignore[arg-type]
                 media_type=CSV,
                 headers={
-                    "Content-Disposition": f'inline; filename="standings-{tournament.id}.csv"'
+                    "Content-Disposition": f'inline; filename="standings-{tournament.id}.csv"',
+                    "Vary": "Accept",
                 },
             )
-        return Response(page)
+        return Response(page, headers={"Vary": "Accept"})
+
+
+def preferred(accept: str | None, offers: list[str]) -> str:
+    """The offer ``accept`` ranks highest (RFC 9110 §12.5.1): each offer's quality is that
+    of the most specific range matching it, so ``text/csv;q=0`` refuses CSV though
+    ``*/*`` would take it. The first offer when none is acceptable, or without Accept."""
+    if not accept:
+        return offers[0]
+    ranges = [MediaTypeHeader(part) for part in accept.split(",") if part.strip()]
+    best, best_quality = offers[0], 0
+    for offer in offers:
+        found = MediaTypeHeader(offer)
+        matching = [r for r in ranges if r.match(found)]
+        if matching:
+            quality = max(matching, key=lambda r: r.priority[1]).priority[0]
+            if quality > best_quality:
+                best, best_quality = offer, quality
+    return best
 
 
 def ranked_entries(tournament: TournamentStream) -> list[EntryStanding]:

@@ -282,6 +282,31 @@ async def test_standings_csv_never_hands_a_spreadsheet_a_formula(client: Any) ->
     assert shown == sorted(["Ann", *("'" + name for name in names[:-1])])
 
 
+@pytest.mark.parametrize(
+    ("accept", "media"),
+    [
+        ("text/csv", "text/csv"),
+        ("text/csv;q=0", "application/json"),
+        ("*/*, text/csv;q=0", "application/json"),
+        ("application/json;q=0.5, text/csv", "text/csv"),
+        ("text/*", "text/csv"),
+        ("image/png", "application/json"),
+        (None, "application/json"),
+    ],
+)
+async def test_standings_take_the_media_type_accept_ranks_highest(
+    client: Any, accept: str | None, media: str
+) -> None:
+    """RFC 9110 §12.5.1: q=0 refuses a type, the most specific range decides, and the
+    answer varies by Accept for caches."""
+    event = await open_event(client, format="swiss", rounds=1)
+    headers = {"Accept": accept} if accept is not None else {}
+    response = await client.get(f"/tournaments/{event['id']}/standings", headers=headers)
+    assert response.status_code == 200
+    assert response.headers["content-type"].split(";")[0] == media
+    assert response.headers["vary"] == "Accept"
+
+
 async def test_tournaments_list_pages_and_filters(
     client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
 ) -> None:
@@ -486,3 +511,14 @@ async def test_what_a_director_creates_is_found_at_its_location(client: Any) -> 
     )
     assert paired.status_code == 201
     assert ok(await client.get(paired.headers["location"])) == paired.json()
+
+
+async def test_me_is_the_entrys_own_and_says_so_to_anyone_else(client: Any) -> None:
+    event = await open_event(client, format="swiss", rounds=1)
+    ann = await enter(client, event, name="Ann")
+    other = await open_event(client, format="swiss", rounds=1)
+    stranger = await enter(client, other, name="Sam")
+    me = f"/tournaments/{event['id']}/me"
+    for token in (OPERATOR, bearer(event["director_token"]), bearer(stranger["token"])):
+        assert_problem(await client.get(me, headers=token), 403, "entry-only")
+    assert ok(await client.get(me, headers=bearer(ann["token"])))["entry"] == ann["entry"]
