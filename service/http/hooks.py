@@ -14,6 +14,7 @@ from litestar.routes import HTTPRoute
 
 from service.http.access import allow
 from service.http.limits import decode_json, read_body
+from service.http.problems import ApiProblem
 from service.http.throttle import Throttle
 
 
@@ -37,13 +38,21 @@ async def strict_body(request: Request[Any, Any, Any]) -> None:
     Litestar converts bodies leniently (``"24"`` or ``24.0`` for an integer, ``0`` for
     ``false``); a client generated from the spec must not come to depend on that, so the
     body is first decoded strictly against the handler's declared type, after the limits
-    on its size and media type (:mod:`service.http.limits`).
+    on its size and media type (:mod:`service.http.limits`). A missing body, or one sent
+    to an operation that takes none, is a 400 that says so.
     """
     field = request.route_handler.parsed_data_field
     if field is None:
+        # An operation that takes no body says so rather than drop what was sent (a
+        # pause's reason, say); an empty object is what many clients send for none.
+        if request.method == "POST" and (await request.body()).strip() not in (b"", b"{}"):
+            raise ApiProblem("malformed-request", "this operation takes no body: send none")
         return
+    body = await read_body(request)
+    if not body.strip():
+        raise ApiProblem("malformed-request", "this operation takes a JSON body: none was sent")
     try:
-        document = decode_json(await read_body(request), _DECODER)
+        document = decode_json(body, _DECODER)
         msgspec.convert(document, field.annotation, strict=True)
     except msgspec.ValidationError as exc:
         message = str(exc)

@@ -127,6 +127,7 @@ async def test_a_bid_that_is_too_low_is_refused(table: Table) -> None:
         pytest.param(b'{"type": "bid", "amount": 10, "extra": 1}', id="unknown field"),
         pytest.param(b'{"type": "bid", "amount": 1000000000000}', id="out of range"),
         pytest.param(b'{"type": "play", "card": "1Z"}', id="not a card"),
+        pytest.param(b"", id="no body"),
     ],
 )
 async def test_a_malformed_body_is_refused(table: Table, body: bytes) -> None:
@@ -138,6 +139,33 @@ async def test_a_malformed_body_is_refused(table: Table, body: bytes) -> None:
         )
 
     await refused(table, post, 400, "malformed-request")
+
+
+async def test_a_missing_body_is_named_as_missing(table: Table) -> None:
+    response = await table.client.post(
+        f"/tables/{table.id}/actions",
+        headers={**bearer(table.tokens[N]), "content-type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json()["detail"] == "this operation takes a JSON body: none was sent"
+
+
+@pytest.mark.parametrize("body", [b'{"reason": "lunch"}', b"[]", b"lunch"])
+async def test_a_body_sent_to_an_operation_that_takes_none_is_refused(
+    table: Table, body: bytes
+) -> None:
+    async def pause() -> Response:
+        return await table.client.post(  # type: ignore[no-any-return]
+            f"/tables/{table.id}/pause",
+            content=body,
+            headers={**OPERATOR, "content-type": "application/json"},
+        )
+
+    await refused(table, pause, 400, "malformed-request")
+    view = ok(await table.client.get(f"/tables/{table.id}", headers=OPERATOR))
+    assert view["paused"] is False
+    paused = await table.client.post(f"/tables/{table.id}/pause", json={}, headers=OPERATOR)
+    assert ok(paused)["paused"] is True, "an empty object is no body"
 
 
 async def test_a_token_of_another_table_is_the_wrong_seat(client: Any, table: Table) -> None:
