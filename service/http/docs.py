@@ -183,14 +183,16 @@ class StrictStructSchemaPlugin(StructSchemaPlugin):
         return schema
 
 
-# A 201's Location: where the new resource is read (documented; ``created`` sets it).
-LOCATION = [
-    ResponseHeader(
-        name="Location",
-        description="Where the new resource is read.",
-        documentation_only=True,
-    )
-]
+def location(example: str) -> list[ResponseHeader]:
+    """A 201's documented ``Location`` (``created`` sets it), with an example path."""
+    return [
+        ResponseHeader(
+            name="Location",
+            description="Where the new resource is read.",
+            value=example,
+            documentation_only=True,
+        )
+    ]
 
 
 def created(body: Any, location: str) -> Response[Any]:

@@ -13,8 +13,9 @@ from litestar.params import FromPath, JSONBody
 
 from domain.tournament.errors import TournamentCode, TournamentError
 from domain.tournament.stream import RoundState, Tournament
+from service.http import sample
 from service.http.auth import Caller
-from service.http.docs import LOCATION, created, token_only, token_optional
+from service.http.docs import created, location, token_only, token_optional
 from service.http.round_schemas import (
     EntryCreated,
     EntryInfo,
@@ -153,7 +154,7 @@ class RoundController(Controller):
         operation_id="pairRound",
         summary="Pair the next round and open its tables (director)",
         status_code=201,
-        response_headers=LOCATION,
+        response_headers=location(f"/tournaments/{sample.TOURNAMENT}/rounds/1"),
         **token_only(400, 401, 403, 404, 409, 503),
     )
     async def pair_round(self, access: NamedDependency[TournamentAccess]) -> Response[RoundInfo]:

@@ -18,10 +18,11 @@ from domain import table as tables
 from domain.events import Event
 from domain.protocol import Audience
 from domain.registry import GAMES
+from service.http import sample
 from service.http.auth import Caller
 from service.http.conditional import IfNoneMatch, entity_tags, strong_tags
 from service.http.deadline import RequestDeadline, deadline_of
-from service.http.docs import LOCATION, token_only, token_optional
+from service.http.docs import location, token_only, token_optional
 from service.http.problems import ApiProblem
 from service.http.protocol import hangup_of
 from service.http.schemas import (
@@ -316,7 +317,7 @@ class TableController(Controller):
             " operator token."
         ),
         status_code=201,
-        response_headers=LOCATION,
+        response_headers=location(f"/tables/{sample.TABLE}"),
         **token_optional(400, 401, 403, 404, 413, 415, 503),
     )
     async def create_table(

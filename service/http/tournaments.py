@@ -22,8 +22,9 @@ from domain.tournament.errors import TournamentCode, TournamentError
 from domain.tournament.model import Format
 from domain.tournament.standings import Placing, standings
 from domain.tournament.stream import Tournament as TournamentStream
+from service.http import sample
 from service.http.auth import Caller
-from service.http.docs import LOCATION, created, token_only, token_optional
+from service.http.docs import created, location, token_only, token_optional
 from service.http.round_schemas import TournamentOpened, TournamentPage
 from service.http.schemas import (
     CreateTournament,
@@ -54,7 +55,7 @@ class TournamentController(Controller):
         operation_id="createTournament",
         summary="Open a tournament of one game (operator only)",
         status_code=201,
-        response_headers=LOCATION,
+        response_headers=location(f"/tournaments/{sample.TOURNAMENT}"),
         **token_only(400, 401, 403, 413, 415, 503),
     )
     async def create_tournament(
@@ -148,7 +149,7 @@ class TournamentController(Controller):
             " the same deals."
         ),
         status_code=201,
-        response_headers=LOCATION,
+        response_headers=location(f"/tables/{sample.TABLE}"),
         **token_only(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def create_tournament_table(
