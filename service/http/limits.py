@@ -38,8 +38,18 @@ async def read_body(request: Request[Any, Any, Any]) -> bytes:
     ``application/json`` is required, with any parameters (a ``charset``, if given, must
     be UTF-8, the only encoding JSON has). Other JSON-based types such as
     ``application/merge-patch+json`` name other formats and are refused, as is a body
-    sent without a type. A request without a body is left to the schema (400).
+    sent without a type, or compressed (a ``Content-Encoding``). A request without a
+    body is left to the schema (400).
     """
+    coding = request.headers.get("content-encoding", "identity").strip().lower()
+    if coding != "identity":
+        # RFC 9110 §15.5.16: a content coding the server does not take is a 415, and
+        # Accept-Encoding says which it does (RFC 7694).
+        raise ApiProblem(
+            "unsupported-media-type",
+            f"send the body uncompressed, not with Content-Encoding: {coding}",
+            headers={"Accept-Encoding": "identity"},
+        )
     content_type = request.headers.get("content-type")
     if content_type is not None:
         media, options = request.content_type

@@ -4,6 +4,7 @@ that takes a body, and changes nothing (the ``unchanged`` fixture checks the sto
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 from typing import Any
@@ -76,6 +77,19 @@ async def test_a_body_that_is_not_application_json_is_refused_with_415(
     response = await send(client, target, padded(target.body), {"content-type": content_type})
     problem = assert_problem(response, 415, "unsupported-media-type")
     assert "application/json" in problem["detail"]
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+async def test_a_compressed_body_is_refused_with_415_naming_what_is_taken(
+    client: Any, targets: dict[str, Target], operation: str, unchanged: None
+) -> None:
+    target = targets[operation]
+    body = gzip.compress(padded(target.body))
+    headers = {"content-type": "application/json", "content-encoding": "gzip"}
+    response = await send(client, target, body, headers)
+    problem = assert_problem(response, 415, "unsupported-media-type")
+    assert "Content-Encoding: gzip" in problem["detail"]
+    assert response.headers["accept-encoding"] == "identity"
 
 
 @pytest.mark.parametrize(
