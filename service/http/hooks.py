@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import parse_qsl
 
 import msgspec
 from litestar import Litestar, Request, Response
-from litestar.enums import MediaType
+from litestar.enums import MediaType, ParamType
 from litestar.exceptions import ValidationException
+from litestar.openapi.spec import OpenAPI, OpenAPIType, Parameter
 from litestar.routes import HTTPRoute
 
 from service.http.access import allow
@@ -76,6 +78,47 @@ def allowed_methods(app: Litestar) -> dict[str, str]:
     return {route.path_format: allow(route.methods) for route in routes}
 
 
+QueryRules = dict[tuple[str, str], dict[str, str | None]]
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
+def query_rules(openapi: OpenAPI) -> QueryRules:
+    """Each operation's query parameters, by path template and method, with the type the
+    document gives each (``integer``, ``string``, …)."""
+    rules: QueryRules = {}
+    for path, item in (openapi.paths or {}).items():
+        for method in ("get", "post", "put", "patch", "delete"):
+            operation = getattr(item, method, None)
+            if operation is None:
+                continue
+            rules[(path, method.upper())] = {
+                p.name: getattr(p.schema, "type", None)
+                for p in operation.parameters or ()
+                if isinstance(p, Parameter) and p.param_in == ParamType.QUERY
+            }
+    return rules
+
+
+def strict_query(request: Request[Any, Any, Any]) -> None:
+    """Read the query as strictly as the document states it: each parameter once (the
+    framework would take the last of several), and an integer written as one (``1e1``
+    and ``5.0`` would convert)."""
+    query: bytes = request.scope.get("query_string", b"")
+    if not query:
+        return
+    rules: QueryRules = request.app.state.query_rules
+    known = rules.get((request.scope["path_template"], request.method))
+    if known is None:
+        return  # not an operation of the document (the docs pages, the metrics)
+    seen: set[str] = set()
+    for name, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True):
+        if name in seen:
+            raise ApiProblem("malformed-request", f"the query parameter {name} is given twice")
+        seen.add(name)
+        if known.get(name) == OpenAPIType.INTEGER and not _INTEGER.fullmatch(value):
+            raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} is not an integer")
+
+
 async def before_request(request: Request[Any, Any, Any]) -> Response[None] | None:
     if request.method == "OPTIONS" and request.route_handler.handler_name == "options_handler":
         allow: dict[str, str] = request.app.state.allowed_methods
@@ -85,5 +128,6 @@ async def before_request(request: Request[Any, Any, Any]) -> Response[None] | No
     throttle: Throttle | None = request.app.state.get("throttle")
     if throttle is not None:
         await throttle.admit(request)
+    strict_query(request)
     await strict_body(request)
     return None

@@ -365,3 +365,24 @@ async def test_conditional_get_answers_304_while_current(table: Table) -> None:
         f"/tables/{table.id}", headers={**bearer(table.tokens[N]), "If-None-Match": tag}
     )
     assert moved.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["limit=1e1", "limit=5.0", "limit=+5", "limit=5&limit=6", "status=playing&status=waiting"],
+)
+async def test_a_query_is_read_as_strictly_as_the_document_states_it(
+    client: Any, query: str
+) -> None:
+    """Each parameter once, an integer written as one: the framework would take the last
+    of two, and convert 1e1 or 5.0."""
+    response = await client.get(f"/tables?{query}")
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "malformed-request"
+
+
+async def test_a_long_poll_takes_its_wait_as_an_integer_only(table: Table) -> None:
+    path = f"/tables/{table.id}"
+    tag = (await table.client.get(path)).headers["etag"]
+    refused = await table.client.get(f"{path}?wait=1.0", headers={"If-None-Match": tag})
+    assert refused.status_code == 400

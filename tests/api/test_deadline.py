@@ -92,8 +92,8 @@ async def test_an_answer_under_way_at_the_deadline_finishes() -> None:
 
 
 async def test_a_long_poll_has_the_wait_its_handler_read_on_top_of_the_deadline() -> None:
-    """The middleware reads no query: the handler, having validated ``wait`` (whatever
-    its spelling, ``5``, ``5.0``), extends the deadline by it."""
+    """The middleware reads no query: the handler, having validated ``wait``, extends
+    the deadline by it."""
 
     async def long_poll(scope: Any, receive: Any, send: Any) -> None:
         deadline = deadline_of(scope)
