@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl
 import msgspec
 from litestar import Litestar, Request, Response
 from litestar.enums import MediaType, ParamType
-from litestar.exceptions import ValidationException
+from litestar.exceptions import NotFoundException, ValidationException
 from litestar.openapi.spec import OpenAPI, OpenAPIType, Parameter
 from litestar.routes import HTTPRoute
 
@@ -124,6 +124,11 @@ async def before_request(request: Request[Any, Any, Any]) -> Response[None] | No
         allow: dict[str, str] = request.app.state.allowed_methods
         headers = {"Allow": allow[request.scope["path_template"]]}
         return Response(None, status_code=204, headers=headers, media_type=MediaType.TEXT)
+    raw: bytes = request.scope.get("raw_path") or b""
+    if b"%" in raw and b"%2f" in raw.lower():
+        # The server decodes %2F to "/" before routing: /tables/<id>%2Fevents would be
+        # served as /tables/<id>/events, a path no proxy or cache in front would see.
+        raise NotFoundException(detail="no such route")
     # The rate limit first: a refused request costs no body read and no decoding.
     throttle: Throttle | None = request.app.state.get("throttle")
     if throttle is not None:

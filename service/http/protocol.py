@@ -51,19 +51,31 @@ MAX_HEAD_TEXT = "16 KiB"
 _END = b"\r\n\r\n"
 _BLANK = b"\r\n"
 
-_BODY = msgspec.json.encode(
-    problem(
-        "headers-too-large",
-        f"the request line and headers are over {MAX_HEAD_TEXT} ({MAX_HEAD_BYTES} bytes)",
-    )
+
+def _closing_problem(code: str, detail: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """The headers and body of a problem answered on a connection about to close."""
+    body = msgspec.json.encode(problem(code, detail))
+    headers = [
+        (b"content-type", PROBLEM_JSON.encode()),
+        (b"content-length", str(len(body)).encode()),
+        (b"x-content-type-options", b"nosniff"),
+        (b"connection", b"close"),
+    ]
+    return headers, body
+
+
+def _wire(headers: list[tuple[bytes, bytes]], body: bytes) -> bytes:
+    return b"".join(name + b": " + value + b"\r\n" for name, value in headers) + b"\r\n" + body
+
+
+_HEADERS, _BODY = _closing_problem(
+    "headers-too-large",
+    f"the request line and headers are over {MAX_HEAD_TEXT} ({MAX_HEAD_BYTES} bytes)",
 )
-_HEADERS = [
-    (b"content-type", PROBLEM_JSON.encode()),
-    (b"content-length", str(len(_BODY)).encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"connection", b"close"),
-]
-_TOO_LARGE = b"".join(name + b": " + value + b"\r\n" for name, value in _HEADERS) + b"\r\n" + _BODY
+_TOO_LARGE = _wire(_HEADERS, _BODY)
+_UNREADABLE = _wire(
+    *_closing_problem("malformed-request", "the request is not HTTP/1.1 this server can read")
+)
 
 
 def _refused(request_id: bytes, scope: Any = None) -> None:
@@ -258,5 +270,12 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.head_tail = b""
 
     def send_400_response(self, msg: str) -> None:
-        if not self.transport.is_closing():
-            super().send_400_response(msg)
+        """A request the parser cannot read is answered as every refusal is, a problem
+        document with its own X-Request-ID (uvicorn's own is plain text), and closed."""
+        if self.transport.is_closing():
+            return
+        request_id = new_request_id()
+        date = b"".join(n + b": " + v + b"\r\n" for n, v in self.server_state.default_headers)
+        stamp = b"x-request-id: " + request_id + b"\r\n"
+        self.transport.write(STATUS_LINE[400] + date + stamp + _UNREADABLE)
+        self.transport.close()

@@ -92,6 +92,27 @@ async def closed_by_server(reader: asyncio.StreamReader, within: float) -> bool:
     return True
 
 
+@pytest.mark.parametrize(
+    "garbage",
+    [b"NOT HTTP AT ALL\r\n\r\n", b"GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n"],
+    ids=["request-line", "header"],
+)
+async def test_a_request_the_parser_cannot_read_gets_a_problem_and_is_closed(
+    base: str, garbage: bytes
+) -> None:
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(garbage)
+        status, headers, body = await asyncio.wait_for(read_response(reader), 10)
+        assert status == 400
+        assert headers["content-type"] == "application/problem+json"
+        assert json.loads(body)["code"] == "malformed-request"
+        assert re.fullmatch(r"[0-9a-f]{16}", headers["x-request-id"])
+        assert await closed_by_server(reader, 5)
+    finally:
+        writer.close()
+
+
 @pytest.mark.parametrize("many", [False, True], ids=["one-header", "many-headers"])
 async def test_a_16_kib_head_is_served_twice_on_one_connection(base: str, many: bool) -> None:
     """The limit is each request's: a kept-alive connection carries any number of them."""
@@ -247,3 +268,15 @@ async def test_the_clock_stops_with_the_headers_and_waits_for_each_request(base:
             await asyncio.sleep(TIMEOUT * 1.5)
     finally:
         writer.close()
+
+
+async def test_an_encoded_slash_never_reaches_a_route(base: str) -> None:
+    """``%2F`` is part of a path segment, not a separator: the server decodes it before
+    routing, so a path with one is no route's."""
+    async with httpx.AsyncClient(base_url=base, timeout=10) as client:
+        table = await new_table(client)
+        ok(await client.get(f"/tables/{table['id']}/events"))
+        for slash in ("%2F", "%2f"):
+            response = await client.get(f"/tables/{table['id']}{slash}events")
+            assert response.status_code == 404, slash
+            assert response.json()["code"] == "not-found"
