@@ -8,7 +8,9 @@ started its answer, a task of its own sends the client ``503 database-unavailabl
 ``Retry-After`` at once, and the request's task is cancelled behind it (psycopg then
 spends up to seconds cancelling the query server-side, which no client waits for).
 Streams and long-polls get their own time on top: ``/stream`` is exempt, and a long-poll
-extends its request's deadline by its ``wait`` once the handler has read it.
+extends its request's deadline by its ``wait`` once the handler has read it. A request's
+body has ``BODY_SECONDS`` to arrive, answered 408 ``request-timeout`` past them; the
+deadline proper starts once it is in.
 
 The timer, not a task per request running the handler: the task and ``asyncio.wait``
 cost about 14 µs a request, a timer about 3 µs.
@@ -23,13 +25,22 @@ from typing import Any
 
 import msgspec
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, HTTPResponseStartEvent, Message, Receive, Scope, Send
+from litestar.types import (
+    ASGIApp,
+    HTTPResponseStartEvent,
+    Message,
+    Receive,
+    ReceiveMessage,
+    Scope,
+    Send,
+)
 
 from service.http.problems import PROBLEM_JSON, problem
 
 log = logging.getLogger("cardroom")
 _encode = msgspec.json.Encoder().encode
 VERIFY_SECONDS = 30
+BODY_SECONDS = 30  # for a request's body to arrive: 1 MiB at 35 kB/s
 
 
 DEADLINE = "cardroom.deadline"  # the scope key of the request's RequestDeadline
@@ -51,6 +62,12 @@ class RequestDeadline:
         self.seconds += seconds
         self._timer = self._loop.call_at(self._timer.when() + seconds, self._expire)
 
+    def restart(self, seconds: float) -> None:
+        """``seconds`` from now (the request's own budget, once its body is in)."""
+        self._timer.cancel()
+        self.seconds = seconds
+        self._timer = self._loop.call_later(seconds, self._expire)
+
     def cancel(self) -> None:
         self._timer.cancel()
 
@@ -71,7 +88,7 @@ def _allowed(scope: Scope, seconds: float) -> float | None:
     return seconds
 
 
-def deadline_middleware(seconds: float) -> Any:
+def deadline_middleware(seconds: float, body_seconds: float = BODY_SECONDS) -> Any:
     def wrap(app: ASGIApp) -> ASGIApp:
         async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
             allowed = _allowed(scope, seconds) if scope["type"] == ScopeType.HTTP else None
@@ -81,7 +98,10 @@ def deadline_middleware(seconds: float) -> Any:
             request = asyncio.current_task()
             assert request is not None, "an ASGI app runs in a task"
             started = False
-            late: asyncio.Task[None] | None = None  # the 503, once the deadline passed
+            late: asyncio.Task[None] | None = None  # the 503 or 408, once the deadline passed
+            # A body is given time of its own to arrive (a phone on a slow network): the
+            # request's budget, a database's, starts once it is in.
+            receiving = _sends_body(scope)
 
             async def tracked(message: Message) -> None:
                 nonlocal started
@@ -90,18 +110,30 @@ def deadline_middleware(seconds: float) -> Any:
                 started = True
                 await send(message)
 
+            async def received() -> ReceiveMessage:
+                nonlocal receiving
+                message = await receive()
+                if receiving and not message.get("more_body", False):
+                    receiving = False
+                    timer.restart(allowed)
+                return message
+
             def expire() -> None:
                 nonlocal late
                 if started:  # the answer is under way: let it finish
                     return
-                log.warning("%s: no answer within %.1f s", scope["path"], timer.seconds)
-                late = asyncio.ensure_future(_unavailable(scope, send))
+                if receiving:
+                    log.warning("%s: body not in within %.0f s", scope["path"], timer.seconds)
+                    late = asyncio.ensure_future(_body_too_slow(scope, send))
+                else:
+                    log.warning("%s: no answer within %.1f s", scope["path"], timer.seconds)
+                    late = asyncio.ensure_future(_unavailable(scope, send))
                 request.cancel()
 
-            timer = RequestDeadline(allowed, expire)
+            timer = RequestDeadline(body_seconds if receiving else allowed, expire)
             scope[DEADLINE] = timer  # type: ignore[literal-required]
             try:
-                await app(scope, receive, tracked)
+                await app(scope, received if receiving else receive, tracked)
             except asyncio.CancelledError:
                 # Ours (the deadline's) is taken back; any other cancellation goes on.
                 if late is None or request.uncancel() > 0:
@@ -119,21 +151,40 @@ def deadline_middleware(seconds: float) -> Any:
     return wrap
 
 
+def _sends_body(scope: Scope) -> bool:
+    """Whether the request comes with a body to wait for (a GET's is never read)."""
+    if scope.get("method") not in ("POST", "PUT", "PATCH", "DELETE"):
+        return False
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            return value.strip() not in (b"", b"0")
+        if name == b"transfer-encoding":
+            return True
+    return False
+
+
 async def _unavailable(scope: Scope, send: Send) -> None:
-    body = _encode(
-        problem(
-            "database-unavailable",
-            "the database did not answer in time; try again shortly",
-            instance=scope["path"],
-        )
-    )
+    detail = "the database did not answer in time; try again shortly"
+    await _late(scope, send, 503, "database-unavailable", detail, (b"retry-after", b"1"))
+
+
+async def _body_too_slow(scope: Scope, send: Send) -> None:
+    # The rest of the body may still be on its way: the connection cannot be reused.
+    detail = "the body did not arrive in time"
+    await _late(scope, send, 408, "request-timeout", detail, (b"connection", b"close"))
+
+
+async def _late(
+    scope: Scope, send: Send, status: int, code: str, detail: str, header: tuple[bytes, bytes]
+) -> None:
+    body = _encode(problem(code, detail, instance=scope["path"]))
     start: HTTPResponseStartEvent = {
         "type": "http.response.start",
-        "status": 503,
+        "status": status,
         "headers": [
             (b"content-type", PROBLEM_JSON.encode()),
             (b"content-length", str(len(body)).encode()),
-            (b"retry-after", b"1"),
+            header,
         ],
     }
     await send(start)

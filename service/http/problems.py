@@ -91,6 +91,11 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
     "method-not-allowed": ProblemType(
         405, "Method not allowed", "The route exists; the method not."
     ),
+    "request-timeout": ProblemType(
+        408,
+        "Request timeout",
+        "The request's body did not arrive in time (30 s); the connection is closed.",
+    ),
     "version-conflict": ProblemType(
         409,
         "Version conflict",

@@ -108,6 +108,47 @@ async def test_a_long_poll_has_the_wait_its_handler_read_on_top_of_the_deadline(
     assert recorder.status == 304
 
 
+POST = {**SCOPE, "method": "POST", "headers": [(b"content-length", b"20")]}
+
+
+def trickle(pieces: int, pause: float) -> Any:
+    """A body arriving in ``pieces`` two-byte pieces, ``pause`` seconds apart."""
+    sent = 0
+
+    async def receive() -> Any:
+        nonlocal sent
+        await asyncio.sleep(pause)
+        sent += 1
+        return {"type": "http.request", "body": b"{}", "more_body": sent < pieces}
+
+    return receive
+
+
+async def read_then_answer(scope: Any, receive: Any, send: Any) -> None:
+    while (await receive()).get("more_body"):
+        pass
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"done"})
+
+
+async def test_a_slow_body_has_time_of_its_own_before_the_deadline_starts() -> None:
+    """Ten pieces over five deadlines' time: the body's own budget covers them."""
+    recorder = Recorder()
+    guarded = deadline_middleware(DEADLINE, body_seconds=DEADLINE * 50)(read_then_answer)
+    await asyncio.wait_for(guarded(POST, trickle(10, DEADLINE / 2), recorder.send), 5)
+    assert recorder.status == 200
+
+
+async def test_a_body_that_never_finishes_arriving_is_a_408_that_closes() -> None:
+    recorder = Recorder()
+    guarded = deadline_middleware(DEADLINE, body_seconds=DEADLINE * 2)(read_then_answer)
+    await asyncio.wait_for(guarded(POST, trickle(1000, DEADLINE), recorder.send), 5)
+    assert recorder.status == 408
+    headers = dict(recorder.messages[0]["headers"])
+    assert headers[b"connection"] == b"close"
+    assert json.loads(recorder.messages[1]["body"])["code"] == "request-timeout"
+
+
 async def test_a_cancellation_that_is_not_the_deadlines_goes_on() -> None:
     started = asyncio.Event()
 

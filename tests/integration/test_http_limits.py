@@ -53,6 +53,23 @@ async def test_a_streamed_body_over_1_mib_is_refused_with_413(base: str) -> None
         assert tables == [], "the refused body created a table"
 
 
+async def test_a_body_slower_than_the_request_deadline_is_still_served(base: str) -> None:
+    """The request deadline (1.5 s) starts once the body is in: a phone on a slow network
+    that takes longer to upload is answered, not refused as a database outage."""
+    body = b'{"game": "forty-five", "seats": 4}'
+
+    async def slowly() -> AsyncIterator[bytes]:
+        yield body[:10]
+        await asyncio.sleep(2.0)
+        yield body[10:]
+
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        response = await client.post(
+            "/tables", content=slowly(), headers={"content-type": "application/json"}
+        )
+        assert response.status_code == 201, response.text
+
+
 def test_the_server_does_not_name_itself(base: str) -> None:
     """No ``server: uvicorn`` header; the security headers come through uvicorn too."""
     for path in ("/healthz", "/no-such-route", "/docs"):
