@@ -18,7 +18,7 @@ async def test_options_lists_every_method_of_the_path(client) -> None:
     """``/tables`` has a GET and a POST handler; OPTIONS must name both."""
     answer = await client.options("/tables")
     assert answer.status_code == 204
-    assert answer.headers["allow"] == "GET, OPTIONS, POST"
+    assert answer.headers["allow"] == "GET, HEAD, OPTIONS, POST"
     table = await new_table(client)
     answer = await client.options(f"/tables/{table['id']}")
-    assert answer.headers["allow"] == "GET, OPTIONS"
+    assert answer.headers["allow"] == "GET, HEAD, OPTIONS"

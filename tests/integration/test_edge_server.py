@@ -88,7 +88,7 @@ def test_a_preflight_from_another_origin_is_not(served: Served) -> None:
         headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"},
     )
     assert response.status_code == 204
-    assert response.headers["allow"] == "GET, OPTIONS, POST"
+    assert response.headers["allow"] == "GET, HEAD, OPTIONS, POST"
     assert "access-control-allow-origin" not in response.headers
 
 
