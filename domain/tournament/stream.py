@@ -103,14 +103,23 @@ class Tournament(msgspec.Struct, frozen=True, kw_only=True):
             return "finished"
         return "playing" if self.rounds else "open"
 
-    def table_watchable(self, dealt_decks: bool) -> bool:
+    def table_watchable(self, dealt_decks: bool, table_over: bool) -> bool:
         """Whether anyone may watch one of its tables. Tables that play the same deals are
         closed until the event is over, since one table's play would show another's
         players their cards: a duplicate event's (every table of a round plays the same
         deals), and a table dealt supplied decks (an open event's operator deals his
-        decks at every table he opens)."""
+        decks at every table he opens). The table must be over too: one opened as the
+        event was ending plays its decks still."""
         shares_deals = self.format is Format.DUPLICATE or dealt_decks
-        return not shares_deals or self.status == "finished"
+        return not shares_deals or (self.status == "finished" and table_over)
+
+    def results_public(self, dealt_decks: bool) -> bool:
+        """Whether anyone may see how its tables are scoring: not while tables that play
+        the same deals are still at them (a duplicate event's round in play; an event
+        whose tables are dealt supplied decks, until it is over)."""
+        if self.format is Format.DUPLICATE:
+            return round_in_secret(self) is None
+        return not dealt_decks or self.status == "finished"
 
     @property
     def shape(self) -> Shape:
@@ -327,14 +336,31 @@ def finish(tournament: Tournament, seed: bytes, tables_in_play: int) -> list[Tou
     two rounds (the rounds not yet paired are not played), an open one once none of the
     ``tables_in_play`` it opened is still being played (they may share its decks, which
     finishing shows to spectators)."""
-    if tournament.format is not Format.OPEN:
-        _require_between_rounds(tournament)
-    _require_unfinished(tournament)
+    if tournament.status == "finished":
+        raise TournamentError(TournamentCode.TOURNAMENT_FINISHED, "the tournament has finished")
+    if tournament.rounds and not tournament.rounds[-1].complete:
+        raise TournamentError(
+            TournamentCode.ROUND_IN_PROGRESS,
+            f"round {tournament.rounds[-1].number} is still being played",
+        )
     if tables_in_play:
         raise TournamentError(
             TournamentCode.TABLES_IN_PLAY, f"{tables_in_play} of its tables are still being played"
         )
     return [TournamentFinished(seed=seed.hex())]
+
+
+def played_out(tournament: Tournament) -> bool:
+    """Every round played and recorded, and yet not finished: a round-robin stored before
+    API 1.8.2 with more ``rounds`` than its schedule, whose last round ended without
+    ``tournament_finished``. :func:`finish` ends it."""
+    last = tournament.rounds[-1] if tournament.rounds else None
+    return (
+        tournament.status == "playing"
+        and last is not None
+        and last.complete
+        and last.number == tournament.total_rounds
+    )
 
 
 def due_to_pair(tournament: Tournament) -> bool:
@@ -365,11 +391,7 @@ def _require_rounds(tournament: Tournament) -> None:
 
 
 def _require_unfinished(tournament: Tournament) -> None:
-    if tournament.status == "finished" or (
-        tournament.rounds
-        and tournament.rounds[-1].complete
-        and tournament.rounds[-1].number == tournament.total_rounds
-    ):
+    if tournament.status == "finished" or played_out(tournament):
         raise TournamentError(
             TournamentCode.TOURNAMENT_FINISHED,
             "the tournament has finished: it played its last round or its director ended it",

@@ -99,9 +99,11 @@ def deadline_middleware(seconds: float, body_seconds: float = BODY_SECONDS) -> A
             assert request is not None, "an ASGI app runs in a task"
             started = False
             late: asyncio.Task[None] | None = None  # the 503 or 408, once the deadline passed
-            # A body is given time of its own to arrive (a phone on a slow network): the
-            # request's budget, a database's, starts once it is in.
+            # A body is given time of its own to arrive (a phone on a slow network), from
+            # the app's first read of it to its last piece: the request's budget, a
+            # database's, covers the work before (a token's lookup) and starts again after.
             receiving = _sends_body(scope)
+            reading = False
 
             async def tracked(message: Message) -> None:
                 nonlocal started
@@ -111,7 +113,10 @@ def deadline_middleware(seconds: float, body_seconds: float = BODY_SECONDS) -> A
                 await send(message)
 
             async def received() -> ReceiveMessage:
-                nonlocal receiving
+                nonlocal receiving, reading
+                if receiving and not reading:
+                    reading = True
+                    timer.restart(body_seconds)
                 message = await receive()
                 if receiving and not message.get("more_body", False):
                     receiving = False
@@ -122,7 +127,7 @@ def deadline_middleware(seconds: float, body_seconds: float = BODY_SECONDS) -> A
                 nonlocal late
                 if started:  # the answer is under way: let it finish
                     return
-                if receiving:
+                if receiving and reading:
                     log.warning("%s: body not in within %.0f s", scope["path"], timer.seconds)
                     late = asyncio.ensure_future(_body_too_slow(scope, send))
                 else:
@@ -130,7 +135,7 @@ def deadline_middleware(seconds: float, body_seconds: float = BODY_SECONDS) -> A
                     late = asyncio.ensure_future(_unavailable(scope, send))
                 request.cancel()
 
-            timer = RequestDeadline(body_seconds if receiving else allowed, expire)
+            timer = RequestDeadline(allowed, expire)
             scope[DEADLINE] = timer  # type: ignore[literal-required]
             try:
                 await app(scope, received if receiving else receive, tracked)

@@ -191,7 +191,8 @@ async def require_watchable(
         tournament = await tournaments.load(table.tournament)
     except TournamentNotFound:
         return
-    if not tournament.table_watchable(dealt_decks=bool(table.decks)):
+    over = table.status in ("finished", "aborted", "expired")
+    if not tournament.table_watchable(dealt_decks=bool(table.decks), table_over=over):
         raise ApiProblem(
             "unauthorized",
             "the tables of a tournament that deals them the same cards are watched once"

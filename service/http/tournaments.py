@@ -9,7 +9,6 @@ from uuid import UUID
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.datastructures.headers import MediaTypeHeader
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody, QueryParameter
 
@@ -22,6 +21,7 @@ from domain.tournament.errors import TournamentCode, TournamentError
 from domain.tournament.model import Format
 from domain.tournament.standings import Placing, standings
 from domain.tournament.stream import Tournament as TournamentStream
+from projections.standings import Standings
 from service.http import sample
 from service.http.auth import Caller
 from service.http.docs import created, location, token_only, token_optional
@@ -202,8 +202,11 @@ class TournamentController(Controller):
             " model: `position` says how far into the store it reflects. A tournament in"
             " rounds also ranks its `entries` from its own stream (`version`), with the"
             " tie-breaks of its format; a duplicate tournament's round in play counts once"
-            " it is complete, as its tables play the same deals. `Accept: text/csv` gives"
-            " the ranking as CSV."
+            " it is complete, as its tables play the same deals. While tables that play the"
+            " same deals are at them (a duplicate round in play, an open tournament dealt"
+            " the operator's decks until it finishes) the read model's `standings` are"
+            " empty but to the operator and the director. `Accept: text/csv` gives the"
+            " ranking as CSV."
         ),
         **token_optional(400, 401, 404, 503),
     )
@@ -211,11 +214,19 @@ class TournamentController(Controller):
         self,
         request: Request[Any, Any, Any],
         tournament_id: FromPath[UUID],
+        caller: NamedDependency[Caller],
         read_side: NamedDependency[ReadSide],
         tournaments: NamedDependency[TournamentService],
     ) -> Response[StandingsPage]:
-        standings, position = await read_side.standings(str(tournament_id))
+        standings, position, info = await read_side.standings(str(tournament_id))
         tournament = await tournaments.load(str(tournament_id))
+        runs_it = caller.is_operator or (
+            caller.kind == "director" and caller.tournament == tournament.id
+        )
+        if not runs_it and not tournament.results_public(dealt_decks=info.duplicate_deals > 0):
+            # The read model follows every table as it scores: one table's would show
+            # the players of another still at the same deals how they will fare.
+            standings = Standings(tournament=tournament.id, game=tournament.created.game)
         page = StandingsPage(
             position=position,
             standings=standings,
@@ -229,28 +240,53 @@ class TournamentController(Controller):
                 media_type=CSV,
                 headers={
                     "Content-Disposition": f'inline; filename="standings-{tournament.id}.csv"',
-                    "Vary": "Accept",
+                    "Vary": "Accept, Authorization",
                 },
             )
-        return Response(page, headers={"Vary": "Accept"})
+        return Response(page, headers={"Vary": "Accept, Authorization"})
 
 
 def preferred(accept: str | None, offers: list[str]) -> str:
-    """The offer ``accept`` ranks highest (RFC 9110 §12.5.1): each offer's quality is that
-    of the most specific range matching it, so ``text/csv;q=0`` refuses CSV though
-    ``*/*`` would take it. The first offer when none is acceptable, or without Accept."""
+    """The offer ``accept`` ranks highest (RFC 9110 §12.5.1). Each offer takes the quality
+    of the most specific range that matches it (``text/csv;q=0`` refuses CSV though
+    ``*/*`` would take it); of offers alike in quality, the one named more specifically
+    wins (``text/csv, */*`` is CSV), then the one named first. A range's parameters
+    other than ``q`` do not keep it from matching. The first offer without Accept or when none is
+    acceptable."""
     if not accept:
         return offers[0]
-    ranges = [MediaTypeHeader(part) for part in accept.split(",") if part.strip()]
-    best, best_quality = offers[0], 0
+    ranges = [_media_range(part) for part in accept.split(",") if part.strip()]
+    best, best_rank = offers[0], (0.0, -1, 0)
     for offer in offers:
-        found = MediaTypeHeader(offer)
-        matching = [r for r in ranges if r.match(found)]
-        if matching:
-            quality = max(matching, key=lambda r: r.priority[1]).priority[0]
-            if quality > best_quality:
-                best, best_quality = offer, quality
+        kind, _, sub = offer.partition("/")
+        matching = [
+            (r[2], r[3], -place)
+            for place, r in enumerate(ranges)
+            if r[0] in ("*", kind) and r[1] in ("*", sub)
+        ]
+        if not matching:
+            continue
+        specificity, quality, place = max(matching)
+        if (quality, specificity, place) > best_rank and quality > 0:
+            best, best_rank = offer, (quality, specificity, place)
     return best
+
+
+def _media_range(text: str) -> tuple[str, str, int, float]:
+    """One range of an Accept header: its type, subtype, how specific it is (``*/*`` 0,
+    ``text/*`` 1, ``text/csv`` 2) and its quality."""
+    media, *params = (p.strip() for p in text.split(";"))
+    kind, _, sub = media.lower().partition("/")
+    quality = 1.0
+    for param in params:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "q":
+            try:
+                quality = min(max(float(value), 0.0), 1.0)
+            except ValueError:
+                quality = 0.0
+    specificity = 0 if kind == "*" else 1 if sub in ("*", "") else 2
+    return kind, sub or "*", specificity, quality
 
 
 def ranked_entries(tournament: TournamentStream) -> list[EntryStanding]:

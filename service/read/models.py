@@ -201,12 +201,14 @@ class ReadSide:
             auto_rounds=created.get("auto_rounds", False),
         )
 
-    async def standings(self, tournament_id: str) -> tuple[Standings, int]:
+    async def standings(self, tournament_id: str) -> tuple[Standings, int, Tournament]:
+        """The tournament's standings document, the position it reflects, and the
+        tournament itself."""
         tournament = await self.tournament(tournament_id)
         doc, position = await self._doc("standings", tournament_id)
         if doc is None:
-            return Standings(tournament=tournament.id, game=tournament.game), position
-        return msgspec.json.decode(doc, type=Standings), position
+            return Standings(tournament=tournament.id, game=tournament.game), position, tournament
+        return msgspec.json.decode(doc, type=Standings), position, tournament
 
 
 def _rounds(created: dict[str, Any], format: str, first_round: str | None) -> int | None:

@@ -25,6 +25,7 @@ from service.write.tournaments import TournamentService
 log = logging.getLogger("cardroom.rounds")
 Outcome = Literal["done", "refused", "retry", "failed"]
 PASSED_OVER_MOST = 10_000
+FAILED_STEPS = 100  # a result that failed is tried again after this many steps
 LEADER_LOCK = 0x636172642D726E64  # "card-rnd"
 
 
@@ -43,6 +44,9 @@ class RoundKeeper(StepOnCommits):
         # the version that refused: left alone until something changes them, so that
         # they never crowd out the ones that are due.
         self.passed_over: dict[str, int] = {}
+        # Tables whose result failed to be recorded (a bug, logged), by the steps left
+        # before the next try: they neither crowd out the others nor flood the log.
+        self.failing: dict[str, int] = {}
 
     async def step(self) -> int:
         """Open missing round tables, record ended ones, pair rounds that are due; how many
@@ -53,12 +57,15 @@ class RoundKeeper(StepOnCommits):
             await self._quietly(self._open(tournament_id, table_id))
             done += 1
         scored = []
-        for tournament_id, table_id in await store.tables_to_score(self.batch):
-            # A result that failed to be recorded is tried again at the next step: marked
-            # scored, it would be lost and its round would never end.
+        self.failing = {t: left - 1 for t, left in self.failing.items() if left > 1}
+        for tournament_id, table_id in await store.tables_to_score(self.batch, list(self.failing)):
+            # A result that failed to be recorded is tried again: marked scored, it would
+            # be lost and its round would never end.
             outcome = await self._quietly(self.tournaments.score_table(tournament_id, table_id))
             if outcome in ("done", "refused"):
                 scored.append(table_id)
+            elif outcome == "failed":
+                self.failing[table_id] = FAILED_STEPS
         if scored:
             await store.mark_scored(scored)
             done += len(scored)
@@ -66,6 +73,10 @@ class RoundKeeper(StepOnCommits):
             self.passed_over.clear()  # finished ones linger here: look at each once more
         for tournament_id, version in await store.to_pair(self.batch, self.passed_over):
             tournament = await self.tournaments.load(tournament_id)
+            if stream.played_out(tournament):
+                await self._quietly(self.tournaments.finish(tournament_id, "tournament"))
+                done += 1
+                continue
             if not stream.due_to_pair(tournament):
                 self.passed_over[tournament_id] = version
                 continue

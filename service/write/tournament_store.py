@@ -317,15 +317,18 @@ class TournamentStore(Stores):
         )
         return [(row[0], row[1]) for row in rows]
 
-    async def tables_to_score(self, limit: int = 100) -> list[tuple[str, str]]:
-        """``(tournament, table)`` of round tables that ended and are not recorded yet."""
+    async def tables_to_score(
+        self, limit: int = 100, passed_over: Sequence[str] = ()
+    ) -> list[tuple[str, str]]:
+        """``(tournament, table)`` of round tables that ended and are not recorded yet,
+        those that ended first first, less the ``passed_over`` ones."""
         rows = await fetch_all(
             self.pool,
             "SELECT r.tournament_id::text, r.table_id::text FROM round_tables r"
             " JOIN tables t ON t.id = r.table_id"
             " WHERE NOT r.scored AND t.status IN ('finished', 'aborted', 'expired')"
-            " LIMIT %s",
-            (limit,),
+            " AND NOT r.table_id = ANY(%s::uuid[]) ORDER BY t.updated_at LIMIT %s",
+            (list(passed_over), limit),
         )
         return [(row[0], row[1]) for row in rows]
 

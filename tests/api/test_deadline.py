@@ -162,3 +162,16 @@ async def test_a_cancellation_that_is_not_the_deadlines_goes_on() -> None:
     task.cancel()  # a shutdown, say
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_work_before_the_body_is_read_has_the_requests_own_deadline() -> None:
+    """A database that stalls before the app reads the body (a token's lookup) is a 503,
+    not a wait as long as a body's."""
+
+    async def stuck_before_reading(scope: Any, receive: Any, send: Any) -> None:
+        await asyncio.Event().wait()
+
+    recorder = Recorder()
+    guarded = deadline_middleware(DEADLINE, body_seconds=60)(stuck_before_reading)
+    await asyncio.wait_for(guarded(POST, trickle(1, 0), recorder.send), 5)
+    assert recorder.status == 503

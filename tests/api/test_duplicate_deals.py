@@ -3,6 +3,7 @@ compares, deal by deal, how each table bid, played and scored the same cards."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import random
 import re
@@ -110,6 +111,14 @@ async def test_an_open_tournament_finishes_once_its_tables_end_and_then_opens_th
     assert_problem(await client.post(finish, headers=OPERATOR), 409, "tables-in-play")
     assert (await stored(database_url))[1:] == before
     assert_problem(await client.get(f"/tables/{table}"), 401, "unauthorized")
+    standings = f"/tournaments/{tournament}/standings"
+    for _ in range(100):  # the read model follows the store
+        if table in ok(await client.get(standings, headers=OPERATOR))["standings"]["tables"]:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("the standings never showed the table to the operator")
+    assert not ok(await client.get(standings))["standings"]["tables"], "shown to anyone"
 
     ok(await client.post(f"/tables/{table}/abort", json={"reason": "void"}, headers=OPERATOR))
     done = ok(await client.post(finish, headers=OPERATOR))

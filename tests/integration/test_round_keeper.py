@@ -87,3 +87,28 @@ async def test_a_tournament_that_cannot_be_paired_never_holds_up_one_that_can(
         await keeper.step()
     assert len((await rounds.load(stuck)).rounds) == 1, "one entry left cannot fill a table"
     assert len((await rounds.load(due)).rounds) == 2
+
+
+class FailingOn(TournamentService):
+    """Recording the result of the tournament ``broken`` fails every time, as a bug would."""
+
+    broken: str | None = None
+
+    async def score_table(self, tournament_id: str, table_id: str) -> Any:
+        if tournament_id == self.broken:
+            raise RuntimeError("a bug in recording this result")
+        return await super().score_table(tournament_id, table_id)
+
+
+async def test_a_result_that_keeps_failing_never_holds_up_the_others(
+    pool: AsyncConnectionPool[Any], database_url: str
+) -> None:
+    rounds = service(pool, FailingOn)
+    assert isinstance(rounds, FailingOn)
+    rounds.broken = await round_played(rounds)  # its table ended first
+    fine = await round_played(rounds)
+    keeper = RoundKeeper(rounds, TableWatcher(database_url), batch=1)
+    for _ in range(3):
+        await keeper.step()
+    assert not (await rounds.load(rounds.broken)).rounds[0].complete
+    assert (await rounds.load(fine)).rounds[0].complete
