@@ -203,10 +203,10 @@ class TournamentController(Controller):
             " rounds also ranks its `entries` from its own stream (`version`), with the"
             " tie-breaks of its format; a duplicate tournament's round in play counts once"
             " it is complete, as its tables play the same deals. While tables that play the"
-            " same deals are at them (a duplicate round in play, an open tournament dealt"
-            " the operator's decks until it finishes) the read model's `standings` are"
-            " empty but to the operator and the director. `Accept: text/csv` gives the"
-            " ranking as CSV."
+            " same deals are at them (a duplicate round in play; tables dealt supplied"
+            " decks, until the tournament is over and none of them plays) the read"
+            " model's `standings` are empty but to the operator and the director."
+            " `Accept: text/csv` gives the ranking as CSV."
         ),
         **token_optional(400, 401, 404, 503),
     )
@@ -218,12 +218,14 @@ class TournamentController(Controller):
         read_side: NamedDependency[ReadSide],
         tournaments: NamedDependency[TournamentService],
     ) -> Response[StandingsPage]:
-        standings, position, info = await read_side.standings(str(tournament_id))
+        standings, position = await read_side.standings(str(tournament_id))
         tournament = await tournaments.load(str(tournament_id))
         runs_it = caller.is_operator or (
             caller.kind == "director" and caller.tournament == tournament.id
         )
-        if not runs_it and not tournament.results_public(dealt_decks=info.duplicate_deals > 0):
+        if not runs_it and not tournament.results_public(
+            *await read_side.dealt_tables(tournament.id)
+        ):
             # The read model follows every table as it scores: one table's would show
             # the players of another still at the same deals how they will fare.
             standings = Standings(tournament=tournament.id, game=tournament.created.game)

@@ -153,6 +153,20 @@ class ReadSide:
             return ScoreSheet(table=table_id, game=game, units=[], players=[]), position
         return msgspec.json.decode(doc, type=ScoreSheet), position
 
+    async def dealt_tables(self, tournament_id: str) -> tuple[bool, bool]:
+        """Whether any of the tournament's tables was dealt supplied decks, and whether
+        one of those is still in play (read off each table's ``table_created``)."""
+        row = await fetch_one(
+            self.pool,
+            "SELECT coalesce(bool_or(true), false),"
+            " coalesce(bool_or(t.status NOT IN ('finished', 'aborted', 'expired')), false)"
+            " FROM tables t JOIN events e ON e.table_id = t.id AND e.version = 1"
+            " WHERE t.tournament = %s AND coalesce((e.data->>'supplied_decks')::int, 0) > 0",
+            (tournament_id,),
+        )
+        assert row is not None
+        return bool(row[0]), bool(row[1])
+
     async def tournament_decks(self, tournament_id: str) -> list[list[str]] | None:
         """The operator decks a tournament's tables share (operator use only)."""
         row = await fetch_one(
@@ -201,14 +215,12 @@ class ReadSide:
             auto_rounds=created.get("auto_rounds", False),
         )
 
-    async def standings(self, tournament_id: str) -> tuple[Standings, int, Tournament]:
-        """The tournament's standings document, the position it reflects, and the
-        tournament itself."""
+    async def standings(self, tournament_id: str) -> tuple[Standings, int]:
         tournament = await self.tournament(tournament_id)
         doc, position = await self._doc("standings", tournament_id)
         if doc is None:
-            return Standings(tournament=tournament.id, game=tournament.game), position, tournament
-        return msgspec.json.decode(doc, type=Standings), position, tournament
+            return Standings(tournament=tournament.id, game=tournament.game), position
+        return msgspec.json.decode(doc, type=Standings), position
 
 
 def _rounds(created: dict[str, Any], format: str, first_round: str | None) -> int | None:

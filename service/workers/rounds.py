@@ -74,8 +74,11 @@ class RoundKeeper(StepOnCommits):
         for tournament_id, version in await store.to_pair(self.batch, self.passed_over):
             tournament = await self.tournaments.load(tournament_id)
             if stream.played_out(tournament):
-                await self._quietly(self.tournaments.finish(tournament_id, "tournament"))
-                done += 1
+                outcome = await self._quietly(self.tournaments.finish(tournament_id, "tournament"))
+                if outcome == "done":
+                    done += 1
+                elif outcome != "retry":
+                    self.passed_over[tournament_id] = version
                 continue
             if not stream.due_to_pair(tournament):
                 self.passed_over[tournament_id] = version

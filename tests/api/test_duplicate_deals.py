@@ -111,13 +111,8 @@ async def test_an_open_tournament_finishes_once_its_tables_end_and_then_opens_th
     assert_problem(await client.post(finish, headers=OPERATOR), 409, "tables-in-play")
     assert (await stored(database_url))[1:] == before
     assert_problem(await client.get(f"/tables/{table}"), 401, "unauthorized")
+    await operator_sees_table(client, tournament, table)
     standings = f"/tournaments/{tournament}/standings"
-    for _ in range(100):  # the read model follows the store
-        if table in ok(await client.get(standings, headers=OPERATOR))["standings"]["tables"]:
-            break
-        await asyncio.sleep(0.05)
-    else:
-        raise AssertionError("the standings never showed the table to the operator")
     assert not ok(await client.get(standings))["standings"]["tables"], "shown to anyone"
 
     ok(await client.post(f"/tables/{table}/abort", json={"reason": "void"}, headers=OPERATOR))
@@ -131,6 +126,36 @@ async def test_an_open_tournament_finishes_once_its_tables_end_and_then_opens_th
     )
     assert_problem(await client.post(finish, headers=OPERATOR), 409, "tournament-finished")
     assert (await stored(database_url))[1:] == before
+
+
+async def operator_sees_table(client: AsyncClient, tournament: str, table: str) -> None:
+    """Once the read model has the table (it follows the store)."""
+    standings = f"/tournaments/{tournament}/standings"
+    for _ in range(100):
+        if table in ok(await client.get(standings, headers=OPERATOR))["standings"]["tables"]:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the standings never showed the table to the operator")
+
+
+@pytest.mark.parametrize("dealt", [True, False], ids=["table-dealt-decks", "shuffled"])
+async def test_an_open_tournaments_standings_hide_tables_dealt_decks_while_they_play(
+    client: AsyncClient, dealt: bool
+) -> None:
+    """Decks given to one table (not the tournament) share deals as much as the
+    tournament's do; a tournament of shuffled tables shows its standings to anyone."""
+    body = {"game": "pitch", "name": "Open night"}
+    tournament = ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)["id"]
+    table_body: dict[str, Any] = {"players": ["Ann", "Bob", "Cy"]}
+    if dealt:
+        table_body["deals"] = [{"deck": shuffled_decks("pitch", 1, seed=8)[0]}]
+    opened = await client.post(
+        f"/tournaments/{tournament}/tables", json=table_body, headers=OPERATOR
+    )
+    table = ok(opened, 201)["table"]["id"]
+    await operator_sees_table(client, tournament, table)
+    shown = ok(await client.get(f"/tournaments/{tournament}/standings"))["standings"]
+    assert (table in shown["tables"]) is not dealt
 
 
 @pytest.mark.parametrize(
