@@ -59,6 +59,7 @@ from domain.shuffle import deck_commitment, seed_commitment, shuffle
 
 S = TypeVar("S")
 Status = Literal["waiting", "playing", "finished", "aborted", "expired"]
+ENDED: tuple[Status, ...] = ("finished", "aborted", "expired")  # it takes no more commands
 LIVENESS_EVENTS: tuple[type[Event], ...] = (
     ClockSet,
     ClockExpired,

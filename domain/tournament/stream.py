@@ -339,11 +339,7 @@ def finish(tournament: Tournament, seed: bytes, tables_in_play: int) -> list[Tou
     finishing shows to spectators)."""
     if tournament.status == "finished":
         raise TournamentError(TournamentCode.TOURNAMENT_FINISHED, "the tournament has finished")
-    if tournament.rounds and not tournament.rounds[-1].complete:
-        raise TournamentError(
-            TournamentCode.ROUND_IN_PROGRESS,
-            f"round {tournament.rounds[-1].number} is still being played",
-        )
+    _require_round_complete(tournament)
     if tables_in_play:
         raise TournamentError(
             TournamentCode.TABLES_IN_PLAY, f"{tables_in_play} of its tables are still being played"
@@ -377,6 +373,10 @@ def _require_between_rounds(tournament: Tournament) -> None:
     """A tournament in rounds, not finished, with no table of its last round in play."""
     _require_rounds(tournament)
     _require_unfinished(tournament)
+    _require_round_complete(tournament)
+
+
+def _require_round_complete(tournament: Tournament) -> None:
     if tournament.rounds and not tournament.rounds[-1].complete:
         raise TournamentError(
             TournamentCode.ROUND_IN_PROGRESS,

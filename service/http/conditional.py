@@ -18,18 +18,17 @@ IfNoneMatch = Annotated[
 def entity_tags(header: str | None) -> list[str] | None:
     """The entity tags of an If-None-Match header, compared weakly (RFC 9110 §13.1.2):
     a weak tag keeps no ``W/``."""
-    if header is None:
-        return None
-    return [t.strip().removeprefix("W/") for t in header.split(",") if t.strip()]
+    return None if header is None else [t.removeprefix("W/") for t in _tags(header)]
 
 
 def strong_tags(header: str | None) -> list[str] | None:
     """The entity tags of an If-Match header, compared strongly (RFC 9110 §13.1.1): a
     weak tag matches nothing, so a header of weak tags only fails the precondition."""
-    if header is None:
-        return None
-    tags = (part.strip() for part in header.split(","))
-    return [t for t in tags if t and not t.startswith("W/")]
+    return None if header is None else [t for t in _tags(header) if not t.startswith("W/")]
+
+
+def _tags(header: str) -> list[str]:
+    return [t for t in (part.strip() for part in header.split(",")) if t]
 
 
 def matches(header: str | None, tag: str) -> bool:

@@ -32,6 +32,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
 
+from domain.table import ENDED
 from domain.tournament.events import TableScored, TournamentFinished
 from domain.tournament.model import Format
 from domain.tournament.stream import Tournament, round_in_secret
@@ -195,7 +196,7 @@ class TableFollower(Follower):
             for stored, event in page
         ]
         last = records[-1].version if records else self.last
-        ended = table.status in ("finished", "aborted", "expired") and last >= table.version
+        ended = table.status in ENDED and last >= table.version
         return records, ended
 
     async def follow(self, quiet: float) -> list[bytes]:

@@ -191,7 +191,7 @@ async def require_watchable(
         tournament = await tournaments.load(table.tournament)
     except TournamentNotFound:
         return
-    over = table.status in ("finished", "aborted", "expired")
+    over = table.status in tables.ENDED
     if not tournament.table_watchable(dealt_decks=bool(table.decks), table_over=over):
         raise ApiProblem(
             "unauthorized",

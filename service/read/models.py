@@ -8,6 +8,7 @@ from typing import Any, Literal
 import msgspec
 
 from domain.events import ClockSettings
+from domain.table import ENDED
 from domain.tournament.model import Format
 from domain.tournament.pairing import rounds_needed
 from projections.scoresheet import ScoreSheet
@@ -159,10 +160,10 @@ class ReadSide:
         row = await fetch_one(
             self.pool,
             "SELECT coalesce(bool_or(true), false),"
-            " coalesce(bool_or(t.status NOT IN ('finished', 'aborted', 'expired')), false)"
+            " coalesce(bool_or(t.status <> ALL(%s)), false)"
             " FROM tables t JOIN events e ON e.table_id = t.id AND e.version = 1"
             " WHERE t.tournament = %s AND coalesce((e.data->>'supplied_decks')::int, 0) > 0",
-            (tournament_id,),
+            (list(ENDED), tournament_id),
         )
         assert row is not None
         return bool(row[0]), bool(row[1])

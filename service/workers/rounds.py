@@ -74,16 +74,13 @@ class RoundKeeper(StepOnCommits):
         for tournament_id, version in await store.to_pair(self.batch, self.passed_over):
             tournament = await self.tournaments.load(tournament_id)
             if stream.played_out(tournament):
-                outcome = await self._quietly(self.tournaments.finish(tournament_id, "tournament"))
-                if outcome == "done":
-                    done += 1
-                elif outcome != "retry":
-                    self.passed_over[tournament_id] = version
-                continue
-            if not stream.due_to_pair(tournament):
+                work = self.tournaments.finish(tournament_id, "tournament")
+            elif stream.due_to_pair(tournament):
+                work = self.tournaments.pair_round(tournament_id, "tournament")
+            else:
                 self.passed_over[tournament_id] = version
                 continue
-            outcome = await self._quietly(self.tournaments.pair_round(tournament_id, "tournament"))
+            outcome = await self._quietly(work)
             if outcome == "done":
                 self.passed_over.pop(tournament_id, None)
                 done += 1

@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 import psycopg
 
+from domain.table import ENDED
 from domain.tournament.events import TOURNAMENT_EVENTS, TournamentEvent
 from domain.tournament.stream import Tournament, evolve, fold
 from service import metrics
@@ -326,9 +327,9 @@ class TournamentStore(Stores):
             self.pool,
             "SELECT r.tournament_id::text, r.table_id::text FROM round_tables r"
             " JOIN tables t ON t.id = r.table_id"
-            " WHERE NOT r.scored AND t.status IN ('finished', 'aborted', 'expired')"
+            " WHERE NOT r.scored AND t.status = ANY(%s)"
             " AND NOT r.table_id = ANY(%s::uuid[]) ORDER BY t.updated_at LIMIT %s",
-            (list(passed_over), limit),
+            (list(ENDED), list(passed_over), limit),
         )
         return [(row[0], row[1]) for row in rows]
 
@@ -336,9 +337,8 @@ class TournamentStore(Stores):
         """How many of the tables tagged with the tournament have not ended."""
         row = await fetch_one(
             self.pool,
-            "SELECT count(*) FROM tables WHERE tournament = %s"
-            " AND status NOT IN ('finished', 'aborted', 'expired')",
-            (tournament_id,),
+            "SELECT count(*) FROM tables WHERE tournament = %s AND status <> ALL(%s)",
+            (tournament_id, list(ENDED)),
         )
         return int(row[0]) if row else 0
 
