@@ -339,6 +339,15 @@ async def _two_directors(client: Any) -> tuple[str, dict[str, str], dict[str, st
     return paired["tables"][0]["table"], director, bearer(other["director_token"])
 
 
+async def _refused_at_a_table_of_no_tournament(
+    client: Any, director: dict[str, str], method: str, suffix: str
+) -> None:
+    """A director's powers stop at his own tournament's tables: a loose table refuses him."""
+    loose = ok(await client.post("/tables", json={"game": "reserve-bridge", "seats": 2}), 201)
+    answer = await client.request(method, f"/tables/{loose['id']}{suffix}", headers=director)
+    assert_problem(answer, 403, "operator-only")
+
+
 async def test_the_director_may_pause_his_tournaments_tables_and_no_other(client: Any) -> None:
     table, director, stranger = await _two_directors(client)
     assert_problem(
@@ -347,10 +356,7 @@ async def test_the_director_may_pause_his_tournaments_tables_and_no_other(client
     paused = ok(await client.post(f"/tables/{table}/pause", headers=director))
     assert paused["paused"] is True
     ok(await client.post(f"/tables/{table}/resume", headers=director))
-    loose = ok(await client.post("/tables", json={"game": "reserve-bridge", "seats": 2}), 201)
-    assert_problem(
-        await client.post(f"/tables/{loose['id']}/pause", headers=director), 403, "operator-only"
-    )
+    await _refused_at_a_table_of_no_tournament(client, director, "POST", "/pause")
 
 
 async def test_the_director_watches_his_tournaments_tables_as_the_operator_does(
@@ -369,10 +375,7 @@ async def test_the_director_watches_his_tournaments_tables_as_the_operator_does(
         assert live.status_code == 200
     for read in ("", "/events", "/stream"):
         assert_problem(await client.get(f"{path}{read}", headers=stranger), 403, "operator-only")
-    loose = ok(await client.post("/tables", json={"game": "reserve-bridge", "seats": 2}), 201)
-    assert_problem(
-        await client.get(f"/tables/{loose['id']}", headers=director), 403, "operator-only"
-    )
+    await _refused_at_a_table_of_no_tournament(client, director, "GET", "")
 
 
 async def test_a_tournament_seat_its_player_left_is_handed_on_by_the_director_alone(
