@@ -13,6 +13,7 @@ from domain.protocol import Audience
 from domain.table import Table
 from service.http.problems import ApiProblem
 from service.logs import current_request
+from service.read.loads import Batched
 from service.write.handler import token_digest
 from service.write.store import EventStore
 from service.write.tournament_store import TournamentStore
@@ -112,10 +113,13 @@ class Authenticator:
         cache_size: int = 100_000,
         tournaments: TournamentStore | None = None,
     ) -> None:
-        self.store = store
         self.tournaments = tournaments
         self.operator_token = operator_token.encode()
         self.cache: dict[bytes, tuple[str, int, int]] = {}
+        # A burst of players new to this process (a round's tables opening, a restart)
+        # brings their tokens at once: their lookups share statements, two at a time at
+        # most, so that a burst leaves the pool's other connections to the reads.
+        self.lookups = Batched(store.seats_for_tokens, "cardroom-tokens", in_flight=2)
         self.cache_size = cache_size
 
     def known(self, authorization: str) -> Caller | None:
@@ -140,7 +144,7 @@ class Authenticator:
         digest = token_digest(token)
         found = self.cache.get(digest)
         if found is None:
-            found = await self.store.seat_for_token(digest)
+            found = await self.lookups.get(digest)
             if found is None:
                 return await self._tournament_caller(digest)
             if len(self.cache) >= self.cache_size:

@@ -340,15 +340,17 @@ class EventStore(Stores):
         )
         return {n: None if seed is None else bytes(seed) for n, seed in rows}
 
-    async def seat_for_token(self, digest: bytes) -> tuple[str, int, int] | None:
-        """The table, seat and epoch of a seat token (a token never changes: the table
-        says whether its epoch is still the seat's)."""
-        row = await fetch_one(
+    async def seats_for_tokens(self, digests: Sequence[bytes]) -> dict[bytes, tuple[str, int, int]]:
+        """The table, seat and epoch of each seat token known, by its digest (a token
+        never changes: the table says whether its epoch is still the seat's)."""
+        rows = await fetch_all(
             self.pool,
-            "SELECT table_id::text, seat, epoch FROM seat_tokens WHERE token_hash = %s",
-            (digest,),
+            "SELECT token_hash, table_id::text, seat, epoch FROM seat_tokens"
+            " WHERE token_hash = ANY(%s)",
+            (list(digests),),
+            prepare=True,
         )
-        return None if row is None else (row[0], int(row[1]), int(row[2]))
+        return {bytes(row[0]): (row[1], int(row[2]), int(row[3])) for row in rows}
 
     async def due_tables(self, at: datetime, limit: int = 200) -> list[str]:
         """Tables with a clock that expired by ``at``, the most overdue first."""
