@@ -1,4 +1,5 @@
-"""service.read.loads: concurrent reads share statements, and none waits for ever."""
+"""service.read.loads: concurrent questions share statements, never one already sent, and
+none waits for ever."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from service.read.loads import BatchedLoads
+import pytest
+
+from service.read.loads import Batched, BatchedLoads
 from service.write.store import Snapshot
 
 
@@ -50,3 +53,45 @@ async def test_loads_that_arrive_together_share_a_statement() -> None:
     assert sorted(key for statement in store.statements for key, _ in statement) == sorted(
         f"t{n}" for n in range(20)
     )
+
+
+@pytest.mark.parametrize("in_flight", [1, 2])
+async def test_a_question_never_joins_a_statement_already_sent(in_flight: int) -> None:
+    """Asked while a statement for the same key is on the wire, a question is answered
+    by a statement sent after it (the first may predate a commit its caller has seen)."""
+    on_the_wire = asyncio.Event()
+    release = asyncio.Event()
+    statements: list[list[str]] = []
+
+    async def ask(keys: Sequence[str]) -> dict[str, int]:
+        statements.append(list(keys))
+        sent = len(statements)
+        if sent == 1:
+            on_the_wire.set()
+            await release.wait()
+        return {key: sent for key in keys}
+
+    batched: Batched[str, int] = Batched(ask, "test", in_flight=in_flight)
+    first = asyncio.create_task(batched.get("t"))
+    await on_the_wire.wait()
+    second = asyncio.create_task(batched.get("t"))
+    await asyncio.sleep(0)
+    release.set()
+    assert (await first, await second) == (1, 2)
+    assert statements == [["t"], ["t"]]
+
+
+async def test_a_failed_statement_fails_its_questions_and_not_the_next() -> None:
+    calls = 0
+
+    async def ask(keys: Sequence[str]) -> dict[str, int]:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise OSError("connection lost")
+        return {key: 7 for key in keys}
+
+    batched: Batched[str, int] = Batched(ask, "test", in_flight=1)
+    failed = await asyncio.gather(batched.get("a"), batched.get("b"), return_exceptions=True)
+    assert all(isinstance(answer, OSError) for answer in failed)
+    assert await batched.get("a") == 7
