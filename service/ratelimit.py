@@ -10,10 +10,14 @@ within ``seconds``; then the TAT moves on by one interval. Nothing is counted pe
 so there is no burst of twice the limit at a window's edge, and one key per bucket is all
 Redis keeps (it expires when the bucket is full again).
 
-In Redis the check is one Lua script, so one round trip and atomic across every worker,
-process and host; its clock is Redis's own (``TIME``), so hosts with skewed clocks still
-share one schedule. Keys are ``<prefix>:rate:{<policy>:<who>}``: the braces are a hash
-tag, so each bucket lives in one Redis Cluster slot.
+In Redis the check is one Lua script, atomic across every worker, process and host; its
+clock is Redis's own (``TIME``), so hosts with skewed clocks still share one schedule. The
+concurrent checks of one process go out together, one pipeline of scripts on one
+connection (at most two pipelines in flight): a burst of requests costs a few round trips
+and connections, where a connection per check opened hundreds at once and ran redis-py's
+pool out of them, which tripped the breaker below on a Redis that was fine. Keys are
+``<prefix>:rate:{<policy>:<who>}``: the braces are a hash tag, so each bucket lives in one
+Redis Cluster slot.
 
 Redis is optional. Every call is bounded by a short timeout; a failure or a timeout sends
 this process to its own in-memory buckets (the same algorithm on its own clock) and opens
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import math
 import time
@@ -35,9 +40,10 @@ from typing import Any, NamedTuple
 import msgspec
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 
 from service import metrics
+from service.read.senders import Senders, settle
 
 log = logging.getLogger("cardroom")
 
@@ -117,6 +123,8 @@ local ttl = math.max(1, math.ceil((new_tat - now) / 1000))
 redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX', ttl)
 return {1, period - (new_tat - now), new_tat - now, 0}
 """
+GCRA_SHA = hashlib.sha1(GCRA_SCRIPT.encode()).hexdigest()  # EVALSHA's name for the script
+MICRO = 1_000_000
 
 
 class LocalBuckets:
@@ -157,16 +165,20 @@ class RateLimiter:
         timeout: float = 0.1,
         retry_seconds: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
+        in_flight: int = 2,
+        batch_limit: int = 500,
     ) -> None:
         self.redis = redis
+        self.batch_limit = batch_limit
         self.prefix = prefix
         self.timeout = timeout
         self.retry_seconds = retry_seconds
         self.clock = clock
         self.local = LocalBuckets(clock)
-        self.script = redis.register_script(GCRA_SCRIPT) if redis is not None else None
         self.down_until: float | None = None  # the breaker: Redis is not tried before then
         self.probe: asyncio.Task[None] | None = None
+        self._waiting: list[tuple[Policy, str, asyncio.Future[Decision]]] = []
+        self._senders = Senders(self._send, in_flight, "cardroom-rate-limits")
 
     def key(self, policy: Policy, who: str) -> str:
         return f"{self.prefix}:rate:{{{policy.name}:{who}}}"
@@ -174,10 +186,10 @@ class RateLimiter:
     @property
     def shared(self) -> bool:
         """Whether the last word was Redis's (False while the local buckets decide)."""
-        return self.script is not None and self.down_until is None
+        return self.redis is not None and self.down_until is None
 
     async def check(self, policy: Policy, who: str) -> Decision:
-        if self.script is not None and self._redis_usable():
+        if self.redis is not None and self._redis_usable():
             try:
                 async with asyncio.timeout(self.timeout):  # no task of its own, as wait_for
                     return await self._remote(policy, who)
@@ -187,15 +199,56 @@ class RateLimiter:
         return self.local.check(policy, who)
 
     async def _remote(self, policy: Policy, who: str) -> Decision:
-        assert self.script is not None
-        micro = 1_000_000
-        answer: Any = await self.script(
-            keys=[self.key(policy, who)],
-            args=[policy.interval * micro, policy.seconds * micro],
-        )
-        allowed, slack, reset, retry = (int(n) for n in answer)
-        remaining = max(0, math.floor(slack / (policy.interval * micro) + _EPSILON))
-        return Decision(bool(allowed), policy, remaining, reset / micro, retry / micro)
+        """Redis's decision, from the next pipeline to go out. A check that times out
+        leaves its place in the pipeline: the bucket may still count it (as a request
+        whose answer was lost would be)."""
+        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        self._waiting.append((policy, who, future))
+        self._senders.wake()
+        return await future
+
+    async def _send(self) -> None:
+        while self._waiting:
+            batch = self._waiting[: self.batch_limit]
+            del self._waiting[: self.batch_limit]
+            try:
+                answers = await self._evaluate([(policy, who) for policy, who, _ in batch])
+            except Exception as exc:  # every check of this pipeline gets the failure
+                settle((future for _, _, future in batch), exc)
+                continue
+            except BaseException:
+                settle((future for _, _, future in batch), None)
+                raise
+            for (policy, _, future), answer in zip(batch, answers, strict=True):
+                if future.done():  # its request gave up waiting
+                    continue
+                if isinstance(answer, Exception):
+                    future.set_exception(answer)
+                else:
+                    future.set_result(_decision(policy, answer))
+
+    async def _evaluate(self, checks: list[tuple[Policy, str]]) -> list[Any]:
+        """Each check's answer (or its error) from one pipeline; the script is loaded
+        and the checks Redis did not know it for sent again (a restarted Redis, a new
+        node of a cluster), never one that ran."""
+        answers = await self._pipeline(checks)
+        missing = [n for n, answer in enumerate(answers) if isinstance(answer, NoScriptError)]
+        if missing:
+            assert self.redis is not None
+            await self.redis.script_load(GCRA_SCRIPT)
+            again = await self._pipeline([checks[n] for n in missing])
+            for n, answer in zip(missing, again, strict=True):
+                answers[n] = answer
+        return answers
+
+    async def _pipeline(self, checks: list[tuple[Policy, str]]) -> list[Any]:
+        assert self.redis is not None
+        pipe = self.redis.pipeline(transaction=False)
+        for policy, who in checks:
+            pipe.evalsha(
+                GCRA_SHA, 1, self.key(policy, who), policy.interval * MICRO, policy.seconds * MICRO
+            )
+        return list(await pipe.execute(raise_on_error=False))
 
     def _redis_usable(self) -> bool:
         if self.down_until is None:
@@ -223,7 +276,9 @@ class RateLimiter:
             self.probe = None
 
     async def close(self) -> None:
-        """Stops the probe and closes the Redis client (the limiter's own)."""
+        """Stops the probe and the pipelines and closes the Redis client (the limiter's
+        own)."""
+        await self._senders.stop()
         if self.probe is not None:
             self.probe.cancel()
             with contextlib.suppress(BaseException):
@@ -231,6 +286,12 @@ class RateLimiter:
         if self.redis is not None:
             with contextlib.suppress(RedisError, OSError):
                 await self.redis.aclose()
+
+
+def _decision(policy: Policy, answer: Any) -> Decision:
+    allowed, slack, reset, retry = (int(n) for n in answer)
+    remaining = max(0, math.floor(slack / (policy.interval * MICRO) + _EPSILON))
+    return Decision(bool(allowed), policy, remaining, reset / MICRO, retry / MICRO)
 
 
 def _why(exc: BaseException) -> str:

@@ -163,14 +163,20 @@ class BrokenRedis:
         self.calls = 0
         self.healthy = False
 
-    def register_script(self, script: str) -> Any:
-        async def run(keys: list[str], args: list[int]) -> list[int]:
-            self.calls += 1
-            if self.hang:
-                await asyncio.sleep(3600)
-            raise RedisConnectionError("refused")
+    def pipeline(self, transaction: bool = True) -> Any:
+        broken = self
 
-        return run
+        class Pipeline:
+            def evalsha(self, *args: Any) -> None:
+                return None
+
+            async def execute(self, raise_on_error: bool = True) -> list[Any]:
+                broken.calls += 1
+                if broken.hang:
+                    await asyncio.sleep(3600)
+                raise RedisConnectionError("refused")
+
+        return Pipeline()
 
     async def ping(self) -> bool:
         if self.healthy:

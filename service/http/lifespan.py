@@ -165,12 +165,14 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
 
 
 def _limiter_redis(redis_url: str, cluster: bool) -> AnyRedis:
-    """The rate limiter's own client: no retries, and sockets that give up as soon as
-    the limiter itself would (it bounds every call and falls back to local buckets)."""
+    """The rate limiter's own client: no retries, sockets that give up as soon as the
+    limiter itself would (it bounds every call and falls back to local buckets), and
+    connections for its two pipelines and its probe."""
     return redis_client(
         redis_url,
         cluster=cluster,
         socket_timeout=0.1,
         socket_connect_timeout=0.1,
         retry=Retry(NoBackoff(), 0),
+        max_connections=4,
     )

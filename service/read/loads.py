@@ -21,9 +21,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from functools import partial
+from itertools import chain
 from typing import Generic, TypeVar
 
-from service.read.senders import Senders
+from service.read.senders import Senders, settle
 from service.write.store import EventStore, Snapshot
 
 K = TypeVar("K", bound=Hashable)
@@ -63,10 +64,10 @@ class Batched(Generic[K, V]):
             try:
                 found = await self.ask(list(batch))
             except Exception as exc:  # every waiter of this batch gets the failure
-                _settle(batch, exc)
+                settle(chain.from_iterable(batch.values()), exc)
                 continue
             except BaseException:  # cancelled: so are its waiters
-                _settle(batch, None)
+                settle(chain.from_iterable(batch.values()), None)
                 raise
             for key, futures in batch.items():
                 for future in futures:
@@ -96,14 +97,3 @@ class BatchedLoads(Batched[Key, Snapshot]):
         """The table's snapshot as of a statement sent after this call began; its state
         only when ``known_version`` is not current. ``None``: no such table."""
         return await self.get((table_id, known_version))
-
-
-def _settle(batch: Mapping[K, list[asyncio.Future[V | None]]], error: Exception | None) -> None:
-    for futures in batch.values():
-        for future in futures:
-            if future.done():
-                continue
-            if error is None:
-                future.cancel()
-            else:
-                future.set_exception(error)

@@ -5,7 +5,7 @@ at most ``in_flight`` at a time."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
 
 
@@ -31,3 +31,22 @@ class Senders:
             task = asyncio.create_task(self.send(), name=self.name)
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    async def stop(self) -> None:
+        """Cancel the live senders (their questions' waiters are cancelled with them)."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def settle(waiters: Iterable[asyncio.Future[Any]], error: Exception | None) -> None:
+    """The waiters of a batch that failed get its ``error``; with None (its sender was
+    cancelled) they are cancelled too. A waiter already done (its request gave up) is left."""
+    for waiter in waiters:
+        if waiter.done():
+            continue
+        if error is None:
+            waiter.cancel()
+        else:
+            waiter.set_exception(error)

@@ -183,6 +183,39 @@ async def test_the_redis_script_is_one_bucket_per_key_with_a_hash_tag(
     await limiter.close()
 
 
+async def test_a_burst_of_checks_shares_pipelines_and_stays_shared(servers: Servers) -> None:
+    """Four hundred requests at once on a client allowed two connections: each check is
+    Redis's (a connection per check would have run the client out of them and sent the
+    process to its local buckets), and each bucket counted its own requests."""
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(servers.redis_server.url, max_connections=2)
+    limiter = RateLimiter(client, "rl-burst")
+    policy = Policy("seat", 2, 60.0)
+    who = [f"phone-{n % 200}" for n in range(400)]
+    decisions = await asyncio.gather(*(limiter.check(policy, w) for w in who))
+    assert limiter.shared, "a check fell back to the local buckets"
+    assert all(d.allowed for d in decisions)
+    refused = await asyncio.gather(*(limiter.check(policy, f"phone-{n}") for n in range(200)))
+    assert not any(d.allowed for d in refused), "every bucket holds its two requests"
+    assert len(await client.keys("rl-burst:*")) == 200
+    await limiter.close()
+
+
+async def test_a_redis_that_lost_the_script_is_given_it_again(servers: Servers) -> None:
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(servers.redis_server.url)
+    limiter = RateLimiter(client, "rl-flush")
+    policy = Policy("seat", 3, 60.0)
+    assert (await limiter.check(policy, "who")).remaining == 2
+    await client.script_flush()  # as a restarted Redis has no scripts
+    again = await asyncio.gather(*(limiter.check(policy, "who") for _ in range(2)))
+    assert sorted(d.remaining for d in again) == [0, 1], "each check ran exactly once"
+    assert limiter.shared
+    await limiter.close()
+
+
 def _quick(client: httpx.Client, **kw: Any) -> httpx.Response:
     started = time.monotonic()
     answer = client.post("/tables", json=TABLE, **kw)
