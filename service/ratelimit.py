@@ -127,6 +127,10 @@ GCRA_SHA = hashlib.sha1(GCRA_SCRIPT.encode()).hexdigest()  # EVALSHA's name for 
 MICRO = 1_000_000
 
 
+class BreakerOpen(Exception):
+    """A queued check's answer once the breaker has opened: decide it locally."""
+
+
 class LocalBuckets:
     """The same buckets in this process's memory, on an injectable clock."""
 
@@ -193,6 +197,8 @@ class RateLimiter:
             try:
                 async with asyncio.timeout(self.timeout):  # no task of its own, as wait_for
                     return await self._remote(policy, who)
+            except BreakerOpen:
+                pass  # another check found Redis unusable while this one was queued
             except (TimeoutError, RedisError, OSError) as exc:
                 self._trip(exc)
         metrics.RATE_LIMIT_LOCAL.inc()
@@ -200,8 +206,8 @@ class RateLimiter:
 
     async def _remote(self, policy: Policy, who: str) -> Decision:
         """Redis's decision, from the next pipeline to go out. A check that times out
-        leaves its place in the pipeline: the bucket may still count it (as a request
-        whose answer was lost would be)."""
+        while queued is not sent; one whose pipeline is on the wire may still be counted
+        by its bucket (as a request whose answer was lost would be)."""
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         self._waiting.append((policy, who, future))
         self._senders.wake()
@@ -209,8 +215,15 @@ class RateLimiter:
 
     async def _send(self) -> None:
         while self._waiting:
-            batch = self._waiting[: self.batch_limit]
+            if self.down_until is not None:  # the breaker opened: what waits is decided here
+                settle((future for _, _, future in self._waiting), BreakerOpen())
+                self._waiting.clear()
+                return
+            # A check that gave up waiting was decided locally: Redis must not count it.
+            batch = [w for w in self._waiting[: self.batch_limit] if not w[2].done()]
             del self._waiting[: self.batch_limit]
+            if not batch:
+                continue
             try:
                 answers = await self._evaluate([(policy, who) for policy, who, _ in batch])
             except Exception as exc:  # every check of this pipeline gets the failure
@@ -235,8 +248,12 @@ class RateLimiter:
         missing = [n for n, answer in enumerate(answers) if isinstance(answer, NoScriptError)]
         if missing:
             assert self.redis is not None
-            await self.redis.script_load(GCRA_SCRIPT)
-            again = await self._pipeline([checks[n] for n in missing])
+            again: list[Any]
+            try:
+                await self.redis.script_load(GCRA_SCRIPT)
+                again = await self._pipeline([checks[n] for n in missing])
+            except Exception as exc:  # the answers Redis gave still stand
+                again = [exc] * len(missing)
             for n, answer in zip(missing, again, strict=True):
                 answers[n] = answer
         return answers

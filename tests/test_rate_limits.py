@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
 
 from service.http.throttle import client_address, policies, trusted_networks
 from service.ratelimit import LocalBuckets, Policy, RateLimiter, gcra, parse_policy
@@ -235,3 +236,104 @@ async def test_without_redis_every_check_is_local() -> None:
     policy = Policy("seat", 1, 1.0)
     assert (await limiter.check(policy, "a")).allowed
     assert not (await limiter.check(policy, "a")).allowed
+
+
+# --- the pipelines ------------------------------------------------------------------------
+
+SEAT = Policy("seat", 10, 10.0)
+# Redis's answer allowing a request with 7 more to spare (a fresh local bucket leaves 9).
+FROM_REDIS = [1, 7_000_000, 3_000_000, 0]
+
+
+class ScriptedRedis:
+    """A Redis whose pipelines answer as scripted: each ``execute`` takes the next entry
+    of ``answers`` (a function of the pipeline's keys, or an exception to raise), after
+    ``gate`` is set when there is one. ``sent`` holds each pipeline's keys."""
+
+    def __init__(self, *answers: Any) -> None:
+        self.answers = list(answers)
+        self.sent: list[list[str]] = []
+        self.loads = 0
+        self.load_error: Exception | None = None
+        self.gate: asyncio.Event | None = None
+
+    def pipeline(self, transaction: bool = True) -> Any:
+        redis, keys = self, []
+
+        class Pipeline:
+            def evalsha(self, sha: str, numkeys: int, key: str, *args: Any) -> None:
+                keys.append(key)
+
+            async def execute(self, raise_on_error: bool = True) -> list[Any]:
+                redis.sent.append(list(keys))
+                if redis.gate is not None:
+                    await redis.gate.wait()
+                answer = redis.answers.pop(0)
+                if isinstance(answer, Exception):
+                    raise answer
+                return list(answer(keys))
+
+        return Pipeline()
+
+    async def script_load(self, script: str) -> str:
+        self.loads += 1
+        if self.load_error is not None:
+            raise self.load_error
+        return "sha"
+
+    async def ping(self) -> bool:
+        return True
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _limiter(redis: ScriptedRedis, **kw: Any) -> RateLimiter:
+    return RateLimiter(redis, "p", clock=Clock(), **kw)  # type: ignore[arg-type]
+
+
+async def test_only_the_checks_redis_lacked_the_script_for_are_sent_again() -> None:
+    def half(keys: list[str]) -> list[Any]:
+        return [FROM_REDIS if k.endswith(":a}") else NoScriptError("NOSCRIPT") for k in keys]
+
+    redis = ScriptedRedis(half, lambda keys: [FROM_REDIS] * len(keys))
+    limiter = _limiter(redis, in_flight=1)
+    decisions = await asyncio.gather(limiter.check(SEAT, "a"), limiter.check(SEAT, "b"))
+    a, b = limiter.key(SEAT, "a"), limiter.key(SEAT, "b")
+    assert redis.sent == [[a, b], [b]] and redis.loads == 1
+    assert [d.remaining for d in decisions] == [7, 7] and limiter.shared
+    await limiter.close()
+
+
+async def test_a_failed_reload_keeps_the_answers_redis_gave() -> None:
+    redis = ScriptedRedis(lambda keys: [FROM_REDIS, NoScriptError("NOSCRIPT")])
+    redis.load_error = RedisConnectionError("refused")
+    limiter = _limiter(redis, in_flight=1)
+    counted, local = await asyncio.gather(limiter.check(SEAT, "a"), limiter.check(SEAT, "b"))
+    assert counted.remaining == 7, "Redis's decision stands"
+    assert local.remaining == 9 and not limiter.shared, "the other is decided here"
+    await limiter.close()
+
+
+async def test_a_failed_pipeline_sends_its_checks_to_the_local_buckets_at_once() -> None:
+    redis = ScriptedRedis(RedisConnectionError("refused"))
+    limiter = _limiter(redis, in_flight=1, timeout=5.0)
+    started = time.monotonic()
+    decisions = await asyncio.gather(*(limiter.check(SEAT, f"w{n}") for n in range(3)))
+    assert time.monotonic() - started < 1.0, "they waited for their timeout"
+    assert all(d.allowed for d in decisions) and not limiter.shared
+    await limiter.close()
+
+
+async def test_checks_that_gave_up_while_queued_are_never_sent() -> None:
+    redis = ScriptedRedis(lambda keys: [FROM_REDIS] * len(keys))
+    redis.gate = asyncio.Event()
+    limiter = _limiter(redis, in_flight=1, batch_limit=2, timeout=0.05)
+    # The first pipeline hangs: every check times out and is decided locally.
+    decisions = await asyncio.gather(*(limiter.check(SEAT, f"w{n}") for n in range(6)))
+    assert all(d.remaining == 9 for d in decisions)
+    redis.gate.set()
+    for _ in range(10):  # the sender takes its answer and looks at what is queued
+        await asyncio.sleep(0)
+    assert redis.sent == [[limiter.key(SEAT, "w0"), limiter.key(SEAT, "w1")]]
+    await limiter.close()

@@ -1,6 +1,7 @@
 """The senders of batched questions to Postgres (service.read.loads, the primary's WAL
-position in service.read.replicas, and the group commit of service.write.group_commit):
-at most ``in_flight`` at a time."""
+position in service.read.replicas, and the group commit of service.write.group_commit)
+and to Redis (the rate limits' pipelines, service.ratelimit): at most ``in_flight`` at a
+time."""
 
 from __future__ import annotations
 
