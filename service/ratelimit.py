@@ -292,6 +292,16 @@ class RateLimiter:
         finally:
             self.probe = None
 
+    async def load_script(self, seconds: float = 1.0) -> None:
+        """Give Redis the script before the first check needs it: otherwise a new
+        process's first checks pay NOSCRIPT, the load and a resend within their 100 ms.
+        A Redis that does not answer is the checks' to find (and the breaker's)."""
+        if self.redis is None:
+            return
+        with contextlib.suppress(TimeoutError, RedisError, OSError):
+            async with asyncio.timeout(seconds):
+                await self.redis.script_load(GCRA_SCRIPT)
+
     async def close(self) -> None:
         """Stops the probe and the pipelines and closes the Redis client (the limiter's
         own)."""

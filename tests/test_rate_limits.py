@@ -337,3 +337,14 @@ async def test_checks_that_gave_up_while_queued_are_never_sent() -> None:
         await asyncio.sleep(0)
     assert redis.sent == [[limiter.key(SEAT, "w0"), limiter.key(SEAT, "w1")]]
     await limiter.close()
+
+
+async def test_the_script_is_loaded_ahead_and_a_redis_that_refuses_it_is_no_error() -> None:
+    redis = ScriptedRedis()
+    limiter = _limiter(redis)
+    await limiter.load_script()
+    assert redis.loads == 1
+    redis.load_error = RedisConnectionError("refused")
+    await limiter.load_script()
+    assert redis.loads == 2 and limiter.shared, "the checks find out for themselves"
+    await limiter.close()

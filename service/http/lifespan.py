@@ -106,6 +106,10 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             background.append(
                 asyncio.create_task(replicas.run_checks(stop), name="cardroom-replicas")
             )
+        if limiter is not None:
+            background.append(
+                asyncio.create_task(limiter.load_script(), name="cardroom-rate-script")
+            )
         if settings.relay:
             publisher = named_client(
                 redis_url, prefix, "relay", timeout=5.0, retries=1, cluster=cluster
