@@ -7,9 +7,9 @@ reference bot picks, ``service.choices``). Spectators, when asked for, long-poll
 token. The number of players ramps in steps (40, 100, 200, 400, 800, then doubling, up to
 ``--max``); a step is sustained when its action p99 is at most 100 ms, its long-poll wake
 p99 at most 250 ms and nothing failed; a step that misses a latency limit is measured
-once more before the ramp stops (:func:`climb`). The figure is the largest step sustained, with
-each step's latencies, the CPU split (server, Postgres, load generator) and what a move
-costs: the requests it takes and each part's CPU.
+once more before the ramp stops (:func:`climb`). The figure is the largest step
+sustained, with each step's latencies, the CPU split (server, Postgres, load generator)
+and what a move costs: the requests it takes and each part's CPU.
 
 A wake is measured from the moment the move that changed the table was *sent* to the
 moment a waiting seat's (or spectator's) long poll answered with the new version: the
