@@ -91,7 +91,23 @@ class ScheduleStep(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     chips: Annotated[int, msgspec.Meta(ge=1, le=10_000)]
 
 
-class PinochleOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class AuctionRules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The options of the games with an auction (3A, 3.C).
+
+    Keyword-only, so that msgspec places them after a subclass's own fields: every
+    options schema keeps the order it was published with.
+    """
+
+    min_bid: MinBid = 300
+    roundhouse: Roundhouse = False
+    compulsory_opening: CompulsoryOpening = False
+    deal_packets: DealPackets = "3"
+    must_head_plain: MustHeadPlain = False
+    double_melds: DoubleMelds = msgspec.UNSET
+    must_overtrump: MustOvertrump = msgspec.UNSET
+
+
+class PinochleOptions(AuctionRules, frozen=True, forbid_unknown_fields=True):
     """Auction Pinochle with a widow (RULES 3A).
 
     [decision] Options that mean nothing for the table are refused rather than ignored:
@@ -141,13 +157,6 @@ class PinochleOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             " included (`null`: twice the seats; RULES 3A.7)."
         ),
     ] = None
-    min_bid: MinBid = 300
-    roundhouse: Roundhouse = False
-    compulsory_opening: CompulsoryOpening = False
-    deal_packets: DealPackets = "3"
-    must_head_plain: MustHeadPlain = False
-    double_melds: DoubleMelds = msgspec.UNSET
-    must_overtrump: MustOvertrump = msgspec.UNSET
 
     def __post_init__(self) -> None:
         chips_only = {
@@ -170,16 +179,8 @@ class PinochleOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
                 raise ValueError(f"the schedule must price the minimum bid {self.min_bid}")
 
 
-class WidowOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class WidowOptions(AuctionRules, frozen=True, forbid_unknown_fields=True):
     """Widow Pinochle (RULES 3.C): bidding as 3A, scored in points to 1000."""
-
-    min_bid: MinBid = 300
-    roundhouse: Roundhouse = False
-    compulsory_opening: CompulsoryOpening = False
-    deal_packets: DealPackets = "3"
-    must_head_plain: MustHeadPlain = False
-    double_melds: DoubleMelds = msgspec.UNSET
-    must_overtrump: MustOvertrump = msgspec.UNSET
 
 
 class TurnUpOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -213,9 +214,7 @@ def packets_of(deal_packets: str) -> tuple[int, ...]:
     return (3, 3, 3, 3, 3) if deal_packets == "3" else (4, 4, 4, 3)
 
 
-def with_play_rules(
-    config: Config, options: PinochleOptions | WidowOptions | TurnUpOptions
-) -> Config:
+def with_play_rules(config: Config, options: AuctionRules | TurnUpOptions) -> Config:
     """The options every Pinochle game id takes: how tricks are played, how melds score."""
     return msgspec.structs.replace(
         config,
@@ -225,7 +224,7 @@ def with_play_rules(
     )
 
 
-def auction_config(options: PinochleOptions | WidowOptions, seats: int) -> Config:
+def auction_config(options: AuctionRules, seats: int) -> Config:
     chips = isinstance(options, PinochleOptions) and options.scoring == "chips"
     base = with_play_rules(
         Config(
