@@ -11,13 +11,14 @@ import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 from domain import table as tables
 from service.http.app import create_app
@@ -321,3 +322,104 @@ async def test_a_busy_relay_saves_its_checkpoint_at_a_pace_and_reads_tournaments
             await watcher.stop()
             await notifier.stop()
             await client.aclose()
+
+
+@pytest.fixture
+async def stored_batch(redis_server: RedisServer) -> AsyncIterator[tuple[Relay, list[Any]]]:
+    """Three new tables' events as the store returns them, and a relay that has not run:
+    each test publishes them itself (its own database and prefix: no app relay)."""
+    from psycopg_pool import AsyncConnectionPool
+
+    async with AsyncConnectionPool(
+        services.fresh_database("publish_"), kwargs={"autocommit": True}
+    ) as pool:
+        service = TableService(EventStore(pool))
+        for _ in range(3):
+            created = tables.create(new_table_id(), "forty-five", 4, {})
+            await service.create(created, {}, "operator", players=["A", "B", "C", "D"])
+        batch = [stored for _, stored in await service.store.read_all((0, 0), limit=1000)]
+        client = Redis.from_url(redis_server.url)
+        prefix = f"publish-{new_table_id()}"
+        yield Relay(service.store, client, prefix, ""), batch
+        await client.delete(
+            global_stream(prefix), *(table_stream(prefix, s.table_id) for s in batch)
+        )
+        await client.aclose()
+
+
+async def test_a_published_batch_reaches_each_table_stream_and_the_global_one_in_order(
+    stored_batch: tuple[Relay, list[Any]],
+) -> None:
+    """Every event once on its table's stream under ``{version}-0`` and once on the global
+    stream in store order, each entry's fields as the AsyncAPI document names them, the
+    dealt hands hidden from everybody."""
+    relay, batch = stored_batch
+    await relay.publish(batch)
+    redis = relay.redis
+    on_global = await redis.xrange(global_stream(relay.prefix))
+    assert [(f[b"table"].decode(), int(f[b"version"])) for _, f in on_global] == [
+        (s.table_id, s.version) for s in batch
+    ]
+    for stored in batch:
+        entries = await redis.xrange(
+            table_stream(relay.prefix, stored.table_id),
+            f"{stored.version}-0",
+            f"{stored.version}-0",
+        )
+        assert len(entries) == 1
+        fields = entries[0][1]
+        assert list(fields) == [b"table", b"version", b"position", b"type", b"data", b"whole"]
+        assert fields[b"position"] == str(stored.position).encode()
+        record = msgspec.json.decode(fields[b"data"])
+        assert record["version"] == stored.version
+        assert record["event"]["type"] == fields[b"type"].decode()
+        # ``whole``: the record is the event as stored, nothing hidden from anybody.
+        unchanged = record["event"] == msgspec.json.decode(stored.data)
+        assert fields[b"whole"] == (b"1" if unchanged else b"0")
+        if fields[b"type"] == b"cards_dealt":
+            assert record["event"]["hands"] == [None] * 4
+    assert {f[b"type"] for _, f in on_global} >= {b"table_created", b"cards_dealt"}
+
+
+async def test_a_republished_batch_leaves_the_table_streams_as_they_were(
+    stored_batch: tuple[Relay, list[Any]],
+) -> None:
+    """A relay that restarts from an older checkpoint publishes a batch again: each table
+    stream refuses the repeats by id, quietly; the global stream's readers drop them."""
+    relay, batch = stored_batch
+    await relay.publish(batch)
+    await relay.publish(batch[len(batch) // 2 :])
+    for table_id in {s.table_id for s in batch}:
+        versions = await table_stream_versions(cast(Redis, relay.redis), relay.prefix, table_id)
+        assert versions == [s.version for s in batch if s.table_id == table_id]
+    assert await relay.redis.xlen(global_stream(relay.prefix)) == len(batch) + len(
+        batch[len(batch) // 2 :]
+    )
+
+
+async def test_a_redis_that_lost_the_publish_script_is_given_it_again(
+    stored_batch: tuple[Relay, list[Any]],
+) -> None:
+    relay, batch = stored_batch
+    await relay.publish(batch[:1])
+    await relay.redis.script_flush()
+    await relay.publish(batch[1:])
+    assert await relay.redis.xlen(global_stream(relay.prefix)) == len(batch)
+
+
+async def test_an_entry_refused_for_another_reason_fails_the_publish_and_skips_nothing(
+    stored_batch: tuple[Relay, list[Any]],
+) -> None:
+    """A table stream's key holding something else (WRONGTYPE) fails the call, so the relay
+    keeps its checkpoint and retries; once the key is fixed, the batch goes out whole."""
+    relay, batch = stored_batch
+    broken = table_stream(relay.prefix, batch[-1].table_id)
+    await relay.redis.set(broken, "not a stream")
+    with pytest.raises(RedisError, match="WRONGTYPE"):
+        await relay.publish(batch)
+    await relay.redis.delete(broken)
+    await relay.publish(batch)
+    versions = await table_stream_versions(
+        cast(Redis, relay.redis), relay.prefix, batch[-1].table_id
+    )
+    assert versions == [s.version for s in batch if s.table_id == batch[-1].table_id]
