@@ -3,6 +3,7 @@ body check."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 from urllib.parse import parse_qsl
@@ -31,7 +32,21 @@ def _number(text: str) -> int | float:
 _DECODER = msgspec.json.Decoder(float_hook=_number)
 
 
-_AT_PATH = re.compile(r" - at `\$\.?(?P<path>[^`]*)`$")
+# Where msgspec says a body went wrong: ``- at `$.body.card```, the path inside the field
+# of the :func:`_checked` struct the body is converted to (``$.body`` itself: the top).
+_AT_PATH = re.compile(r" - at `\$\.body\.?(?P<path>[^`]*)`$")
+
+
+@functools.cache
+def _checked(annotation: Any) -> type[msgspec.Struct]:
+    """A struct whose one field, ``body``, has the handler's declared type.
+
+    msgspec keeps what it has worked out about a type on Struct classes only: converting
+    straight to a union (the commands', a per-game request's) worked out its validator
+    again on every request, about 150 µs for the commands against 8 µs through a struct
+    made once per type.
+    """
+    return msgspec.defstruct("CheckedBody", [("body", annotation)], frozen=True)
 
 
 async def strict_body(request: Request[Any, Any, Any]) -> None:
@@ -55,11 +70,11 @@ async def strict_body(request: Request[Any, Any, Any]) -> None:
         raise ApiProblem("malformed-request", "this operation takes a JSON body: none was sent")
     try:
         document = decode_json(body, _DECODER)
-        msgspec.convert(document, field.annotation, strict=True)
+        msgspec.convert({"body": document}, _checked(field.annotation), strict=True)
     except msgspec.ValidationError as exc:
         message = str(exc)
         found = _AT_PATH.search(message)
-        key = found["path"] if found else "data"
+        key = found["path"] if found and found["path"] else "data"
         raise ValidationException(
             detail="the body does not match the schema",
             extra=[{"message": _AT_PATH.sub("", message), "key": key, "source": "body"}],

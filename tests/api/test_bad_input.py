@@ -141,6 +141,31 @@ async def test_a_malformed_body_is_refused(table: Table, body: bytes) -> None:
     await refused(table, post, 400, "malformed-request")
 
 
+@pytest.mark.parametrize(
+    ("body", "key", "message"),
+    [
+        pytest.param(b'{"type": "play", "card": 5}', "card", "Expected `str`, got `int`"),
+        pytest.param(b'{"type": "bid", "amount": "10"}', "amount", "Expected `int`, got `str`"),
+        pytest.param(b'{"type": "bid"}', "data", "Object missing required field `amount`"),
+        pytest.param(b"[]", "data", "Expected `object`, got `array`"),
+    ],
+)
+async def test_a_body_refused_by_the_schema_names_the_field_at_fault(
+    table: Table, body: bytes, key: str, message: str
+) -> None:
+    """The strict check says which field is wrong (``data``: the body as a whole)."""
+
+    async def post() -> Response:
+        return await table.client.post(  # type: ignore[no-any-return]
+            f"/tables/{table.id}/actions",
+            content=body,
+            headers={**bearer(table.tokens[N]), "content-type": "application/json"},
+        )
+
+    problem = (await refused(table, post, 400, "malformed-request")).json()
+    assert [(e["key"], e["message"]) for e in problem["errors"]] == [(key, message)]
+
+
 async def test_a_missing_body_is_named_as_missing(table: Table) -> None:
     response = await table.client.post(
         f"/tables/{table.id}/actions",
