@@ -36,6 +36,7 @@ from domain.errors import RuleError
 from domain.events import ClockExpired, Event
 from domain.table import Table
 from service.audit.entries import Entry, Mismatch
+from service.write.codec import convert
 
 SYSTEM = "system"
 CLOCK = "clock"
@@ -138,7 +139,7 @@ def table_command(
     if entry.actor != ACTORS[kind]:
         raise Mismatch(entry.version, f"{kind} recorded for {entry.actor!r}, not {ACTORS[kind]!r}")
     try:
-        decided = msgspec.convert(command, TableCommand)
+        decided = convert(command, TableCommand)
     except msgspec.ValidationError as exc:
         raise Mismatch(entry.version, f"{kind}: not a command the service records: {exc}") from None
     at = instant(entry)

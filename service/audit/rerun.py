@@ -45,6 +45,7 @@ from domain.table import Table
 from service.audit import liveness_rerun
 from service.audit.entries import Entry, Mismatch, describe, difference
 from service.audit.liveness_rerun import Acted, Timing, instant
+from service.write.codec import convert
 
 SYSTEM = "system"
 
@@ -165,7 +166,7 @@ class Rerun:
             raise Mismatch(entry.version, f"{entry.actor!r} is not a seat of this table")
         kind, seat = found
         try:
-            decided = msgspec.convert(command, PlayerCommand)
+            decided = convert(command, PlayerCommand)
         except msgspec.ValidationError as exc:
             raise Mismatch(entry.version, f"not a command the API accepts: {exc}") from None
         if kind != "seat" and isinstance(decided, SEAT_COMMANDS):

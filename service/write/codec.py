@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any, Union
 
@@ -32,6 +33,35 @@ def event_decoder(game_id: str | None = None) -> msgspec.json.Decoder[Event]:
     """Events of one game's tables; with no game, of any table (tags are unique)."""
     union: Any = Union[event_classes(game_id)]  # noqa: UP007
     return msgspec.json.Decoder(union)
+
+
+@cache
+def _holder(kind: Any) -> Any:
+    return msgspec.defstruct("Held", [("value", kind)], frozen=True)
+
+
+_HELD_AT = re.compile(r"`\$\.value(?P<rest>[^`]*)`$")
+
+
+def convert(value: Any, kind: Any, *, strict: bool = True) -> Any:
+    """``msgspec.convert(value, kind)``, with what msgspec works out about ``kind`` kept.
+
+    msgspec keeps that on Struct classes only, so converting straight to a union (the
+    commands', a per-game request's) worked the union's validator out again on every
+    call: 80-150 µs for the commands' union on these machines, against 8 µs through a
+    one-field struct made once per type. Its errors read as msgspec.convert's would.
+    """
+    try:
+        return msgspec.convert({"value": value}, _holder(kind), strict=strict).value
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        found = _HELD_AT.search(message)
+        if found is not None:  # the path past the holder's field, or none at the top
+            rest = found["rest"]
+            tail = f"`${rest}`" if rest else ""
+            message = message[: found.start()] + tail
+            message = message.removesuffix(" - at ")
+        raise msgspec.ValidationError(message) from None
 
 
 def event_data(event: msgspec.Struct) -> dict[str, Any]:
