@@ -8,9 +8,9 @@ many clients are streaming. ``CLIENT LIST`` shows each as ``{prefix}:{role}:{pid
 
 Against a Redis Cluster (``CARDROOM_REDIS_CLUSTER``) each is a cluster client instead:
 it learns the slot map from the node in the URL, sends every command to the node that
-owns its key and follows the cluster when slots move; its limits apply per node. No
-command of the service names two keys (DESIGN 13), so none can span slots: the relay's
-batch script, which does, is used on a single Redis only.
+owns its key and follows the cluster when slots move; its limits apply per node. On a
+cluster no command of the service names two keys (DESIGN 13), so none can span slots:
+the relay's batch script, which does, is used on a single Redis only.
 """
 
 from __future__ import annotations

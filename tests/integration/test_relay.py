@@ -24,7 +24,7 @@ from domain import table as tables
 from service.http.app import create_app
 from service.read.watch import TableWatcher
 from service.settings import Settings
-from service.workers.relay import CHECKPOINT, Relay
+from service.workers.relay import CHECKPOINT, PER_CALL, Relay
 from service.workers.streams import global_stream, table_stream, version_of
 from service.write.handler import TableService
 from service.write.store import EventStore, Notifier, new_table_id
@@ -354,7 +354,9 @@ async def test_a_published_batch_reaches_each_table_stream_and_the_global_one_in
     stream in store order, each entry's fields as the AsyncAPI document names them, the
     dealt hands hidden from everybody."""
     relay, batch = stored_batch
+    before = await script_calls(relay)
     await relay.publish(batch)
+    assert await script_calls(relay) == before + 1, "one script call for the batch"
     redis = relay.redis
     on_global = await redis.xrange(global_stream(relay.prefix))
     assert [(f[b"table"].decode(), int(f[b"version"])) for _, f in on_global] == [
@@ -379,6 +381,42 @@ async def test_a_published_batch_reaches_each_table_stream_and_the_global_one_in
         if fields[b"type"] == b"cards_dealt":
             assert record["event"]["hands"] == [None] * 4
     assert {f[b"type"] for _, f in on_global} >= {b"table_created", b"cards_dealt"}
+
+
+async def script_calls(relay: Relay) -> int:
+    """How many script calls (EVALSHA) the relay's Redis has run without an error (the
+    first, which finds the script not yet loaded, fails and is sent again)."""
+    stats = (await relay.redis.info("commandstats")).get("cmdstat_evalsha", {})
+    return int(stats.get("calls", 0)) - int(stats.get("failed_calls", 0))
+
+
+async def test_a_long_batch_goes_out_in_calls_of_at_most_per_call_events_in_order(
+    stored_batch: tuple[Relay, list[Any]],
+) -> None:
+    """Redis runs a script whole, so a backlog's batch is cut into calls; the global
+    stream still holds every event in the batch's order."""
+    relay, batch = stored_batch
+    long = batch * (PER_CALL // len(batch) + 2)  # repeats: refused by the table streams
+    before = await script_calls(relay)
+    await relay.publish(long)
+    assert await script_calls(relay) == before + -(-len(long) // PER_CALL)
+    on_global = await relay.redis.xrange(global_stream(relay.prefix))
+    assert [(f[b"table"].decode(), int(f[b"version"])) for _, f in on_global] == [
+        (s.table_id, s.version) for s in long
+    ]
+
+
+async def test_large_versions_and_positions_are_written_exactly(
+    stored_batch: tuple[Relay, list[Any]],
+) -> None:
+    """Lua's numbers are doubles: the script is given text, never a number to format."""
+    relay, batch = stored_batch
+    big = msgspec.structs.replace(batch[0], version=10**15 + 1, position=2**60 + 1)
+    await relay.publish([big])
+    [(entry, fields)] = await relay.redis.xrange(table_stream(relay.prefix, big.table_id))
+    assert entry == b"1000000000000001-0"
+    assert fields[b"version"] == b"1000000000000001"
+    assert fields[b"position"] == str(2**60 + 1).encode()
 
 
 async def test_a_republished_batch_leaves_the_table_streams_as_they_were(
