@@ -161,7 +161,9 @@ async def test_each_partner_has_a_token_of_their_own_that_opens_their_hand_alone
 async def test_a_format_that_does_not_fit_the_game_is_refused(
     client: Any, database_url: str
 ) -> None:
-    before = await stored(database_url)
+    # Other tests' tournaments play on in this database: what a refusal must not make is
+    # a tournament (its stream and entries cannot exist without one).
+    before = (await stored(database_url))[3]
     cases = [
         ({"game": "reserve-bridge", "format": "progressive", "rounds": 2}, "format"),
         ({"game": "pitch", "format": "swiss", "rounds": 2, "entry": "pair"}, "entry"),
@@ -174,7 +176,7 @@ async def test_a_format_that_does_not_fit_the_game_is_refused(
         body = {"name": "Bad", "game": "reserve-bridge", "format": "swiss", **bad}
         response = await client.post("/tournaments", json=body, headers=OPERATOR)
         assert response.status_code == 400, response.text
-    assert await stored(database_url) == before
+    assert (await stored(database_url))[3] == before
 
 
 async def test_pairing_while_a_round_plays_and_after_the_last_is_refused(
@@ -186,9 +188,9 @@ async def test_pairing_while_a_round_plays_and_after_the_last_is_refused(
     director = bearer(event["director_token"])
     rounds = f"/tournaments/{event['id']}/rounds"
     ok(await client.post(rounds, headers=director), 201)
-    before = await stored(database_url)
+    before = await stored(database_url, event["id"])
     assert_problem(await client.post(rounds, headers=director), 409, "round-in-progress")
-    assert await stored(database_url) == before
+    assert await stored(database_url, event["id"]) == before
     me = ok(await client.get(f"/tournaments/{event['id']}/me", headers=bearer(ann["token"])))
     await resign(client, me)
     done = await finished(client, event["id"])
@@ -433,7 +435,8 @@ async def test_a_round_robin_takes_no_entry_once_started_and_changes_nothing(
         await enter(client, event, name=name)
     director = bearer(event["director_token"])
     ok(await client.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
-    before = await stored(database_url)
+    before = await stored(database_url, event["id"])
+    assert before[0] > 0 and before[1] == 1, "the round's table and its events are counted"
     late = await client.post(
         f"/tournaments/{event['id']}/entries", json={"name": "Cy"}, headers=director
     )
@@ -442,7 +445,7 @@ async def test_a_round_robin_takes_no_entry_once_started_and_changes_nothing(
         f"/tournaments/{event['id']}/entries", json={"names": ["Cy", "Di"]}, headers=director
     )
     assert_problem(wrong, 422, "wrong-entry")
-    assert await stored(database_url) == before
+    assert await stored(database_url, event["id"]) == before
 
 
 async def test_a_tournaments_clock_runs_at_every_table_it_opens(client: Any) -> None:

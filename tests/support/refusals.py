@@ -76,14 +76,23 @@ OPERATIONS = [
 ]
 
 
-async def stored(database_url: str) -> tuple[int, ...]:
+async def stored(database_url: str, tournament: str | None = None) -> tuple[int, ...]:
     """How many events, tables, seat tokens, tournaments and tournament events (with
-    entry tokens) the store holds."""
+    entry tokens) the store holds; with ``tournament``, all but the tournaments counted
+    for that tournament alone (its tables' events and tokens, its stream, its entries),
+    so that the computers and round keepers of other tests' tournaments may go on."""
+    scoped = tournament is not None
+    tables = "SELECT id FROM tables" + (" WHERE tournament = %(t)s" if scoped else "")
+    own = " WHERE tournament_id = %(t)s::uuid" if scoped else ""
     async with await psycopg.AsyncConnection.connect(database_url) as conn:
         cur = await conn.execute(
-            "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM tables),"
-            " (SELECT count(*) FROM seat_tokens), (SELECT count(*) FROM tournaments),"
-            " (SELECT count(*) FROM tournament_events), (SELECT count(*) FROM entry_tokens)"
+            f"SELECT (SELECT count(*) FROM events WHERE table_id IN ({tables})),"
+            f" (SELECT count(*) FROM ({tables}) AS t),"
+            f" (SELECT count(*) FROM seat_tokens WHERE table_id IN ({tables})),"
+            " (SELECT count(*) FROM tournaments),"
+            f" (SELECT count(*) FROM tournament_events{own}),"
+            f" (SELECT count(*) FROM entry_tokens{own})",
+            {"t": tournament},
         )
         row = await cur.fetchone()
     assert row is not None
