@@ -264,7 +264,8 @@ class Relay:
 
     async def _send(self, entries: list[_Entry]) -> None:
         """Each entry to its table's stream, under its version's id, and to the global
-        stream: in one script call on a single Redis, as a pipeline on a cluster."""
+        stream: in script calls of ``PER_CALL`` entries on a single Redis, as one
+        pipeline on a cluster."""
         streams = [table_stream(self.prefix, e.table) for e in entries]
         if self._publish_script is not None:
             for start in range(0, len(entries), PER_CALL):

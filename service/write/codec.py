@@ -40,7 +40,13 @@ def _holder(kind: Any) -> Any:
     return msgspec.defstruct("Held", [("value", kind)], frozen=True)
 
 
-_HELD_AT = re.compile(r"`\$\.value(?P<rest>[^`]*)`$")
+# Where msgspec says a conversion went wrong, past the holder's field: ``$.value.card``
+# reads ``$.card``, and ``$.value`` itself (the top) no path, as msgspec.convert's would.
+_HELD_AT = re.compile(r" - at `\$\.value(?P<rest>[^`]*)`$")
+
+
+def _unheld(found: re.Match[str]) -> str:
+    return f" - at `${found['rest']}`" if found["rest"] else ""
 
 
 def convert(value: Any, kind: Any, *, strict: bool = True) -> Any:
@@ -54,14 +60,7 @@ def convert(value: Any, kind: Any, *, strict: bool = True) -> Any:
     try:
         return msgspec.convert({"value": value}, _holder(kind), strict=strict).value
     except msgspec.ValidationError as exc:
-        message = str(exc)
-        found = _HELD_AT.search(message)
-        if found is not None:  # the path past the holder's field, or none at the top
-            rest = found["rest"]
-            tail = f"`${rest}`" if rest else ""
-            message = message[: found.start()] + tail
-            message = message.removesuffix(" - at ")
-        raise msgspec.ValidationError(message) from None
+        raise msgspec.ValidationError(_HELD_AT.sub(_unheld, str(exc))) from None
 
 
 def event_data(event: msgspec.Struct) -> dict[str, Any]:

@@ -118,6 +118,15 @@ async def test_a_bid_that_is_too_low_is_refused(table: Table) -> None:
     )
 
 
+async def post_body(table: Table, body: bytes) -> Response:
+    """North sends ``body`` as a command, as it is."""
+    return await table.client.post(  # type: ignore[no-any-return]
+        f"/tables/{table.id}/actions",
+        content=body,
+        headers={**bearer(table.tokens[N]), "content-type": "application/json"},
+    )
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -131,14 +140,7 @@ async def test_a_bid_that_is_too_low_is_refused(table: Table) -> None:
     ],
 )
 async def test_a_malformed_body_is_refused(table: Table, body: bytes) -> None:
-    async def post() -> Response:
-        return await table.client.post(  # type: ignore[no-any-return]
-            f"/tables/{table.id}/actions",
-            content=body,
-            headers={**bearer(table.tokens[N]), "content-type": "application/json"},
-        )
-
-    await refused(table, post, 400, "malformed-request")
+    await refused(table, lambda: post_body(table, body), 400, "malformed-request")
 
 
 @pytest.mark.parametrize(
@@ -155,14 +157,8 @@ async def test_a_body_refused_by_the_schema_names_the_field_at_fault(
 ) -> None:
     """The strict check says which field is wrong (``data``: the body as a whole)."""
 
-    async def post() -> Response:
-        return await table.client.post(  # type: ignore[no-any-return]
-            f"/tables/{table.id}/actions",
-            content=body,
-            headers={**bearer(table.tokens[N]), "content-type": "application/json"},
-        )
-
-    problem = (await refused(table, post, 400, "malformed-request")).json()
+    refusal = await refused(table, lambda: post_body(table, body), 400, "malformed-request")
+    problem = refusal.json()
     assert [(e["key"], e["message"]) for e in problem["errors"]] == [(key, message)]
 
 

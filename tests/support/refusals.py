@@ -81,14 +81,17 @@ async def stored(database_url: str, tournament: str | None = None) -> tuple[int,
     entry tokens) the store holds; with ``tournament``, all but the tournaments counted
     for that tournament alone (its tables' events and tokens, its stream, its entries),
     so that the computers and round keepers of other tests' tournaments may go on."""
-    scoped = tournament is not None
-    tables = "SELECT id FROM tables" + (" WHERE tournament = %(t)s" if scoped else "")
-    own = " WHERE tournament_id = %(t)s::uuid" if scoped else ""
+    if tournament is None:
+        of_tables = tables = own = ""
+    else:
+        tables = " WHERE tournament = %(t)s"
+        of_tables = f" WHERE table_id IN (SELECT id FROM tables{tables})"
+        own = " WHERE tournament_id = %(t)s::uuid"
     async with await psycopg.AsyncConnection.connect(database_url) as conn:
         cur = await conn.execute(
-            f"SELECT (SELECT count(*) FROM events WHERE table_id IN ({tables})),"
-            f" (SELECT count(*) FROM ({tables}) AS t),"
-            f" (SELECT count(*) FROM seat_tokens WHERE table_id IN ({tables})),"
+            f"SELECT (SELECT count(*) FROM events{of_tables}),"
+            f" (SELECT count(*) FROM tables{tables}),"
+            f" (SELECT count(*) FROM seat_tokens{of_tables}),"
             " (SELECT count(*) FROM tournaments),"
             f" (SELECT count(*) FROM tournament_events{own}),"
             f" (SELECT count(*) FROM entry_tokens{own})",
