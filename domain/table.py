@@ -395,19 +395,24 @@ def expire_waiting(table: Table[Any]) -> list[Event]:
 
 
 def decide(table: Table[Any], command: PlayerCommand, actor: int) -> list[Event]:
-    if table.status == "waiting":
+    status = table.status  # worked out once: it asks the game whether it is finished
+    if status == "waiting":
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, "the table is waiting for players")
-    require_open(table)
+    _require_open(table, status)
     return table.rules.decide(table.state, command, actor)
 
 
 def require_open(table: Table[Any]) -> None:
     """Refuse any command once the table is over, or while the operator holds it."""
-    if table.status == "expired":
+    _require_open(table, table.status)
+
+
+def _require_open(table: Table[Any], status: Status) -> None:
+    if status == "expired":
         raise RuleError(RuleCode.TABLE_EXPIRED, "nobody filled this table in time")
-    if table.status == "aborted":
+    if status == "aborted":
         raise RuleError(RuleCode.TABLE_ABORTED, "the operator aborted this table")
-    if table.status == "finished":
+    if status == "finished":
         raise RuleError(RuleCode.GAME_OVER, "the game is over")
     if table.paused_at is not None:
         raise RuleError(RuleCode.TABLE_PAUSED, "the operator paused this table")
