@@ -352,9 +352,13 @@ class TableService:
                 self._forget(table_id)
                 if (first := await gate.replay()) is not None:
                     return first, REPLAYED  # a twin request with this key won the race
-            except RuleError:
+            except (RuleError, PreconditionFailed, TokenRevoked):
+                # Refused on the table as committed now. If a twin request with this key
+                # (the client's retry, perhaps to another process) was recorded since the
+                # gate first looked, this is the late one: it gets the first answer, not
+                # a 409, 412 or 401 for the very move that was made.
                 if (first := await gate.replay()) is not None:
-                    return first, REPLAYED  # a twin won, and this one comes too late
+                    return first, REPLAYED
                 raise
         raise CommandConflict("the table kept changing; try again")
 

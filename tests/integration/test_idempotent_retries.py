@@ -1,0 +1,92 @@
+"""A retry that loses the race to its own first try gets that first try's answer.
+
+A phone whose command is slow to answer sends it again with the same Idempotency-Key,
+perhaps to another process. The retry looks its key up first and finds nothing: the
+first try has not committed yet. Then the first try commits, and the retry reads a table
+on which its command is refused: the version its If-Match named has moved on, or the
+`leave` it repeats has revoked the very token it carries. The command was made once, and
+the retry must say so with the first answer, not with a 412 or a 401.
+
+Two processes are two :class:`TableService` objects (each with its own snapshot cache) on
+one database. A hook on the retry's key lookup lets the first try commit at exactly that
+moment, so the interleaving is the same on every run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from psycopg_pool import AsyncConnectionPool
+
+from domain import table as tables
+from domain.commands import Leave, Pass, PlayerCommand
+from service.write.handler import Answer, TableService, etag
+from service.write.store import EventStore, IdempotencyRecord, new_table_id
+from tests.support import services
+
+
+@pytest.fixture(scope="module")
+def database_url() -> str:
+    return services.fresh_database("retries_")
+
+
+async def seated_table(service: TableService) -> tuple[str, int]:
+    """A Forty-Five table with every seat taken: its id and the seat to act."""
+    created = tables.create(new_table_id(), "forty-five", 4, {})
+    table, _ = await service.create(created, {}, "operator", players=["A", "B", "C", "D"])
+    return table.id, tables.to_act(table)[0]
+
+
+def first_try_commits_after_the_lookup(
+    retry: TableService, first_try: Callable[[], Awaitable[Answer]]
+) -> list[Answer]:
+    """Make ``retry``'s first key lookup miss and ``first_try`` commit right after it;
+    the list gets the first try's answer."""
+    answers: list[Answer] = []
+    lookup = retry.store.idempotent_answer
+
+    async def racing(table_id: str, actor: str, key: str) -> IdempotencyRecord | None:
+        found = await lookup(table_id, actor, key)
+        if not answers:
+            answers.append(await first_try())
+        return found
+
+    retry.store.idempotent_answer = racing  # type: ignore[method-assign]
+    return answers
+
+
+async def race(
+    pool: AsyncConnectionPool[Any], command: PlayerCommand, *, if_match: bool, epoch: int | None
+) -> tuple[Answer, Answer, int]:
+    """The command sent by process A, and retried on process B, which has not read the
+    table before; both answers, and how many events the table gained."""
+    a, b = TableService(EventStore(pool)), TableService(EventStore(pool))
+    table_id, seat = await seated_table(a)
+    version = (await a.load(table_id)).table.version
+    sent: dict[str, Any] = {
+        "if_match": [etag(version, seat)] if if_match else None,
+        "idempotency_key": "move-1",
+        "epoch": epoch,
+    }
+    answers = first_try_commits_after_the_lookup(b, lambda: a.act(table_id, seat, command, **sent))
+    retried = await b.act(table_id, seat, command, **sent)
+    gained = (await a.load(table_id)).table.version - version
+    return answers[0], retried, gained
+
+
+async def test_a_retry_whose_if_match_the_first_try_moved_past_gets_the_first_answer(
+    pool: AsyncConnectionPool[Any],
+) -> None:
+    first, retried, gained = await race(pool, Pass(), if_match=True, epoch=None)
+    assert first.status == 200 and gained >= 1
+    assert (retried.status, retried.body, retried.etag) == (first.status, first.body, first.etag)
+
+
+async def test_a_retried_leave_gets_the_first_answer_not_a_revoked_token(
+    pool: AsyncConnectionPool[Any],
+) -> None:
+    first, retried, gained = await race(pool, Leave(), if_match=False, epoch=0)
+    assert first.status == 200 and gained >= 1
+    assert (retried.status, retried.body, retried.etag) == (first.status, first.body, first.etag)
