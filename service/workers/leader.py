@@ -2,6 +2,9 @@
 
 The leader holds a session lock on a connection of its own: if its process dies, the
 connection closes and the lock goes with it, and a standby takes over within seconds.
+The other way round too: if that connection dies under a living leader (the backend
+killed, a proxy's idle timeout), the lock is gone and a standby may already lead, so the
+leader stops its work as soon as it finds out, and stands by again.
 """
 
 from __future__ import annotations
@@ -13,12 +16,16 @@ from contextlib import suppress
 from typing import Any, ClassVar
 
 import psycopg
+from psycopg.conninfo import make_conninfo
 
 from service import metrics
+from service.pg import CONNECT_OPTIONS
 from service.read.watch import TableWatcher
 
 log = logging.getLogger("cardroom.leader")
 STANDBY = 2.0  # seconds between a standby's attempts to lead
+LOCK_CHECK = 1.0  # seconds between a leader's checks that its lock's session lives
+RECONNECT = 1.0  # seconds before connecting again after Postgres failed
 
 
 async def _try_lock(conn: psycopg.AsyncConnection[Any], lock: int) -> bool:
@@ -32,7 +39,7 @@ async def while_leading(
     lock: int,
     stop: asyncio.Event,
     leading: asyncio.Event,
-    work: Callable[[psycopg.AsyncConnection[Any]], Awaitable[None]],
+    work: Callable[[], Awaitable[None]],
     name: str,
 ) -> None:
     """Run ``work`` whenever this process leads, until ``stop`` is set.
@@ -40,7 +47,8 @@ async def while_leading(
     A standby asks for the lock every ``STANDBY`` seconds on a connection it keeps: a
     new connection for each try cost Postgres a backend's start-up, several a second
     from each standby process (one per worker). When ``work`` ends, the connection is
-    closed, which lets the lock go.
+    closed, which lets the lock go. While it runs, the lock's session is checked every
+    ``LOCK_CHECK`` seconds; found gone, ``work`` is cancelled.
 
     ``cardroom_worker_leading{worker=name}`` is 1 while this process leads, 0 while it
     stands by; it drops to 0 before the lock is let go, so two processes never both
@@ -49,7 +57,9 @@ async def while_leading(
     gauge.set(0)
     while not stop.is_set():
         try:
-            async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+            async with await psycopg.AsyncConnection.connect(
+                make_conninfo(conninfo, **CONNECT_OPTIONS), autocommit=True
+            ) as conn:
                 while not stop.is_set() and not await _try_lock(conn, lock):
                     await pause(stop, STANDBY)
                 if stop.is_set():
@@ -57,13 +67,31 @@ async def while_leading(
                 leading.set()
                 gauge.set(1)
                 try:
-                    await work(conn)
+                    await _while_held(conn, work())
                 finally:
                     gauge.set(0)
                     leading.clear()
         except (psycopg.Error, OSError) as exc:
             log.warning("%s lost Postgres (%s); retrying", name, exc)
-            await pause(stop, 1.0)
+            await pause(stop, RECONNECT)
+
+
+async def _while_held(conn: psycopg.AsyncConnection[Any], work: Awaitable[None]) -> None:
+    """``work`` until it ends, or until a check of the lock's session ``conn`` fails (the
+    error is raised, ``work`` cancelled): without its lock, it would run beside the work
+    of whichever process leads now."""
+    task = asyncio.ensure_future(work)
+    try:
+        while not task.done():
+            await asyncio.wait({task}, timeout=LOCK_CHECK)
+            if not task.done():
+                await conn.execute("SELECT 1")
+        await task
+    finally:
+        if not task.done():
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
 
 
 async def pause(stop: asyncio.Event, seconds: float) -> None:
@@ -92,7 +120,7 @@ async def lead_on_commits(
     of a server process's CPU. A step that did something looks again at once: a table
     the computer plays alone moves as fast as its own commits ring."""
 
-    async def work(_: psycopg.AsyncConnection[Any]) -> None:
+    async def work() -> None:
         while not stop.is_set():
             since = watcher.delivered
             done: Any = 0

@@ -143,13 +143,11 @@ class Projector:
             LEADER_LOCK,
             stop,
             self.leading,
-            lambda lock: self._project(stop, watcher, lock),
+            lambda: self._project(stop, watcher),
             "projector",
         )
 
-    async def _project(
-        self, stop: asyncio.Event, watcher: TableWatcher | None, lock: psycopg.AsyncConnection[Any]
-    ) -> None:
+    async def _project(self, stop: asyncio.Event, watcher: TableWatcher | None) -> None:
         while not stop.is_set():
             seen = watcher.delivered if watcher is not None else 0
             try:
@@ -160,10 +158,8 @@ class Projector:
                 await asyncio.sleep(1.0)
             if done >= self.batch:
                 continue  # a backlog: the next batch at once
-            if not done:
-                await lock.execute("SELECT 1")  # still leading: the lock's session is alive
-                if watcher is not None:
-                    await watcher.wait_for_any(seen, timeout=0.5)
+            if not done and watcher is not None:
+                await watcher.wait_for_any(seen, timeout=0.5)
             # Read models are asynchronous: a pause after every batch that caught up, busy
             # or not, lets a moment's commits gather into the next one, so a busy store
             # costs a step per moment rather than one per command.

@@ -22,7 +22,6 @@ import time
 from typing import Any
 
 import msgspec
-import psycopg
 from redis.asyncio.client import Pipeline
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.exceptions import RedisError, ResponseError
@@ -160,11 +159,11 @@ class Relay:
             LEADER_LOCK,
             stop,
             self.leading,
-            lambda lock: self._relay(stop, lock),
+            lambda: self._relay(stop),
             "relay",
         )
 
-    async def _relay(self, stop: asyncio.Event, lock: psycopg.AsyncConnection[Any]) -> None:
+    async def _relay(self, stop: asyncio.Event) -> None:
         checkpoint = PacedCheckpoint(self.store, await self.store.checkpoint(CHECKPOINT))
         tournaments = await self.store.checkpoint(TOURNAMENT_CHECKPOINT)
         looked_at = time.monotonic()
@@ -181,7 +180,6 @@ class Relay:
                     heard = -1  # a backlog: read on at the next step
             if not batch and not more:
                 await checkpoint.save()  # idle: what was published is saved before waiting
-                await lock.execute("SELECT 1")  # still leading: the lock's session is alive
                 await self._idle(stop, seen)
                 continue
             try:

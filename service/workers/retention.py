@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import timedelta
-from typing import Any
 
 import msgspec
 import psycopg
@@ -76,7 +75,7 @@ class Retention(Expirer):
         )
 
     async def run(self, conninfo: str, stop: asyncio.Event, every: float = EVERY) -> None:
-        async def lead(_: psycopg.AsyncConnection[Any]) -> None:
+        async def lead() -> None:
             while not stop.is_set():
                 await self.step()  # Postgres failing: while_leading says so and retries
                 await pause(stop, every)

@@ -19,7 +19,6 @@ import asyncio
 import logging
 import time
 from datetime import datetime, timedelta
-from typing import Any
 
 import psycopg
 
@@ -53,7 +52,7 @@ class Timekeeper(Expirer):
         self.extended = 0
 
     async def run(self, conninfo: str, stop: asyncio.Event) -> None:
-        async def lead(_: psycopg.AsyncConnection[Any]) -> None:
+        async def lead() -> None:
             await self.recover()
             beaten = 0.0
             while not stop.is_set():

@@ -31,7 +31,7 @@ async def test_a_standby_asks_on_one_connection_and_leads_on_it_once_the_lock_is
     monkeypatch.setattr(leader, "STANDBY", 0.02)
     stop, leading, led = asyncio.Event(), asyncio.Event(), asyncio.Event()
 
-    async def work(conn: psycopg.AsyncConnection[Any]) -> None:
+    async def work() -> None:
         led.set()
         await stop.wait()
 
@@ -53,6 +53,49 @@ async def test_a_standby_asks_on_one_connection_and_leads_on_it_once_the_lock_is
             await asyncio.wait_for(led.wait(), timeout=5)
             assert leading.is_set()
             assert await _backends(admin, "standby") == first  # the lock taken on it
+        finally:
+            stop.set()
+            await asyncio.wait_for(running, timeout=5)
+        assert not leading.is_set()
+
+
+async def test_a_leader_whose_lock_session_dies_stops_its_work_and_leads_again_on_a_new_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lock's connection killed under a living leader (a proxy's idle timeout, an
+    administrator) takes the lock with it, and another process may take the lead at once:
+    the work stops rather than run beside the new leader's, and the process stands by
+    again, here leading again on a new session since nobody else asked."""
+    database_url = services.fresh_database("leader_")
+    leader_url = psycopg.conninfo.make_conninfo(database_url, application_name="leader")
+    monkeypatch.setattr(leader, "LOCK_CHECK", 0.02)
+    monkeypatch.setattr(leader, "RECONNECT", 0.02)
+    stop, leading = asyncio.Event(), asyncio.Event()
+    runs: list[str] = []
+
+    async def work() -> None:
+        runs.append("started")
+        try:
+            await stop.wait()
+        except asyncio.CancelledError:
+            runs.append("cancelled")
+            raise
+
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
+        running = asyncio.create_task(
+            leader.while_leading(leader_url, LOCK, stop, leading, work, "test")
+        )
+        try:
+            await asyncio.wait_for(leading.wait(), timeout=5)
+            [first] = await _backends(admin, "leader")
+            await admin.execute("SELECT pg_terminate_backend(%s)", (first,))
+            for _ in range(250):
+                if runs == ["started", "cancelled", "started"]:
+                    break
+                await asyncio.sleep(0.02)
+            assert runs == ["started", "cancelled", "started"]
+            [second] = await _backends(admin, "leader")
+            assert second != first and leading.is_set()
         finally:
             stop.set()
             await asyncio.wait_for(running, timeout=5)
