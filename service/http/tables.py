@@ -474,7 +474,7 @@ class TableController(Controller):
             "Served from an asynchronous read model: `position` says how far into the"
             " store it reflects, and `sheet.version` which table version."
         ),
-        **token_optional(400, 401, 404, 503),
+        **token_optional(400, 401, 403, 404, 503),
     )
     async def get_scoresheet(
         self,
@@ -485,11 +485,8 @@ class TableController(Controller):
         read_side: NamedDependency[ReadSide],
     ) -> ScoreSheetPage:
         table_key = str(table_id)
-        loaded = await service.load(table_key, replica=True)
+        _, loaded = await load_for_caller(caller, service, tournaments, table_key)
         table = loaded.table
-        keeper = caller.kind == "director" and caller.tournament == table.tournament
-        if not (caller.is_operator or keeper or caller.table == table_key):
-            await require_watchable(table, "spectator", tournaments)
         sheet, position = await read_side.scoresheet(table_key, table.game)
         return ScoreSheetPage(position=position, table_version=table.version, sheet=sheet)
 

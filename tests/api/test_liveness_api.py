@@ -79,6 +79,23 @@ async def test_leave_then_another_player_takes_the_seat_over(client: Any) -> Non
     await verified(client, table_id)
 
 
+async def test_every_read_of_a_table_refuses_a_revoked_token_and_another_tables(
+    client: Any,
+) -> None:
+    """The view, the events and the score sheet alike: 401 for the token of a seat that
+    was left, 403 for a seat token of another table; the seats still sitting read on."""
+    table_id, tokens, view = await started(client)
+    _, others, _ = await started(client)
+    seat = (view["to_act"][0] + 1) % 4
+    leave = {"type": "leave"}
+    ok(await client.post(f"/tables/{table_id}/actions", json=leave, headers=bearer(tokens[seat])))
+    for read in ("", "/events", "/scoresheet"):
+        path = f"/tables/{table_id}{read}"
+        assert_problem(await client.get(path, headers=bearer(tokens[seat])), 401, "unauthorized")
+        assert_problem(await client.get(path, headers=bearer(others[0])), 403, "wrong-seat")
+        ok(await client.get(path, headers=bearer(tokens[(seat + 1) % 4])))
+
+
 async def test_the_operator_replaces_a_player_and_the_old_token_stops_working(
     client: Any,
 ) -> None:
