@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import msgspec
 
+from domain.cards import Card
 from domain.commands import PlayerCommand
 from domain.errors import RuleCode, RuleError
 from domain.events import ClockSettings
@@ -238,12 +239,21 @@ class CreateTournamentBase(msgspec.Struct, frozen=True):
     auto_rounds: bool
 
 
+class TournamentTableDeck(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A deck for one of the table's deals: the full pack of the tournament's game, top card
+    first (any order of exactly its cards; the game checks it when the table opens)."""
+
+    deck: Annotated[
+        list[Card], msgspec.Meta(min_length=1, max_length=max(len(g.pack) for g in GAMES.values()))
+    ]
+
+
 class TournamentTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A tournament table with its players named, seat 0 first (operator only)."""
 
     players: Annotated[list[Name], msgspec.Meta(min_length=2, max_length=7)]
     first_dealer: Annotated[int, msgspec.Meta(ge=0, le=6)] | None = None
-    deals: Annotated[list[dict[str, list[str]]], msgspec.Meta(max_length=500)] | None = None
+    deals: Annotated[list[TournamentTableDeck], msgspec.Meta(max_length=500)] | None = None
 
 
 class SeatToken(msgspec.Struct, frozen=True):

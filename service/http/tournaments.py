@@ -167,7 +167,7 @@ class TournamentController(Controller):
                 TournamentCode.TOURNAMENT_FINISHED, "a finished tournament opens no tables"
             )
         # The table's own decks and dealer, else the tournament's (duplicate deals).
-        decks = [deal.get("deck", []) for deal in data.deals] if data.deals else None
+        decks = [deal.deck for deal in data.deals] if data.deals else None
         if decks is None:
             decks = await read_side.tournament_decks(tournament.id)
         first_dealer = data.first_dealer

@@ -138,6 +138,35 @@ async def operator_sees_table(client: AsyncClient, tournament: str, table: str) 
     raise AssertionError("the standings never showed the table to the operator")
 
 
+@pytest.mark.parametrize(
+    "deal",
+    [
+        {"deck": "PACK", "\u0000": ["x"]},  # an unknown field, named with a NUL
+        {"deck": "PACK", "note": ["\u0000"]},
+        {"cards": "PACK"},  # no deck
+        {"deck": ["\u0000"]},
+    ],
+    ids=["nul-field", "unknown-field", "no-deck", "nul-card"],
+)
+async def test_a_tables_own_deals_take_decks_alone_and_refuse_the_rest(
+    client: AsyncClient, database_url: str, deal: dict[str, Any]
+) -> None:
+    """400 and nothing stored: a deal is ``{"deck": [...]}`` and nothing more, which the
+    stored command would otherwise keep for good (a NUL even failed the write with 500)."""
+    body = {"game": "pitch", "name": "Open night"}
+    tournament = ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)["id"]
+    pack = shuffled_decks("pitch", 1, seed=3)[0]
+    sent = {k: pack if v == "PACK" else v for k, v in deal.items()}
+    before = await stored(database_url, tournament)
+    refused = await client.post(
+        f"/tournaments/{tournament}/tables",
+        json={"players": ["Ann", "Bob"], "deals": [sent]},
+        headers=OPERATOR,
+    )
+    assert_problem(refused, 400, "invalid-deck")
+    assert await stored(database_url, tournament) == before
+
+
 @pytest.mark.parametrize("dealt", [True, False], ids=["table-dealt-decks", "shuffled"])
 async def test_an_open_tournaments_standings_hide_tables_dealt_decks_while_they_play(
     client: AsyncClient, dealt: bool
