@@ -450,6 +450,7 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
     "getStandings": {404: ["tournament-not-found"]},
     "exportTable": {403: ["operator-only"]},
     "replayTable": {403: ["operator-only"], 404: ["table-not-found", "version-not-found"]},
+    "streamTable": {404: ["table-not-found", "version-not-found"]},
     "getTournamentDeals": {403: ["operator-only"], 404: ["tournament-not-found"]},
     **t.PROBLEMS,
 }

@@ -38,6 +38,7 @@ from domain.tournament.model import Format
 from domain.tournament.stream import Tournament, round_in_secret
 from service.http.auth import Caller
 from service.http.docs import TOKEN_OPTIONAL, Access, errors
+from service.http.problems import ApiProblem
 from service.http.schemas import StreamMessage, TournamentStreamMessage
 from service.http.tables import after_version, caching_headers, load_for_caller
 from service.metrics import LIVE_READS
@@ -108,6 +109,17 @@ def provide_opening(
 ) -> Opening:
     start = int(last_event_id) if last_event_id is not None else (after or 0)
     return Opening(start, timeout, watcher)
+
+
+def require_reached(opening: Opening, version: int) -> None:
+    """404 for a stream asked to resume after a version it has not reached (another
+    table's ``Last-Event-ID``, say): following it would pass over every event up to that
+    version without a word. Every acknowledged version is reached in the read made first."""
+    if opening.after > version:
+        raise ApiProblem(
+            "version-not-found",
+            f"the stream is at version {version}: it cannot resume after {opening.after}",
+        )
 
 
 OPENING = {"opening": Provide(provide_opening, sync_to_thread=False)}
@@ -323,7 +335,8 @@ def event_stream(message: type[StreamMessage], record: str, *statuses: int) -> A
     summary="Live events of a table (Server-Sent Events)",
     description=(
         "Each message is one event record as `listEvents` returns it: `id` is the version,"
-        " `event` the event type. Resume with `Last-Event-ID` (or `?after=`). A seat token"
+        " `event` the event type. Resume with `Last-Event-ID` (or `?after=`); a version the"
+        " table has not reached is 404 `version-not-found`. A seat token"
         " adds that seat's private cards, and the stream ends once that token is revoked (the"
         " seat left or was replaced); the operator, and a tournament's director at its"
         " tables, sees everything."
@@ -341,7 +354,8 @@ async def stream_table(
     opening: NamedDependency[Opening],
 ) -> Stream:
     table_key = str(table_id)
-    audience, _ = await load_for_caller(caller, service, tournaments, table_key)  # 404, 401
+    audience, loaded = await load_for_caller(caller, service, tournaments, table_key)  # 404, 401
+    require_reached(opening, loaded.table.version)
     follower = TableFollower(table_key, caller, service, hub, opening)
     # A seat's stream carries its cards: it says so to caches, as the seat's view does.
     return stream_of(follower, opening.timeout, caching_headers(audience))
@@ -354,7 +368,8 @@ async def stream_table(
     description=(
         "Each message is one event of the tournament's stream (entries, pairings, results,"
         " the end): `id` is the version, `event` the event type, `data` the event record"
-        " (`version`, `at`, `actor`, `event`). Resume with `Last-Event-ID` (or `?after=`)."
+        " (`version`, `at`, `actor`, `event`). Resume with `Last-Event-ID` (or `?after=`);"
+        " a version the tournament has not reached is 404 `version-not-found`."
         " Public: a tournament's events carry no token. The stream ends after"
         " `tournament_finished`. A duplicate tournament's results of the round in play"
         " (`table_scored`) wait until the round is complete, as every table of it plays"
@@ -371,6 +386,7 @@ async def stream_tournament(
     opening: NamedDependency[Opening],
 ) -> Stream:
     tournament = await tournaments.load(str(tournament_id))  # 404 before the stream starts
+    require_reached(opening, tournament.version)
     sees_all = caller.is_operator or (
         caller.kind == "director" and caller.tournament == tournament.id
     )

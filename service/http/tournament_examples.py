@@ -366,5 +366,5 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
     "getRound": {404: ["no-such-round", "tournament-not-found"]},
     "exportTournament": {403: ["operator-only"], 404: ["tournament-not-found"]},
     "verifyTournament": {403: ["operator-only"], 404: ["tournament-not-found"]},
-    "streamTournament": {404: ["tournament-not-found"]},
+    "streamTournament": {404: ["tournament-not-found", "version-not-found"]},
 }

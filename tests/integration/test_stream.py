@@ -292,6 +292,25 @@ async def test_stream_of_an_unknown_table_is_not_found(http: httpx.AsyncClient) 
     assert response.json()["code"] == "table-not-found"
 
 
+async def test_a_stream_asked_to_resume_past_the_tables_version_is_not_found(
+    http: httpx.AsyncClient,
+) -> None:
+    """Another table's Last-Event-ID, say: following from there would skip every event up
+    to it in silence. At the table's own version the stream opens (nothing to catch up)."""
+    table, _, start = await seated_table(http)
+    url = f"/tables/{table['id']}/stream"
+    short = {"timeout": 1}  # were it opened, it would end at once
+    for headers, params in (
+        ({"Last-Event-ID": str(start + 1)}, short),
+        ({}, {"after": 500, **short}),
+    ):
+        response = await http.get(url, headers=headers, params=params)
+        assert response.status_code == 404, response.text
+        assert response.json()["code"] == "version-not-found"
+    async with http.stream("GET", url, headers={"Last-Event-ID": str(start)}) as response:
+        assert response.status_code == 200
+
+
 async def test_a_stream_follows_the_hub_and_leaves_it_when_closed(
     http: httpx.AsyncClient, stream_app: Litestar
 ) -> None:

@@ -156,6 +156,17 @@ async def test_the_stream_of_an_unknown_tournament_is_not_found(http: httpx.Asyn
     assert response.json()["code"] == "tournament-not-found"
 
 
+async def test_a_tournament_stream_asked_to_resume_past_its_version_is_not_found(
+    http: httpx.AsyncClient, stream_settings: Settings
+) -> None:
+    event = await open_swiss(http, stream_settings.operator_token)
+    url = f"/tournaments/{event['id']}/stream"
+    # It is at version 1; the short timeout ends the stream at once were it opened.
+    response = await http.get(url, headers={"Last-Event-ID": "2"}, params={"timeout": 1})
+    assert response.status_code == 404, response.text
+    assert response.json()["code"] == "version-not-found"
+
+
 async def test_a_stream_from_one_process_follows_commands_sent_to_another() -> None:
     with two_servers("tstream") as (bases, operator):
         async with (
