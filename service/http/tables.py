@@ -376,15 +376,17 @@ class TableController(Controller):
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
     ) -> SeatGranted:
-        table_key = str(table_id)
-        table = (await service.load(table_key)).table
-        if table.tournament is not None and (data.computer or seat in table.vacant):
-            # Who sits there plays for the seat's entry, and counts in the standings: the
-            # computer, or a newcomer taking over a seat its player left.
-            why = "the computer" if data.computer else "a seat its player left"
-            caller.require_director(table.tournament, f"{why} counts in the standings")
+        def allowed(table: tables.Table[Any]) -> None:
+            if table.tournament is not None and (data.computer or seat in table.vacant):
+                # Who sits there plays for the seat's entry, and counts in the standings:
+                # the computer, or a newcomer taking over a seat its player left.
+                why = "the computer" if data.computer else "a seat its player left"
+                caller.require_director(table.tournament, f"{why} counts in the standings")
+
         name = seat_name(data.name, data.computer, seat)
-        token, table = await service.take_seat(table_key, seat, name, computer=data.computer)
+        token, table = await service.take_seat(
+            str(table_id), seat, name, computer=data.computer, allowed=allowed
+        )
         return SeatGranted(table=table.id, seat=seat, token=token, version=table.version)
 
     @get(

@@ -248,7 +248,13 @@ class TableService:
         return settled.table, tokens
 
     async def take_seat(
-        self, table_id: str, seat: int, name: str, *, computer: bool = False
+        self,
+        table_id: str,
+        seat: int,
+        name: str,
+        *,
+        computer: bool = False,
+        allowed: Callable[[Table[Any]], None] | None = None,
     ) -> tuple[str, Table[Any]]:
         """Seat ``name``; the new bearer token. The last seat taken starts the game.
 
@@ -256,11 +262,17 @@ class TableService:
         take moves the table's version: the takes of one table queue in this process, and
         a take that collides with another process's retries after a short random pause
         (so that a burst spreads out instead of colliding again), until its seat is
-        taken — by it, or by someone else (``seat-taken``)."""
+        taken — by it, or by someone else (``seat-taken``).
+
+        ``allowed`` judges the caller's right to the seat on the very table it is taken
+        from, and raises if it has none: judged on an earlier read, a seat its player left
+        just after would be taken as if it were free."""
         token = secrets.token_urlsafe(32)
         async with self._seating(table_id):
             for attempt in range(SEAT_ATTEMPTS):
                 loaded = await self.load(table_id)
+                if allowed is not None:
+                    allowed(loaded.table)
                 events = tables.take_seat(loaded.table, seat, name, computer=computer)
                 command: dict[str, Any] = {"type": "take_seat", "seat": seat, "name": name}
                 if computer:

@@ -8,7 +8,9 @@ from datetime import datetime
 from typing import Any
 
 import pytest
+from litestar import Litestar
 
+from domain.commands import Leave
 from service.audit.verify import verify_lines
 from tests.support.api import OPERATOR, all_events, bearer, new_table, ok, seat_all
 from tests.support.audit import export
@@ -94,6 +96,39 @@ async def test_every_read_of_a_table_refuses_a_revoked_token_and_another_tables(
         assert_problem(await client.get(path, headers=bearer(tokens[seat])), 401, "unauthorized")
         assert_problem(await client.get(path, headers=bearer(others[0])), 403, "wrong-seat")
         ok(await client.get(path, headers=bearer(tokens[(seat + 1) % 4])))
+
+
+async def test_a_left_tournament_seat_is_judged_on_the_table_it_is_taken_from(
+    client: Any, app: Litestar, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taking over a seat its player left, at a tournament table, needs the director. A
+    stranger's take read the table while the seat was occupied (no director needed),
+    then the player left, then the take went through on the table as it then was: a
+    seat of the tournament, and its hand, for anyone. Judged on the table the seat is
+    taken from, the take finds the seat occupied (409); asked again, the director's."""
+    body = {"game": "pitch", "name": "Club night"}
+    tournament = ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)["id"]
+    players = {"players": ["Ann", "Bob"]}
+    opened = await client.post(f"/tournaments/{tournament}/tables", json=players, headers=OPERATOR)
+    table_id = ok(opened, 201)["table"]["id"]
+    service = app.state.service
+    load = service.load
+
+    async def the_player_leaves_after_this_read(key: str, *args: Any, **kwargs: Any) -> Any:
+        loaded = await load(key, *args, **kwargs)
+        if key == table_id:
+            monkeypatch.setattr(service, "load", load)  # once
+            await service.act(table_id, 1, Leave(), if_match=None, idempotency_key=None, epoch=0)
+        return loaded
+
+    monkeypatch.setattr(service, "load", the_player_leaves_after_this_read)
+    stranger = await client.post(f"/tables/{table_id}/seats/1", json={"name": "Mallory"})
+    assert_problem(stranger, 409, "seat-taken")
+    view = ok(await client.get(f"/tables/{table_id}", headers=OPERATOR))
+    assert view["seats"][1]["vacant"] and view["seats"][1]["name"] == "Bob"
+    again = await client.post(f"/tables/{table_id}/seats/1", json={"name": "Mallory"})
+    assert_problem(again, 401, "unauthorized")
+    ok(await client.post(f"/tables/{table_id}/seats/1", json={"name": "Cy"}, headers=OPERATOR), 201)
 
 
 async def test_the_operator_replaces_a_player_and_the_old_token_stops_working(
