@@ -10,6 +10,12 @@ a connection that stops halfway through its headers stays open for good. This su
   line and headers may take 16 KiB (16,384 bytes, from the request line's first byte to
   the empty line that ends the headers, inclusive); one byte more is answered with a 431
   ``headers-too-large`` problem and the connection closed;
+- reads no trailer fields (the header lines a chunked body may end with): they never
+  join the request's headers (RFC 9110 section 6.5.1), and what follows a head, its
+  body, chunk framing and trailers, may take 2 MiB on the wire (twice the body limit,
+  room for any chunking), past which a 413 ``payload-too-large`` problem is answered,
+  unless an answer was begun, and the connection closed: httptools gathers a trailer
+  line as it does a header line, and a 128 MB one held a worker's loop for seconds;
 - closes a connection whose head has not arrived whole within
   ``CARDROOM_HEADER_TIMEOUT_SECONDS`` (10 s) of the connection's start or, on a kept-alive
   connection, of the next request's first byte. Nothing is answered: like nginx, it only
@@ -39,6 +45,7 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from service.http import stopping
 from service.http.access import new_request_id
+from service.http.limits import MAX_BODY_BYTES
 from service.http.problems import PROBLEM_JSON, problem
 from service.read.watch import Hangup
 from service.settings import from_env
@@ -73,17 +80,24 @@ _HEADERS, _BODY = _closing_problem(
     f"the request line and headers are over {MAX_HEAD_TEXT} ({MAX_HEAD_BYTES} bytes)",
 )
 _TOO_LARGE = _wire(_HEADERS, _BODY)
+MAX_REST_BYTES = 2 * MAX_BODY_BYTES  # of a request after its head, on the wire
+_REST_TOO_LARGE = _wire(
+    *_closing_problem(
+        "payload-too-large",
+        f"the body, its chunk framing and trailer fields are over {MAX_REST_BYTES} bytes",
+    )
+)
 _UNREADABLE = _wire(
     *_closing_problem("malformed-request", "the request is not HTTP/1.1 this server can read")
 )
 
 
-def _refused(request_id: bytes, scope: Any = None) -> None:
-    """The access log's line for a 431. Like every answer it has its own X-Request-ID: a
-    new one, the client's own being somewhere in the head not read."""
+def _refused(request_id: bytes, scope: Any = None, status: int = 431) -> None:
+    """The access log's line for a request refused here. Like every answer it has its own
+    X-Request-ID: a new one, the client's own being somewhere in what was not read."""
     if log.isEnabledFor(logging.INFO):
         fields = {"method": scope["method"], "path": scope["path"]} if scope else {}
-        fields |= {"status": 431, "request_id": request_id.decode()}
+        fields |= {"status": status, "request_id": request_id.decode()}
         log.info("request", extra={"fields": fields})
 
 
@@ -128,6 +142,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.head_counted = True
         self.read_in_head = True
         self.refused = False
+        self.rest_bytes = 0  # read since the end of the head being answered
 
     # --- the clock --------------------------------------------------------------------
     # One timer per connection, not one per request (arming and cancelling a timer for
@@ -178,6 +193,11 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             if not self._head_fits(data):
                 self._refuse()
                 return
+        else:
+            self.rest_bytes += len(data)
+            if self.rest_bytes > MAX_REST_BYTES:
+                self._refuse_rest()
+                return
         super().data_received(data)
 
     def _head_fits(self, data: bytes) -> bool:
@@ -200,12 +220,29 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             self.head_tail = (tail + data[max(start, len(data) - 3) :])[-3:]
         return self.head_bytes <= MAX_HEAD_BYTES
 
-    def _refuse(self) -> None:
+    def _answer(self, status: int, rest: bytes) -> tuple[bytes, bytes]:
+        """A refusal as it goes on the wire (the server's default headers, a new
+        X-Request-ID, then ``rest``), and that id."""
         request_id = new_request_id()
         date = b"".join(n + b": " + v + b"\r\n" for n, v in self.server_state.default_headers)
         stamp = b"x-request-id: " + request_id + b"\r\n"
-        if self._drop(STATUS_LINE[431] + date + stamp + _TOO_LARGE):
+        return STATUS_LINE[status] + date + stamp + rest, request_id
+
+    def _refuse(self) -> None:
+        answer, request_id = self._answer(431, _TOO_LARGE)
+        if self._drop(answer):
             _refused(request_id)
+
+    def _refuse_rest(self) -> None:
+        """Past the limit after the head: a 413 unless the request was being answered
+        already (its app did not wait for the body), then closed, mid-request."""
+        self.refused = True
+        self.head_started = None
+        if self.cycle is None or not self.cycle.response_started:
+            answer, request_id = self._answer(413, _REST_TOO_LARGE)
+            self.transport.write(answer)
+            _refused(request_id, self.cycle.scope if self.cycle else None, 413)
+        self.transport.close()
 
     def _drop(self, answer: bytes = b"") -> bool:
         """Read no more of this connection; send ``answer``, if any, and close it. While a
@@ -232,6 +269,10 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.read_in_head = False
         if self.head_started is None:
             self.head_started = self.loop.time()
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if self.reading_head:  # else a trailer field: the service reads none
+            super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
         if self.refused:
@@ -268,6 +309,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.reading_head = True
         self.head_bytes = 0
         self.head_tail = b""
+        self.rest_bytes = 0
 
     def send_400_response(self, msg: str) -> None:
         """A request the parser cannot read is answered as every refusal is, a problem

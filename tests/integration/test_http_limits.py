@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -15,8 +16,9 @@ import pytest
 from service.http.protocol import MAX_HEAD_BYTES
 from service.tools.bench.harness import running_server
 from tests.support import services
-from tests.support.api import new_table, ok
+from tests.support.api import bearer, new_table, ok, seat_all
 from tests.support.heads import head
+from tests.support.playout import choose
 from tests.support.sse import messages
 
 MiB = 1024 * 1024
@@ -177,6 +179,55 @@ async def test_a_pipelined_head_past_16_kib_is_refused_after_the_one_before(base
         writer.close()
     assert (first, second, json.loads(body)["code"]) == (200, 431, "headers-too-large")
     assert re.fullmatch("[0-9a-f]{16}", headers["x-request-id"])
+
+
+def chunked_post(path: str, body: bytes, trailer: bytes) -> bytes:
+    """A POST whose JSON body comes as one chunk, then ``trailer`` as its trailer section."""
+    head = f"POST {path} HTTP/1.1\r\nhost: cardroom\r\ncontent-type: application/json\r\n"
+    framing = b"transfer-encoding: chunked\r\n\r\n%x\r\n" % len(body)
+    return head.encode() + framing + body + b"\r\n0\r\n" + trailer + b"\r\n"
+
+
+async def test_a_trailer_field_is_never_read_as_a_header(base: str) -> None:
+    """RFC 9110 6.5.1: trailer fields are not merged into the headers. An If-Match sent
+    as a trailer, naming a version the table is not at, would refuse the command (412)."""
+    async with httpx.AsyncClient(base_url=base, timeout=10) as client:
+        table = await new_table(client)
+        tokens = await seat_all(client, table["id"], 4)
+        seat = ok(await client.get(f"/tables/{table['id']}"))["to_act"][0]
+        mine = ok(await client.get(f"/tables/{table['id']}", headers=bearer(tokens[seat])))
+    command = json.dumps(choose(mine["legal_actions"][0], random.Random(1))).encode()
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        request = chunked_post(f"/tables/{table['id']}/actions", command, b'if-match: "1.s0"\r\n')
+        token = f"authorization: Bearer {tokens[seat]}\r\n".encode()
+        writer.write(request.replace(b"content-type:", token + b"content-type:", 1))
+        status, _, body = await asyncio.wait_for(read_response(reader), 10)
+        assert status == 200, body
+    finally:
+        writer.close()
+
+
+async def test_a_trailer_section_past_the_limit_is_refused_with_413_and_closed(
+    base: str,
+) -> None:
+    """What follows a head may take 2 MiB on the wire: a trailer line that goes past it,
+    and has not ended, is answered 413 there, without waiting for its end."""
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        body = json.dumps({"game": "pitch", "seats": 2}).encode()
+        writer.write(chunked_post("/tables", body, b"x-pad: ")[:-2])  # the line goes on
+        writer.write(b"a" * (2 * MiB + 1))
+        await writer.drain()
+        status, headers, answer = await asyncio.wait_for(read_response(reader), 10)
+        assert status == 413
+        assert headers["content-type"] == "application/problem+json"
+        assert json.loads(answer)["code"] == "payload-too-large"
+        assert await closed_by_server(reader, 5)
+    finally:
+        writer.close()
+    async with httpx.AsyncClient(base_url=base, timeout=10) as client:
+        assert all(t["game"] != "pitch" for t in ok(await client.get("/tables"))["tables"])
 
 
 async def test_a_64_mb_header_line_is_cut_off_while_others_are_served(base: str) -> None:
