@@ -21,7 +21,7 @@ from service.http.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
 from service.http.document import finish, openapi_config
 from service.http.games import GameController
 from service.http.headers import nosniff
-from service.http.hooks import allowed_methods, before_request, query_rules
+from service.http.hooks import allowed_methods, before_request, parameter_rules
 from service.http.interventions import InterventionController
 from service.http.lifespan import lifespan
 from service.http.limits import MAX_BODY_BYTES
@@ -102,5 +102,5 @@ def create_app(settings: Settings) -> Litestar:
         app.asgi_handler, Cors(settings.cors_origins) if settings.cors_origins else None
     )
     finish(app.openapi_schema)
-    app.state.query_rules = query_rules(app.openapi_schema)
+    app.state.parameter_rules = parameter_rules(app.openapi_schema)
     return app

@@ -17,6 +17,7 @@ from litestar.routes import HTTPRoute
 from service.http.access import allow
 from service.http.limits import decode_json, read_body
 from service.http.problems import ApiProblem
+from service.http.schemas import UUID_PATTERN
 from service.http.throttle import Throttle
 from service.write.codec import convert
 
@@ -79,45 +80,71 @@ def allowed_methods(app: Litestar) -> dict[str, str]:
     return {route.path_format: allow(route.methods) for route in routes}
 
 
-QueryRules = dict[tuple[str, str], dict[str, str | None]]
+ParameterRules = dict[tuple[str, str], dict[tuple[str, str], str | None]]
 _INTEGER = re.compile(r"-?[0-9]+")
+_SEAT_OR_ROUND = re.compile(r"[0-9]+")  # a path's numbers are never negative
+_UUID = re.compile(UUID_PATTERN)
 
 
-def query_rules(openapi: OpenAPI) -> QueryRules:
-    """Each operation's query parameters, by path template and method, with the type the
-    document gives each (``integer``, ``string``, …)."""
-    rules: QueryRules = {}
+def parameter_rules(openapi: OpenAPI) -> ParameterRules:
+    """Each operation's query and path parameters, by path template and method, keyed by
+    where and name: the type the document gives each (``integer``, ``string``, …), or
+    ``uuid`` for a string of that format."""
+    rules: ParameterRules = {}
     for path, item in (openapi.paths or {}).items():
         for method in ("get", "post", "put", "patch", "delete"):
             operation = getattr(item, method, None)
             if operation is None:
                 continue
             rules[(path, method.upper())] = {
-                p.name: getattr(p.schema, "type", None)
+                (p.param_in, p.name): "uuid"
+                if getattr(p.schema, "format", None) == "uuid"
+                else getattr(p.schema, "type", None)
                 for p in operation.parameters or ()
-                if isinstance(p, Parameter) and p.param_in == ParamType.QUERY
+                if isinstance(p, Parameter) and p.param_in in (ParamType.QUERY, ParamType.PATH)
             }
     return rules
 
 
-def strict_query(request: Request[Any, Any, Any]) -> None:
+def _rules_of(request: Request[Any, Any, Any]) -> dict[tuple[str, str], str | None] | None:
+    """The request's operation's parameters; None for a route not in the document (the
+    docs pages, the metrics)."""
+    rules: ParameterRules = request.app.state.parameter_rules
+    return rules.get((request.scope["path_template"], request.method))
+
+
+def strict_query(request: Request[Any, Any, Any], known: dict[tuple[str, str], str | None]) -> None:
     """Read the query as strictly as the document states it: each parameter once (the
     framework would take the last of several), and an integer written as one (``1e1``
     and ``5.0`` would convert)."""
     query: bytes = request.scope.get("query_string", b"")
     if not query:
         return
-    rules: QueryRules = request.app.state.query_rules
-    known = rules.get((request.scope["path_template"], request.method))
-    if known is None:
-        return  # not an operation of the document (the docs pages, the metrics)
     seen: set[str] = set()
     for name, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True):
         if name in seen:
             raise ApiProblem("malformed-request", f"the query parameter {name} is given twice")
         seen.add(name)
-        if known.get(name) == OpenAPIType.INTEGER and not _INTEGER.fullmatch(value):
+        kind = known.get((ParamType.QUERY, name))
+        if kind == OpenAPIType.INTEGER and not _INTEGER.fullmatch(value):
             raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} is not an integer")
+
+
+def strict_path(request: Request[Any, Any, Any], known: dict[tuple[str, str], str | None]) -> None:
+    """Read the path's parameters as the document writes them: a number in ASCII digits
+    alone (the router would take ``+2``, ``0_2`` or another script's digits as 2), an id
+    as a UUID's 36 characters (not braced, URN or undashed forms of it): one resource,
+    one URL."""
+    template: str = request.scope["path_template"]
+    for part, value in zip(template.split("/"), request.scope["path"].split("/"), strict=False):
+        if not part.startswith("{"):
+            continue
+        name = part[1:-1]
+        kind = known.get((ParamType.PATH, name))
+        if kind == OpenAPIType.INTEGER and not _SEAT_OR_ROUND.fullmatch(value):
+            raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} is not a number")
+        if kind == "uuid" and not _UUID.fullmatch(value):
+            raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} is not a UUID")
 
 
 async def before_request(request: Request[Any, Any, Any]) -> Response[None] | None:
@@ -134,6 +161,9 @@ async def before_request(request: Request[Any, Any, Any]) -> Response[None] | No
     throttle: Throttle | None = request.app.state.get("throttle")
     if throttle is not None:
         await throttle.admit(request)
-    strict_query(request)
+    known = _rules_of(request)
+    if known is not None:
+        strict_path(request, known)
+        strict_query(request, known)
     await strict_body(request)
     return None

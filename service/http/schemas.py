@@ -67,6 +67,9 @@ OnTimeout = Annotated[
 ]
 
 
+UUID_PATTERN = (
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$(?!\n)"
+)
 TournamentId = Annotated[
     uuid.UUID, msgspec.Meta(description="An existing tournament of the same game.")
 ]

@@ -27,6 +27,7 @@ from service.http.problems import ApiProblem
 from service.http.protocol import hangup_of
 from service.http.schemas import (
     TEXT,
+    UUID_PATTERN,
     Command,
     CreateTable,
     EventPage,
@@ -88,9 +89,6 @@ SeatPath = Annotated[
         description="The seat, 0 to the table's seats - 1.",
     ),
 ]
-UUID_PATTERN = (
-    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$(?!\n)"
-)
 Wait = Annotated[
     int | None,
     QueryParameter(
@@ -461,7 +459,7 @@ class TableController(Controller):
         page, following = await read_side.list_tables(
             game=game,
             status=status,
-            tournament=tournament,
+            tournament=None if tournament is None else tournament.lower(),  # stored so
             player=player,
             cursor=cursor,
             limit=limit,

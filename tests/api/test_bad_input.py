@@ -14,6 +14,7 @@ from domain.cards import standard_pack
 from tests.domain.test_forty_five_rules import EXAMPLE_HANDS
 from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
 from tests.support.decks import forty_five_order, stack_deck
+from tests.support.refusals import stored
 
 N, E, S, W = 0, 1, 2, 3
 
@@ -400,6 +401,44 @@ async def test_a_query_is_read_as_strictly_as_the_document_states_it(
     response = await client.get(f"/tables?{query}")
     assert response.status_code == 400, response.text
     assert response.json()["code"] == "malformed-request"
+
+
+@pytest.mark.parametrize("seat", ["%D9%A1", "+1", "%201", "0_1"])
+async def test_a_seat_in_the_path_is_written_in_ascii_digits_alone(
+    client: Any, database_url: str, seat: str
+) -> None:
+    """The router would read Arabic-Indic one, ``+1`` or `` 1`` as seat 1 and seat a
+    player there: one seat, one URL."""
+    created = await new_table(client)
+    before = await stored(database_url)
+    response = await client.post(f"/tables/{created['id']}/seats/{seat}", json={"name": "Ann"})
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "malformed-request"
+    assert await stored(database_url) == before
+    view = ok(await client.get(f"/tables/{created['id']}"))
+    assert all(s["name"] is None for s in view["seats"])
+
+
+async def test_a_table_id_in_the_path_is_a_uuids_36_characters(client: Any) -> None:
+    """Braced, URN and undashed forms of the id are refused; its letters may be either
+    case (RFC 9562 reads them alike)."""
+    table_id = (await new_table(client))["id"]
+    for form in (f"{{{table_id}}}", f"urn:uuid:{table_id}", table_id.replace("-", "")):
+        response = await client.get(f"/tables/{form}")
+        assert response.status_code == 400, (form, response.text)
+        assert response.json()["code"] == "malformed-request"
+    assert ok(await client.get(f"/tables/{table_id.upper()}"))["id"] == table_id
+
+
+async def test_the_tournament_filter_reads_a_uuid_in_either_case(client: Any) -> None:
+    body = {"game": "pitch", "name": "Club night"}
+    tournament = ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)["id"]
+    players = {"players": ["Ann", "Bob"]}
+    opened = await client.post(f"/tournaments/{tournament}/tables", json=players, headers=OPERATOR)
+    table_id = ok(opened, 201)["table"]["id"]
+    for form in (tournament, tournament.upper()):
+        listed = ok(await client.get("/tables", params={"tournament": form}))["tables"]
+        assert [t["id"] for t in listed] == [table_id], form
 
 
 async def test_a_long_poll_takes_its_wait_as_an_integer_only(table: Table) -> None:
