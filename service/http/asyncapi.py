@@ -99,7 +99,8 @@ def document() -> dict[str, Any]:
         "TournamentRedisEntry": _entry_schema(
             "tournament",
             "TournamentEventRecord",
-            "a `TournamentEventRecord` (as `GET /tournaments/{id}/stream` sends it)",
+            "a `TournamentEventRecord` (as `GET /tournaments/{id}/stream` sends it to"
+            " the operator: results of a duplicate round in play included)",
         ),
     }
     return {
@@ -113,7 +114,13 @@ def document() -> dict[str, Any]:
                 " Redis is a doorbell: after any doubt (a gap, a trimmed stream, Redis"
                 " restarted) read `GET /tables/{id}/events?after=V` from the HTTP API,"
                 " which is the source of truth. Keys start with the deployment's prefix"
-                " (`CARDROOM_REDIS_PREFIX`, default `cardroom`)."
+                " (`CARDROOM_REDIS_PREFIX`, default `cardroom`). These streams are for"
+                " the deployment's own services, as its database is, not for players:"
+                " an entry never holds a hidden card, but the tables a tournament closes"
+                " to spectators while they play its deals are published as they play,"
+                " and a duplicate tournament's `table_scored` as soon as it is recorded,"
+                " before its round is complete. A service that shows them to players holds"
+                " them back as the HTTP API does."
             ),
         },
         "defaultContentType": "application/json",
