@@ -147,6 +147,26 @@ def strict_path(request: Request[Any, Any, Any], known: dict[tuple[str, str], st
             raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} is not a UUID")
 
 
+# The request headers the service reads, each taken once: the framework reads the first
+# line of a repeated one, and the rest would be passed over in silence (a second If-Match
+# naming the current version, a second Idempotency-Key).
+SINGLE_HEADERS = frozenset(
+    {b"authorization", b"content-type", b"idempotency-key", b"if-match", b"if-none-match",
+     b"last-event-id"}
+)  # fmt: skip
+
+
+def single_headers(request: Request[Any, Any, Any]) -> None:
+    seen: set[bytes] = set()
+    for name, _ in request.scope["headers"]:
+        if name in SINGLE_HEADERS:
+            if name in seen:
+                raise ApiProblem(
+                    "malformed-request", f"the header {name.decode()} is given more than once"
+                )
+            seen.add(name)
+
+
 async def before_request(request: Request[Any, Any, Any]) -> Response[None] | None:
     if request.method == "OPTIONS" and request.route_handler.handler_name == "options_handler":
         allow: dict[str, str] = request.app.state.allowed_methods
@@ -157,6 +177,7 @@ async def before_request(request: Request[Any, Any, Any]) -> Response[None] | No
         # The server decodes %2F to "/" before routing: /tables/<id>%2Fevents would be
         # served as /tables/<id>/events, a path no proxy or cache in front would see.
         raise NotFoundException(detail="no such route")
+    single_headers(request)
     # The rate limit first: a refused request costs no body read and no decoding.
     throttle: Throttle | None = request.app.state.get("throttle")
     if throttle is not None:

@@ -188,24 +188,57 @@ def chunked_post(path: str, body: bytes, trailer: bytes) -> bytes:
     return head.encode() + framing + body + b"\r\n0\r\n" + trailer + b"\r\n"
 
 
-async def test_a_trailer_field_is_never_read_as_a_header(base: str) -> None:
-    """RFC 9110 6.5.1: trailer fields are not merged into the headers. An If-Match sent
-    as a trailer, naming a version the table is not at, would refuse the command (412)."""
+async def a_move(base: str) -> tuple[str, bytes, bytes, str]:
+    """A seated table's path for commands, the authorization line of the seat to act, a
+    legal command of it, and its view's ETag."""
     async with httpx.AsyncClient(base_url=base, timeout=10) as client:
         table = await new_table(client)
         tokens = await seat_all(client, table["id"], 4)
         seat = ok(await client.get(f"/tables/{table['id']}"))["to_act"][0]
-        mine = ok(await client.get(f"/tables/{table['id']}", headers=bearer(tokens[seat])))
-    command = json.dumps(choose(mine["legal_actions"][0], random.Random(1))).encode()
+        mine = await client.get(f"/tables/{table['id']}", headers=bearer(tokens[seat]))
+    command = json.dumps(choose(ok(mine)["legal_actions"][0], random.Random(1))).encode()
+    authorization = f"authorization: Bearer {tokens[seat]}\r\n".encode()
+    return f"/tables/{table['id']}/actions", authorization, command, mine.headers["etag"]
+
+
+async def answer_to(base: str, request: bytes) -> tuple[int, bytes]:
     reader, writer = await asyncio.open_connection(*address(base))
     try:
-        request = chunked_post(f"/tables/{table['id']}/actions", command, b'if-match: "1.s0"\r\n')
-        token = f"authorization: Bearer {tokens[seat]}\r\n".encode()
-        writer.write(request.replace(b"content-type:", token + b"content-type:", 1))
+        writer.write(request)
         status, _, body = await asyncio.wait_for(read_response(reader), 10)
-        assert status == 200, body
+        return status, body
     finally:
         writer.close()
+
+
+async def test_a_trailer_field_is_never_read_as_a_header(base: str) -> None:
+    """RFC 9110 6.5.1: trailer fields are not merged into the headers. An If-Match sent
+    as a trailer, naming a version the table is not at, would refuse the command (412)."""
+    path, authorization, command, _ = await a_move(base)
+    request = chunked_post(path, command, b'if-match: "1.s0"\r\n')
+    status, body = await answer_to(
+        base, request.replace(b"content-type:", authorization + b"content-type:", 1)
+    )
+    assert status == 200, body
+
+
+@pytest.mark.parametrize("name", [b"if-match", b"idempotency-key", b"content-type"])
+async def test_a_header_the_service_reads_is_given_once(base: str, name: bytes) -> None:
+    """On two lines the framework reads the first and passes over the other: here a
+    stale If-Match then the current one, two keys, JSON then text."""
+    path, authorization, command, current = await a_move(base)
+    values = {
+        b"if-match": [b'"1.s0"', current.encode()],
+        b"idempotency-key": [b"a", b"b"],
+        b"content-type": [b"application/json", b"text/plain"],
+    }[name]
+    lines = b"".join(name + b": " + value + b"\r\n" for value in values)
+    if name != b"content-type":
+        lines += b"content-type: application/json\r\n"
+    head = f"POST {path} HTTP/1.1\r\nhost: cardroom\r\ncontent-length: {len(command)}\r\n"
+    status, body = await answer_to(base, head.encode() + authorization + lines + b"\r\n" + command)
+    assert status == 400, body
+    assert json.loads(body)["code"] == "malformed-request"
 
 
 async def test_a_trailer_section_past_the_limit_is_refused_with_413_and_closed(
