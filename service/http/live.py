@@ -40,7 +40,7 @@ from service.http.auth import Caller
 from service.http.docs import TOKEN_OPTIONAL, Access, errors
 from service.http.problems import ApiProblem
 from service.http.schemas import StreamMessage, TournamentStreamMessage
-from service.http.tables import after_version, caching_headers, load_for_caller
+from service.http.tables import after_version, caching_headers, load_for_caller, watchable
 from service.metrics import LIVE_READS
 from service.read.records import EventRecord, TournamentEventRecord
 from service.read.watch import TableWatcher
@@ -176,11 +176,19 @@ class TableFollower(Follower):
     A seat's stream ends once its token is revoked (the seat left or was replaced,
     DESIGN 10): every read of the seat's private events is checked against the table read
     after them, so no card dealt to the seat's next player reaches it. Until that read,
-    it may still pass on public events (what any spectator sees); reconnecting gets 401.
+    it may still pass on public events (what any spectator sees), but not at a table
+    closed to spectators, where it reads them all; reconnecting gets 401.
     """
 
     def __init__(
-        self, table_id: str, caller: Caller, service: TableService, hub: Hub, opening: Opening
+        self,
+        table_id: str,
+        caller: Caller,
+        service: TableService,
+        hub: Hub,
+        opening: Opening,
+        *,
+        watched: bool = True,
     ) -> None:
         super().__init__(table_id, opening)
         self.table_id = table_id
@@ -189,6 +197,9 @@ class TableFollower(Follower):
         self.service = service
         self.hub = hub
         self.subscription: Subscription | None = None
+        # Whether the hub's public entries may reach this stream as they are: not a
+        # seat's, at a table closed to spectators (below).
+        self.watched = watched
 
     def open(self) -> None:
         """Subscribe before the first catch-up: nothing published after it is missed."""
@@ -224,9 +235,11 @@ class TableFollower(Follower):
         fresh = [item for item in published if item.version > self.last]  # repeats dropped
         if not fresh:
             return []
-        if self.audience != "spectator" and not all(item.whole for item in fresh):
+        if self.audience != "spectator" and not (self.watched and all(i.whole for i in fresh)):
             # A seat's or the operator's events come from Postgres, private cards and all,
             # unless the relay hid nothing (a bid, a card played): then they are the same.
+            # At a table closed to spectators, a seat's come from Postgres every time: its
+            # plays are for its seats only, and a revoked token's stream ends at once.
             return await self._read_postgres("private")
         messages: list[bytes] = []
         for item in fresh:
@@ -356,7 +369,9 @@ async def stream_table(
     table_key = str(table_id)
     audience, loaded = await load_for_caller(caller, service, tournaments, table_key)  # 404, 401
     require_reached(opening, loaded.table.version)
-    follower = TableFollower(table_key, caller, service, hub, opening)
+    seat = isinstance(audience, int)
+    watched = not seat or await watchable(loaded.table, tournaments)
+    follower = TableFollower(table_key, caller, service, hub, opening, watched=watched)
     # A seat's stream carries its cards: it says so to caches, as the seat's view does.
     return stream_of(follower, opening.timeout, caching_headers(audience))
 

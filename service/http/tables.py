@@ -176,21 +176,26 @@ def current_for(caller: Caller, loaded: Loaded) -> Loaded:
     return loaded
 
 
+async def watchable(table: tables.Table[Any], tournaments: TournamentService) -> bool:
+    """Whether spectators may watch ``table`` now (``Tournament.table_watchable``). A tag
+    naming no stored tournament closes nothing: there is no event behind it whose other
+    tables could learn a deal."""
+    if table.tournament is None:
+        return True
+    try:
+        tournament = await tournaments.load(table.tournament)
+    except TournamentNotFound:
+        return True
+    over = table.status in tables.ENDED
+    return tournament.table_watchable(dealt_decks=bool(table.decks), table_over=over)
+
+
 async def require_watchable(
     table: tables.Table[Any], audience: Audience, tournaments: TournamentService
 ) -> None:
     """401 for a spectator of a table that its tournament closes to them until it is
-    over (``Tournament.table_watchable``); its seats and the operator still see it as
-    ever. A tag naming no stored tournament closes nothing: there is no event behind it
-    whose other tables could learn a deal."""
-    if audience != "spectator" or table.tournament is None:
-        return
-    try:
-        tournament = await tournaments.load(table.tournament)
-    except TournamentNotFound:
-        return
-    over = table.status in tables.ENDED
-    if not tournament.table_watchable(dealt_decks=bool(table.decks), table_over=over):
+    over (:func:`watchable`); its seats and the operator still see it as ever."""
+    if audience == "spectator" and not await watchable(table, tournaments):
         raise ApiProblem(
             "unauthorized",
             "the tables of a tournament that deals them the same cards are watched once"

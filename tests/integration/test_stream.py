@@ -16,6 +16,7 @@ from litestar import Litestar
 from prometheus_client import REGISTRY
 from redis.asyncio import Redis
 
+from domain.cards import standard_pack
 from service.http import live
 from service.http.app import create_app
 from service.settings import Settings
@@ -191,6 +192,55 @@ async def test_a_seat_stream_ends_when_its_token_is_revoked_and_shows_no_newcome
     await asyncio.wait_for(reader, timeout=20)  # the stream ended on its own
     sent = [m["data"]["event"]["type"] for m in found if "data" in m]
     assert "cards_dealt" not in sent, "a card dealt to Eve reached Ann"
+
+
+async def test_at_a_table_closed_to_spectators_a_revoked_seats_stream_gets_no_more_play(
+    http: httpx.AsyncClient,
+) -> None:
+    """A table dealt the tournament's decks is for its seats alone while it plays. A seat
+    replaced there, its stream still open, must not go on receiving the table's public
+    events (a bid, a card played) the way a spectator would: nobody may spectate here."""
+    deck = list(standard_pack())
+    random.Random(4).shuffle(deck)
+    body = {"game": "pitch", "name": "Duplicate night", "deals": [{"deck": deck}]}
+    tournament = ok(await http.post("/tournaments", json=body, headers=OPERATOR), 201)["id"]
+    players = {"players": ["Ann", "Bob", "Cy"]}
+    opened = await http.post(f"/tournaments/{tournament}/tables", json=players, headers=OPERATOR)
+    table_id = ok(opened, 201)["table"]["id"]
+    tokens = [seat["token"] for seat in ok(opened, 201)["seats"]]
+    assert (await http.get(f"/tables/{table_id}")).status_code == 401  # closed
+    view = ok(await http.get(f"/tables/{table_id}", headers=OPERATOR))
+    mover = view["to_act"][0]
+    quiet = (mover + 1) % 3
+    found: list[Message] = []
+
+    async def read(headers: dict[str, str], into: list[Message]) -> None:
+        resume = {**headers, "Last-Event-ID": str(view["version"])}
+        async with http.stream("GET", f"/tables/{table_id}/stream", headers=resume) as answer:
+            assert answer.status_code == 200
+            async for message in messages(answer):
+                into.append(message)
+
+    # The operator's stream first: the hub is reading Redis before the seat's opens.
+    watching = asyncio.create_task(read(OPERATOR, []))
+    await asyncio.sleep(0.3)
+    reader = asyncio.create_task(read(bearer(tokens[quiet]), found))
+    await asyncio.sleep(0.3)  # the stream is open and following the hub
+    replace = f"/tables/{table_id}/seats/{quiet}/replace"
+    replaced = ok(await http.post(replace, json={"computer": True}, headers=OPERATOR))["version"]
+    rng = random.Random(2)
+    while (now := ok(await http.get(f"/tables/{table_id}", headers=OPERATOR)))["version"] < (
+        replaced + 4
+    ):  # bids and plays, the computer's among them: nothing a spectator may not see
+        if now["to_act"] and now["to_act"][0] != quiet:
+            await random_action(http, table_id, tokens[now["to_act"][0]], rng)
+        await asyncio.sleep(0.05)
+    await asyncio.wait_for(reader, timeout=20)  # the stream ended on its own
+    watching.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await watching
+    versions = [int(m["id"]) for m in found if "id" in m]
+    assert all(v < replaced for v in versions), versions
 
 
 async def test_seat_and_operator_streams_read_postgres_only_for_what_hides_cards(
