@@ -83,7 +83,9 @@ async def _check(probe: Awaitable[Any]) -> str:
     "/metrics",
     operation_id="metrics",
     summary="Prometheus metrics",
-    media_type=CONTENT_TYPE_LATEST,
+    # Litestar adds the charset to a text type: given prometheus_client's whole type,
+    # which names one already, the header said "charset=utf-8" twice.
+    media_type=CONTENT_TYPE_LATEST.removesuffix("; charset=utf-8"),
     include_in_schema=True,
 )
 async def metrics(pool: NamedDependency[AsyncConnectionPool[Any]]) -> bytes:

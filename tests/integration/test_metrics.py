@@ -59,6 +59,8 @@ def leaders(samples: dict[str, list[tuple[dict[str, str], float]]]) -> dict[str,
 async def scrape(http: httpx.AsyncClient) -> dict[str, list[tuple[dict[str, str], float]]]:
     response = await http.get("/metrics", headers=FRESH)
     assert response.status_code == 200, response.text
+    # Prometheus's text format, its version and charset each named once.
+    assert response.headers["content-type"] == "text/plain; version=1.0.0; charset=utf-8"
     return parse(response.text)
 
 
