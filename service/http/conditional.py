@@ -17,8 +17,10 @@ IfNoneMatch = Annotated[
 
 def entity_tags(header: str | None) -> list[str] | None:
     """The entity tags of an If-None-Match header, compared weakly (RFC 9110 §13.1.2):
-    a weak tag keeps no ``W/``."""
-    return None if header is None else [t.removeprefix("W/") for t in _tags(header)]
+    a weak tag keeps no ``W/``. Only a quoted tag is weak: ``W/*`` is no ``*``."""
+    if header is None:
+        return None
+    return [t[2:] if t.startswith('W/"') else t for t in _tags(header)]
 
 
 def strong_tags(header: str | None) -> list[str] | None:
