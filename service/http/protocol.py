@@ -195,9 +195,9 @@ class HeadLimitedProtocol(HttpToolsProtocol):
                 return
         else:
             self.rest_bytes += len(data)
-            if self.rest_bytes > MAX_REST_BYTES:
-                self._refuse_rest()
-                return
+        if self.rest_bytes > MAX_REST_BYTES:
+            self._refuse_rest()
+            return
         super().data_received(data)
 
     def _head_fits(self, data: bytes) -> bool:
@@ -215,6 +215,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             end = end + len(_END) if end >= 0 else -1
         if end >= 0:
             self.head_bytes += end - start
+            self.rest_bytes = len(data) - end  # what came with the head's end counts too
         else:
             self.head_bytes += len(data) - start
             self.head_tail = (tail + data[max(start, len(data) - 3) :])[-3:]
