@@ -1,5 +1,5 @@
-"""What runs before every handler: the OPTIONS answer, the rate limit, and the strict
-body check."""
+"""What runs before every handler: the OPTIONS answer, the headers read once, the rate
+limit, and the strict reading of the path, the query and the body."""
 
 from __future__ import annotations
 
@@ -82,7 +82,6 @@ def allowed_methods(app: Litestar) -> dict[str, str]:
 
 ParameterRules = dict[tuple[str, str], dict[tuple[str, str], str | None]]
 _INTEGER = re.compile(r"-?[0-9]+")
-_SEAT_OR_ROUND = re.compile(r"[0-9]+")  # a path's numbers are never negative
 _UUID = re.compile(UUID_PATTERN)
 
 
@@ -131,18 +130,18 @@ def strict_query(request: Request[Any, Any, Any], known: dict[tuple[str, str], s
 
 
 def strict_path(request: Request[Any, Any, Any], known: dict[tuple[str, str], str | None]) -> None:
-    """Read the path's parameters as the document writes them: a number in ASCII digits
-    alone (the router would take ``+2``, ``0_2`` or another script's digits as 2), an id
-    as a UUID's 36 characters (not braced, URN or undashed forms of it): one resource,
-    one URL."""
+    """Read the path's parameters as the document writes them: an integer in ASCII digits
+    (the router would take ``+2``, ``0_2`` or another script's digits as 2; the range is
+    the route's to check), an id as a UUID's 36 characters (not braced, URN or undashed
+    forms of it): one resource, one URL."""
     template: str = request.scope["path_template"]
     for part, value in zip(template.split("/"), request.scope["path"].split("/"), strict=False):
         if not part.startswith("{"):
             continue
         name = part[1:-1]
         kind = known.get((ParamType.PATH, name))
-        if kind == OpenAPIType.INTEGER and not _SEAT_OR_ROUND.fullmatch(value):
-            raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} is not a number")
+        if kind == OpenAPIType.INTEGER and not _INTEGER.fullmatch(value):
+            raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} is not an integer")
         if kind == "uuid" and not _UUID.fullmatch(value):
             raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} is not a UUID")
 
