@@ -464,7 +464,8 @@ class TableController(Controller):
         page, following = await read_side.list_tables(
             game=game,
             status=status,
-            tournament=None if tournament is None else tournament.lower(),  # stored so
+            # Ids are stored lower-case; the pattern takes either case, as UUIDs are read.
+            tournament=None if tournament is None else tournament.lower(),
             player=player,
             cursor=cursor,
             limit=limit,

@@ -76,17 +76,16 @@ async def race(
     return answers[0], retried, gained
 
 
-async def test_a_retry_whose_if_match_the_first_try_moved_past_gets_the_first_answer(
-    pool: AsyncConnectionPool[Any],
+@pytest.mark.parametrize(
+    ("command", "if_match", "epoch"),
+    [(Pass(), True, None), (Leave(), False, 0)],
+    ids=["its-if-match-moved-past", "a-leave-revoked-its-token"],
+)
+async def test_a_retry_that_lost_to_its_first_try_gets_the_first_answer(
+    pool: AsyncConnectionPool[Any], command: PlayerCommand, if_match: bool, epoch: int | None
 ) -> None:
-    first, retried, gained = await race(pool, Pass(), if_match=True, epoch=None)
-    assert first.status == 200 and gained >= 1
-    assert (retried.status, retried.body, retried.etag) == (first.status, first.body, first.etag)
-
-
-async def test_a_retried_leave_gets_the_first_answer_not_a_revoked_token(
-    pool: AsyncConnectionPool[Any],
-) -> None:
-    first, retried, gained = await race(pool, Leave(), if_match=False, epoch=0)
+    """Refused on the table the first try left (412 for the If-Match, 401 for the token a
+    leave revoked) were it not for the first try's record under the same key."""
+    first, retried, gained = await race(pool, command, if_match=if_match, epoch=epoch)
     assert first.status == 200 and gained >= 1
     assert (retried.status, retried.body, retried.etag) == (first.status, first.body, first.etag)
