@@ -29,7 +29,7 @@ from domain.errors import RuleError
 from domain.events import Event, TableCreated
 from domain.protocol import SYSTEM, Audience, Chance
 from domain.table import Table
-from projections.table_state import project
+from projections.table_state import project, with_decks
 from service import metrics
 from service.audit.chain import GENESIS
 from service.read.loads import BatchedLoads
@@ -183,7 +183,7 @@ class TableService:
         if snapshot.state is None and cached is not None:
             return cached  # Postgres is at ``known``: the version of this very snapshot
         assert snapshot.state is not None
-        table = snapshot_decoder(snapshot.game).decode(snapshot.state)
+        table = with_decks(snapshot_decoder(snapshot.game).decode(snapshot.state), snapshot.decks)
         return self._remember(Loaded(table, snapshot.last_hash))
 
     async def events(
@@ -516,13 +516,14 @@ class TableService:
         seat_tokens: Sequence[tuple[bytes, int, int]] | None = None,
         idempotency: IdempotencyRecord | None = None,
     ) -> None:
+        expected_version = loaded.table.version if expected is None else expected
         last_hash = await self.store.commit(
             Commit(
                 table_id=settled.table.id,
-                expected_version=loaded.table.version if expected is None else expected,
+                expected_version=expected_version,
                 previous_hash=loaded.last_hash,
                 events=settled.events,
-                row=project(settled.table),
+                row=project(settled.table, opening=expected_version == 0),
                 seeds=settled.seeds,
                 seat_tokens=seat_tokens or (),
                 idempotency=idempotency,

@@ -90,6 +90,7 @@ class Snapshot(msgspec.Struct, frozen=True):
     version: int
     last_hash: bytes
     state: bytes | None  # None: the caller's known version is current
+    decks: bytes | None = None  # stored apart from ``state`` (projections.table_state)
 
 
 class IdempotencyRecord(msgspec.Struct, frozen=True):
@@ -145,6 +146,7 @@ class _Member(msgspec.Struct, kw_only=True, omit_defaults=True):
     state: bytes
     computer_turn: bool
     deadline: datetime | None
+    decks: bytes | None = None
     events: list[_EventRow]
     seeds: list[_Seed] | None = None
     tokens: list[_Token] | None = None
@@ -278,7 +280,8 @@ class EventStore(Stores):
         rows = await fetch_all(
             self.reads if replica else self.pool,
             "SELECT k.id, k.known, t.game, t.version, t.last_hash,"
-            " CASE WHEN t.version = k.known THEN NULL ELSE t.state END"
+            " CASE WHEN t.version = k.known THEN NULL ELSE t.state END,"
+            " CASE WHEN t.version = k.known THEN NULL ELSE t.decks END"
             " FROM unnest(%s::text[], %s::int[]) AS k(id, known)"
             " JOIN tables t ON t.id = k.id::uuid",
             ([table for table, _ in wanted], [known for _, known in wanted]),
@@ -286,7 +289,11 @@ class EventStore(Stores):
         )
         return {
             (row[0], row[1]): Snapshot(
-                row[2], row[3], bytes(row[4]), None if row[5] is None else bytes(row[5])
+                row[2],
+                row[3],
+                bytes(row[4]),
+                None if row[5] is None else bytes(row[5]),
+                None if row[6] is None else bytes(row[6]),
             )
             for row in rows
         }

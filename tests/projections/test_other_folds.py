@@ -10,7 +10,7 @@ from domain import liveness
 from domain.events import Event
 from domain.table import LIVENESS_EVENTS
 from projections.deals import deal_records
-from projections.table_state import project
+from projections.table_state import project, with_decks
 from service.write.codec import snapshot_decoder
 from tests.support.endings import FORFEIT, T0, abort, forfeit, play_until_scored, resign, seated
 from tests.support.playout import Playout
@@ -53,14 +53,14 @@ def test_the_deal_records_ignore_the_liveness_events(how: str) -> None:
 @pytest.mark.parametrize(("how", "status"), [("resigned", "finished"), ("forfeit", "finished")])
 def test_the_listing_row_of_an_ended_table(how: str, status: str) -> None:
     table = ended(how).table
-    row = project(table)
+    row = project(table, opening=True)
     assert row.status == status and not row.computer_turn
     assert row.players == ["Ann", "Bob", "Cid", "Zoe"]
-    assert snapshot_decoder(row.game).decode(row.state) == table
+    assert with_decks(snapshot_decoder(row.game).decode(row.state), row.decks) == table
 
 
 def test_the_listing_row_of_an_aborted_table() -> None:
     table = ended("aborted").table
-    row = project(table)
+    row = project(table, opening=True)
     assert row.status == "aborted" and not row.computer_turn
-    assert snapshot_decoder(row.game).decode(row.state) == table
+    assert with_decks(snapshot_decoder(row.game).decode(row.state), row.decks) == table
