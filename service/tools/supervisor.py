@@ -1,4 +1,14 @@
-"""`cardroom serve --workers N`: uvicorn's worker processes, with metrics that add up.
+"""`cardroom serve --workers N`: uvicorn's worker processes, each listening on a socket of
+its own, with metrics that add up.
+
+uvicorn's workers share one listening socket, and whichever worker is awake when
+connections arrive accepts every one of them: 16 connections opened at once to an idle
+two-worker server all landed on one worker in 4 tries out of 10, and 12 or more did in 8,
+so that one worker saturated its core while the other idled. Here each worker binds a
+socket of its own with ``SO_REUSEPORT`` and the kernel spreads new connections over them
+by a hash of their addresses (README, Performance). The supervisor holds the port with a
+socket that is bound but never listens: it receives no connection, a port already taken
+fails at start, and port 0 is chosen once for every worker.
 
 uvicorn starts each worker with multiprocessing's ``spawn`` (a fresh interpreter that
 inherits the environment), restarts one that dies, and replaces them all on SIGHUP. A
@@ -14,6 +24,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,15 +68,81 @@ def live_gauge_pids(directory: str) -> set[int]:
     return pids
 
 
-class Supervisor(Multiprocess):
-    """uvicorn's supervisor, which also buries the live gauges of the workers it reaped.
+def reuse_port_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` with ``SO_REUSEPORT``, not yet listening."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    return sock
+
+
+class SpreadWorkers(Multiprocess):
+    """uvicorn's supervisor, with a listening socket of its own for every worker.
+
+    uvicorn reads :attr:`sockets` each time it starts a worker (at start, to replace a
+    dead one, on SIGHUP and SIGTTIN), so the property makes a new socket each time; the
+    worker takes a copy as it starts, and the supervisor closes its own right after, so
+    that no connection waits on a socket nobody accepts from. A worker that stops takes
+    its socket with it: connections still queued on it, not yet accepted, are reset."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        self.holder = reuse_port_socket(config.host, config.port)
+        config.port = self.holder.getsockname()[1]
+        self.handed: list[socket.socket] = []
+        super().__init__(config, sockets=[])
+
+    @property
+    def sockets(self) -> list[socket.socket]:
+        sock = reuse_port_socket(self.config.host, self.config.port)
+        sock.listen(self.config.backlog)
+        sock.set_inheritable(True)
+        self.handed.append(sock)
+        return [sock]
+
+    @sockets.setter
+    def sockets(self, given: list[socket.socket]) -> None:
+        """uvicorn's constructor stores the sockets it is given: here there are none."""
+        assert not given
+
+    def _close_handed(self) -> None:
+        while self.handed:
+            self.handed.pop().close()
+
+    def init_processes(self) -> None:
+        super().init_processes()
+        self._close_handed()
+
+    def restart_all(self) -> None:
+        super().restart_all()
+        self._close_handed()
+
+    def handle_ttin(self) -> None:
+        super().handle_ttin()
+        self._close_handed()
+
+    def keep_subprocess_alive(self) -> None:
+        super().keep_subprocess_alive()
+        self._close_handed()
+
+    def run(self) -> None:
+        try:
+            super().run()
+        finally:
+            self._close_handed()
+            self.holder.close()
+
+
+class Supervisor(SpreadWorkers):
+    """The workers' supervisor, which also buries the live gauges of the workers it reaped.
 
     Its loop looks after the workers every half second (a dead one is joined and
     replaced, signals add, remove or replace workers); after each look, every process
     with live gauges that is not a current worker has been reaped, and its gauges go."""
 
     def __init__(self, config: uvicorn.Config, directory: str) -> None:
-        super().__init__(config, sockets=[config.bind_socket()])
+        super().__init__(config)
         self.directory = directory
 
     def keep_subprocess_alive(self) -> None:

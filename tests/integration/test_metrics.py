@@ -121,10 +121,15 @@ def counted_by(directory: str, pid: int, name: str, **labels: str) -> float:
 async def settled(
     http: httpx.AsyncClient, gone: int | None = None
 ) -> dict[str, list[tuple[dict[str, str], float]]]:
-    """A scrape once two workers run (not ``gone``) and each kind has its leader."""
+    """A scrape once two workers run (not ``gone``) and each kind has its leader. A
+    connection the killed worker held is dropped with it: the scrape is made again."""
     deadline = time.monotonic() + 20
     while True:
-        samples = await scrape(http)
+        try:
+            samples = await scrape(http)
+        except httpx.TransportError:
+            assert gone is not None and time.monotonic() < deadline
+            continue
         pids = worker_pids(samples)
         if len(pids) == 2 and gone not in pids and leaders(samples) == dict.fromkeys(KINDS, 1.0):
             return samples

@@ -80,6 +80,7 @@ def main() -> None:
     import uvicorn
 
     from service.tools.cli import uvicorn_options
+    from service.tools.supervisor import SpreadWorkers
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, required=True)
@@ -90,12 +91,16 @@ def main() -> None:
     with psycopg.connect(settings.database_url, autocommit=True) as conn:
         conn.execute(CREATE)
     options = uvicorn_options("127.0.0.1", args.port, settings)
-    uvicorn.run(
+    config = uvicorn.Config(
         "service.tools.bench.floor_app:app_factory",
         factory=True,
-        workers=args.workers if args.workers > 1 else None,
+        workers=args.workers,
         **options,
     )
+    if args.workers > 1:
+        SpreadWorkers(config).run()  # as `cardroom serve` spreads its connections
+    else:
+        uvicorn.Server(config).run()
 
 
 if __name__ == "__main__":

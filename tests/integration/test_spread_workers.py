@@ -1,0 +1,112 @@
+"""``cardroom serve --workers 2`` spreads connections over its workers.
+
+With one listening socket shared by the workers, connections opened together all went to
+whichever worker was awake first (16 of 16 on one worker, in most tries). Each worker now
+listens on a socket of its own (``SO_REUSEPORT``): the kernel spreads connections by a
+hash of their addresses, so 16 at once land on one worker about once in 30,000 tries.
+A worker the supervisor replaces gets a socket of its own too, and no connection is left
+waiting on a socket that nobody accepts from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections import Counter
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import psutil
+import pytest
+
+from service.tools.bench.harness import Server, running_server
+from tests.support import services
+
+CONNECTIONS = 16
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    database_url = services.fresh_database("spread_")
+    with running_server(database_url, services.redis_url(), workers=2) as running:
+        yield running
+
+
+def workers(server: Server) -> list[psutil.Process]:
+    """The supervisor's live worker processes (a killed one not yet reaped excluded)."""
+    found = []
+    for child in psutil.Process(server.pid).children(recursive=True):
+        try:
+            if "spawn_main" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.Error:  # a zombie, or gone
+            continue
+    return found
+
+
+async def answered_together(server: Server) -> Counter[int]:
+    """Open ``CONNECTIONS`` connections at once, each answering a request before any
+    closes; how many each worker holds."""
+    address = urlsplit(server.base)
+    assert address.hostname is not None and address.port is not None
+    opened = [
+        await asyncio.wait_for(asyncio.open_connection(address.hostname, address.port), 5)
+        for _ in range(CONNECTIONS)
+    ]
+    try:
+        for reader, writer in opened:
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            await writer.drain()
+            status = await asyncio.wait_for(reader.readline(), 5)
+            assert status.startswith(b"HTTP/1.1 200"), status
+        ours = {writer.get_extra_info("sockname")[1] for _, writer in opened}
+        held: Counter[int] = Counter()
+        for worker in workers(server):
+            for connection in worker.net_connections(kind="tcp"):
+                if connection.raddr and connection.raddr.port in ours:
+                    held[worker.pid] += 1
+        return held
+    finally:
+        for _, writer in opened:
+            writer.close()
+
+
+async def test_connections_opened_together_reach_every_worker(server: Server) -> None:
+    for _ in range(3):
+        held = await answered_together(server)
+        assert sum(held.values()) == CONNECTIONS
+        assert len(held) == 2, f"one worker took them all: {held}"
+
+
+async def replaced(server: Server, victim: int) -> int:
+    """Kill ``victim``; its replacement, once it answers."""
+    before = {worker.pid for worker in workers(server)}
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while True:
+        now = {worker.pid for worker in workers(server)}
+        if victim not in now and len(now) == len(before):
+            break
+        assert time.monotonic() < deadline, "the supervisor did not replace the worker"
+        await asyncio.sleep(0.2)
+    replacement = (now - before).pop()
+    for _ in range(60):  # until the replacement has started serving
+        if replacement in await answered_together(server):
+            break
+        await asyncio.sleep(0.5)
+    return replacement
+
+
+async def test_replaced_workers_listen_and_no_connection_is_left_unanswered(
+    server: Server,
+) -> None:
+    """Every connection is answered after workers die and are replaced: none waits on a
+    dead worker's socket that the supervisor still held. A first worker dies, then its
+    replacement (each was handed its socket by another path of the supervisor)."""
+    first = await replaced(server, min(worker.pid for worker in workers(server)))
+    await replaced(server, first)
+    for _ in range(3):
+        held = await answered_together(server)
+        assert len(held) == 2 and sum(held.values()) == CONNECTIONS
