@@ -82,10 +82,10 @@ class SpreadWorkers(Multiprocess):
     """uvicorn's supervisor, with a listening socket of its own for every worker.
 
     uvicorn reads :attr:`sockets` each time it starts a worker (at start, to replace a
-    dead one, on SIGHUP and SIGTTIN), so the property makes a new socket each time; the
-    worker takes a copy as it starts, and the supervisor closes its own right after, so
-    that no connection waits on a socket nobody accepts from. A worker that stops takes
-    its socket with it: connections still queued on it, not yet accepted, are reset."""
+    dead one, on SIGHUP and SIGTTIN), so the property makes a new socket each time. The
+    supervisor closes its own copies at its next look, so that no connection waits,
+    once their worker is gone, on a socket nobody accepts from. A worker that stops
+    takes its socket with it: connections queued on it, not yet accepted, are reset."""
 
     def __init__(self, config: uvicorn.Config) -> None:
         self.holder = reuse_port_socket(config.host, config.port)
@@ -110,19 +110,10 @@ class SpreadWorkers(Multiprocess):
         while self.handed:
             self.handed.pop().close()
 
-    def init_processes(self) -> None:
-        super().init_processes()
-        self._close_handed()
-
-    def restart_all(self) -> None:
-        super().restart_all()
-        self._close_handed()
-
-    def handle_ttin(self) -> None:
-        super().handle_ttin()
-        self._close_handed()
-
     def keep_subprocess_alive(self) -> None:
+        # uvicorn's loop calls this every half second, after the signals. Each worker
+        # started since the last look (at start, on a signal, or to replace a dead one
+        # just now) needs no copy here: starting it duplicated its socket for it to take.
         super().keep_subprocess_alive()
         self._close_handed()
 
