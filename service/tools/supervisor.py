@@ -3,7 +3,7 @@ its own, with metrics that add up.
 
 uvicorn's workers share one listening socket, and whichever worker is awake when
 connections arrive accepts every one of them: 16 connections opened at once to an idle
-two-worker server all landed on one worker in 4 tries out of 10, and 12 or more did in 8,
+two-worker server all landed on one worker in 7 tries of 12, and 11 or more did in all 12,
 so that one worker saturated its core while the other idled. Here each worker binds a
 socket of its own with ``SO_REUSEPORT`` and the kernel spreads new connections over them
 by a hash of their addresses (README, Performance). The supervisor holds the port with a

@@ -1,7 +1,7 @@
 """``cardroom serve --workers 2`` spreads connections over its workers.
 
 With one listening socket shared by the workers, connections opened together all went to
-whichever worker was awake first (16 of 16 on one worker, in most tries). Each worker now
+whichever worker was awake first (all 16 on one worker in 7 tries of 12). Each worker now
 listens on a socket of its own (``SO_REUSEPORT``): the kernel spreads connections by a
 hash of their addresses, so 16 at once land on one worker about once in 30,000 tries.
 A worker the supervisor replaces gets a socket of its own too, and no connection is left
