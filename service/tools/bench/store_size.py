@@ -62,7 +62,7 @@ TEMPLATE_SEEDS = 2_000_000
 # What a copied table brings besides its events and its snapshot row.
 _TABLE_COLUMNS = (
     "id, game, status, tournament, players, version, last_hash, state, computer_turn,"
-    " deadline, created_at, updated_at"
+    " deadline, created_at, updated_at, decks"
 )
 _BESIDE = {
     "seat_tokens": "token_hash, table_id, seat, epoch",
