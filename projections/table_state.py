@@ -6,8 +6,9 @@ a fold of the table's events (:func:`domain.table.fold`).
 
 A table's decks (operator-dealt tables, tournaments) never change once it is opened, and
 are most of its bytes (60 decks: 9.5 KB, against under 1 KB for the rest): they are
-stored apart from ``state`` and written with the table's first commit only, so that a
-command does not encode, send and rewrite them.
+stored apart from ``state`` and written with the table's first commit only (or the first
+commit after an older snapshot that holds them inside ``state``), so that a command does
+not encode, send and rewrite them.
 """
 
 from __future__ import annotations
@@ -33,11 +34,12 @@ class TableRow(msgspec.Struct, frozen=True):
     state: bytes  # the table without its decks
     computer_turn: bool = False  # the table waits on a seat the computer plays
     deadline: datetime | None = None  # the earliest running clock's (DESIGN 10)
-    decks: bytes | None = None  # with the first commit only: what ``decks`` stores
+    decks: bytes | None = None  # only when written: what ``decks`` stores
 
 
-def project(table: Table[Any], *, opening: bool) -> TableRow:
-    """The row of ``table``; with its decks when ``opening`` (its first commit)."""
+def project(table: Table[Any], *, write_decks: bool) -> TableRow:
+    """The row of ``table``; with its decks when ``write_decks`` (the table's first commit,
+    or one whose snapshot still held its decks inside ``state``)."""
     return TableRow(
         game=table.game,
         status=table.status,
@@ -46,7 +48,7 @@ def project(table: Table[Any], *, opening: bool) -> TableRow:
         state=_encoder.encode(replace(table, decks=()) if table.decks else table),
         computer_turn=bool(tables.computer_to_act(table)),
         deadline=table.next_deadline if table.status == "playing" else None,
-        decks=_encoder.encode(table.decks) if opening and table.decks else None,
+        decks=_encoder.encode(table.decks) if write_decks and table.decks else None,
     )
 
 

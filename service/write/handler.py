@@ -72,6 +72,9 @@ class Settled(msgspec.Struct, kw_only=True):
 class Loaded(msgspec.Struct, frozen=True):
     table: Table[Any]
     last_hash: bytes
+    # False for a snapshot written before the decks were stored apart (migration 0014),
+    # which holds them inside its state: the next commit writes them apart.
+    decks_apart: bool = True
 
 
 class Batch(NamedTuple):
@@ -184,7 +187,8 @@ class TableService:
             return cached  # Postgres is at ``known``: the version of this very snapshot
         assert snapshot.state is not None
         table = with_decks(snapshot_decoder(snapshot.game).decode(snapshot.state), snapshot.decks)
-        return self._remember(Loaded(table, snapshot.last_hash))
+        apart = snapshot.decks is not None or not table.decks
+        return self._remember(Loaded(table, snapshot.last_hash, decks_apart=apart))
 
     async def events(
         self, table_id: str, audience: Audience, after: int, limit: int
@@ -523,7 +527,10 @@ class TableService:
                 expected_version=expected_version,
                 previous_hash=loaded.last_hash,
                 events=settled.events,
-                row=project(settled.table, opening=expected_version == 0),
+                row=project(
+                    settled.table,
+                    write_decks=expected_version == 0 or not loaded.decks_apart,
+                ),
                 seeds=settled.seeds,
                 seat_tokens=seat_tokens or (),
                 idempotency=idempotency,

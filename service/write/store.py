@@ -147,6 +147,10 @@ class _Member(msgspec.Struct, kw_only=True, omit_defaults=True):
     computer_turn: bool
     deadline: datetime | None
     decks: bytes | None = None
+    # Always sent: the writer keeps decks apart from ``state`` (migration 0014), so it
+    # may update a table whose decks are stored apart; a process of the code before may
+    # not, since it would play that table without its decks.
+    decks_apart: bool
     events: list[_EventRow]
     seeds: list[_Seed] | None = None
     tokens: list[_Token] | None = None
@@ -326,6 +330,7 @@ class EventStore(Stores):
             tokens=[_Token(digest, seat, epoch) for digest, seat, epoch in commit.seat_tokens]
             or None,
             idempotency=commit.idempotency,
+            decks_apart=True,
             **msgspec.structs.asdict(commit.row),
         )
         # One JSON document, encoded by msgspec in one call (psycopg dumping a statement's

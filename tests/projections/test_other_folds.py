@@ -53,7 +53,7 @@ def test_the_deal_records_ignore_the_liveness_events(how: str) -> None:
 @pytest.mark.parametrize(("how", "status"), [("resigned", "finished"), ("forfeit", "finished")])
 def test_the_listing_row_of_an_ended_table(how: str, status: str) -> None:
     table = ended(how).table
-    row = project(table, opening=True)
+    row = project(table, write_decks=True)
     assert row.status == status and not row.computer_turn
     assert row.players == ["Ann", "Bob", "Cid", "Zoe"]
     assert with_decks(snapshot_decoder(row.game).decode(row.state), row.decks) == table
@@ -61,6 +61,6 @@ def test_the_listing_row_of_an_ended_table(how: str, status: str) -> None:
 
 def test_the_listing_row_of_an_aborted_table() -> None:
     table = ended("aborted").table
-    row = project(table, opening=True)
+    row = project(table, write_decks=True)
     assert row.status == "aborted" and not row.computer_turn
     assert with_decks(snapshot_decoder(row.game).decode(row.state), row.decks) == table

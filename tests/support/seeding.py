@@ -67,6 +67,6 @@ def commit_of(table_id: str, playout: Playout) -> Commit:
         expected_version=0,
         previous_hash=GENESIS,
         events=events,
-        row=project(playout.table, opening=True),
+        row=project(playout.table, write_decks=True),
         at=datetime.now(UTC),
     )

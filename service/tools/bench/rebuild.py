@@ -34,7 +34,7 @@ async def fill(database_url: str, events: int) -> int:
                     expected_version=0,
                     previous_hash=GENESIS,
                     events=[NewEvent(event_data(e), "bench") for e in plan.events],
-                    row=project(plan.table, opening=True),
+                    row=project(plan.table, write_decks=True),
                     at=datetime.now(UTC),
                 )
             )

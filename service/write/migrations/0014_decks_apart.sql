@@ -2,11 +2,19 @@
 -- and were most of its snapshot's bytes: they move to a column of their own, written by
 -- the table's first commit (the member's `decks`) and never by the updates after it, which
 -- leave the stored value where it is. A snapshot written before this keeps its decks in
--- `state` and has none here (projections.table_state.with_decks reads both).
+-- `state` and has none here (projections.table_state.with_decks reads both); the first
+-- commit to it after this sends them, and they move out.
+--
+-- During a rolling update, processes of the code before this still run: they read `state`
+-- alone, and would play a table whose decks are stored apart without them (its next deal
+-- drawn from a fresh seed instead of the supplied deck). Their members lack `decks_apart`,
+-- and such a member may update only a table whose decks are not stored apart: for any
+-- other it is stale, and that process's command ends in a conflict, which its client
+-- retries (on a process of the new code, once the update is through).
 ALTER TABLE tables ADD COLUMN decks bytea;
 ALTER TABLE tables ALTER COLUMN decks SET STORAGE EXTERNAL;
 
--- As in 0011_group_commit, with `decks` written on a table's first commit.
+-- As in 0011_group_commit, with `decks` written when sent, and the guard above.
 CREATE OR REPLACE FUNCTION append_commits(batch jsonb) RETURNS SETOF integer
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -36,9 +44,13 @@ BEGIN
                        state = decode(m ->> 'state', 'base64'),
                        computer_turn = (m ->> 'computer_turn')::boolean,
                        deadline = (m ->> 'deadline')::timestamptz,
-                       updated_at = (m ->> 'at')::timestamptz
-                 WHERE id = tid AND version = (m ->> 'expected')::integer;
-                CONTINUE WHEN NOT FOUND;  -- stale: another append got there first
+                       updated_at = (m ->> 'at')::timestamptz,
+                       -- Not sent: the stored decks stay as they are, their bytes untouched.
+                       decks = COALESCE(decode(m ->> 'decks', 'base64'), decks)
+                 WHERE id = tid AND version = (m ->> 'expected')::integer
+                   AND (m ? 'decks_apart' OR decks IS NULL);
+                -- Stale: another append got there first (or, above, an older writer).
+                CONTINUE WHEN NOT FOUND;
             END IF;
             INSERT INTO events (table_id, version, type, data, actor, command, recorded_at, hash)
             SELECT tid, x.v, x.t, x.d, x.a, x.c, (m ->> 'at')::timestamptz, decode(x.h, 'base64')
