@@ -68,6 +68,21 @@ def live_gauge_pids(directory: str) -> set[int]:
     return pids
 
 
+def hold_port(host: str, port: int) -> socket.socket:
+    """A socket holding ``host:port`` (port 0: a free one) for workers to share with
+    ``SO_REUSEPORT``; bound, never listening, so it is given no connection.
+
+    Binding with ``SO_REUSEPORT`` succeeds beside another server of the same user that
+    set it too, which would then share that server's connections: a plain bind first
+    makes a port already taken, by anyone, fail at start."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))  # OSError (address in use) when taken
+        port = probe.getsockname()[1]
+    return reuse_port_socket(host, port)
+
+
 def reuse_port_socket(host: str, port: int) -> socket.socket:
     """A TCP socket bound to ``host:port`` with ``SO_REUSEPORT``, not yet listening."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -85,10 +100,14 @@ class SpreadWorkers(Multiprocess):
     dead one, on SIGHUP and SIGTTIN), so the property makes a new socket each time. The
     supervisor closes its own copies at its next look, so that no connection waits,
     once their worker is gone, on a socket nobody accepts from. A worker that stops
-    takes its socket with it: connections queued on it, not yet accepted, are reset."""
+    takes its socket with it: connections queued on it, not yet accepted, are reset (on a
+    shared socket another worker would have taken them; Linux's
+    ``net.ipv4.tcp_migrate_req`` hands them over). A worker's socket listens from its
+    start, so the connections the kernel gives a worker that is still starting wait for
+    it (a second or two), where a shared socket would have let the others take them."""
 
     def __init__(self, config: uvicorn.Config) -> None:
-        self.holder = reuse_port_socket(config.host, config.port)
+        self.holder = hold_port(config.host, config.port)
         config.port = self.holder.getsockname()[1]
         self.handed: list[socket.socket] = []
         super().__init__(config, sockets=[])

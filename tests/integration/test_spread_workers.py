@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ import psutil
 import pytest
 
 from service.tools.bench.harness import Server, running_server
+from service.tools.supervisor import hold_port
 from tests.support import services
 
 CONNECTIONS = 16
@@ -110,3 +112,18 @@ async def test_replaced_workers_listen_and_no_connection_is_left_unanswered(
     for _ in range(3):
         held = await answered_together(server)
         assert len(held) == 2 and sum(held.values()) == CONNECTIONS
+
+
+@pytest.mark.parametrize("reuse_port", [False, True], ids=["plain", "reuse-port"])
+def test_a_port_already_taken_fails_at_start(reuse_port: bool) -> None:
+    """Whether the port's listener set ``SO_REUSEPORT`` (another ``cardroom serve``) or
+    not: a second server must not start, let alone share the first one's connections."""
+    with socket.socket() as taken:
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, int(reuse_port))
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(OSError):
+            hold_port("127.0.0.1", taken.getsockname()[1]).close()
+    held = hold_port("127.0.0.1", 0)  # a free port: held, and given to no connection
+    with held, pytest.raises(ConnectionRefusedError):
+        socket.create_connection(held.getsockname()[:2], timeout=2).close()
