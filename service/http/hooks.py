@@ -114,13 +114,20 @@ def _rules_of(request: Request[Any, Any, Any]) -> dict[tuple[str, str], str | No
 
 def strict_query(request: Request[Any, Any, Any], known: dict[tuple[str, str], str | None]) -> None:
     """Read the query as strictly as the document states it: each parameter once (the
-    framework would take the last of several), and an integer written as one (``1e1``
-    and ``5.0`` would convert)."""
+    framework would take the last of several), an integer written as one (``1e1`` and
+    ``5.0`` would convert), and text as UTF-8 once percent-decoded (the framework would
+    read ``%FF`` as U+FFFD, a name nobody sent)."""
     query: bytes = request.scope.get("query_string", b"")
     if not query:
         return
     seen: set[str] = set()
-    for name, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True):
+    try:
+        pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True, errors="strict")
+    except UnicodeDecodeError as exc:
+        raise ApiProblem(
+            "malformed-request", "the query is not UTF-8 once percent-decoded"
+        ) from exc
+    for name, value in pairs:
         if name in seen:
             raise ApiProblem("malformed-request", f"the query parameter {name} is given twice")
         seen.add(name)

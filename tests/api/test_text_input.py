@@ -55,6 +55,19 @@ async def test_a_trailing_newline_is_refused_in_a_query(client: Any, query: str)
     assert_problem(response, 400, "malformed-request")
 
 
+@pytest.mark.parametrize("player", ["%FF", "Ann%C3", "%C3%28"], ids=["ff", "cut", "overlong"])
+async def test_a_query_that_is_not_utf8_is_refused(client: Any, player: str) -> None:
+    """Read leniently, each would be a name with U+FFFD in it, which nobody sent."""
+    response = await client.get(f"/tables?player={player}")
+    problem = assert_problem(response, 400, "malformed-request")
+    assert "UTF-8" in problem["detail"]
+
+
+async def test_a_query_in_utf8_is_read_as_sent(client: Any) -> None:
+    response = await client.get("/tables?player=Ren%C3%A9e")
+    assert response.status_code == 200, response.text
+
+
 def published_patterns(node: Any) -> set[str]:
     if isinstance(node, dict):
         found = {node["pattern"]} if isinstance(node.get("pattern"), str) else set()
