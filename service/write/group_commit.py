@@ -15,6 +15,12 @@ commit of the batch is sent again alone, so that only the guilty one sees the er
 error that leaves the outcome unknown (a lost connection) reaches every commit of the
 batch, as it would have reached each alone.
 
+A commit locks its table's row (and its table's keys), and two batches in flight at once
+(two lanes, or two processes) may hold commits for the same tables: a batch applies its
+commits in the order of their tables' ids, so that every batch takes those locks in the
+same order and none waits for another that waits for it. A deadlock Postgres breaks all
+the same (with a writer of another kind) undoes the call, and its commits go alone.
+
 Flushes run as tasks of their own, not in a caller's: a request cancelled by its
 deadline stops waiting for its answer but cannot cancel a batch that carries other
 requests' commits.
@@ -23,7 +29,7 @@ requests' commits.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg
 from psycopg.types.json import Jsonb
@@ -45,10 +51,21 @@ LANES = 2
 MOST = 32
 
 _CALL = "SELECT append_commits(%s)"
-# Errors after which the server has undone the whole call, each commit may be tried alone.
-_UNDONE = (psycopg.errors.IntegrityError, psycopg.errors.DataError, psycopg.errors.ProgrammingError)
+# Errors after which the server has undone the whole call, each commit may be tried alone
+# (a deadlock too: Postgres rolled the transaction back).
+_UNDONE = (
+    psycopg.errors.IntegrityError,
+    psycopg.errors.DataError,
+    psycopg.errors.ProgrammingError,
+    psycopg.errors.DeadlockDetected,
+    psycopg.errors.SerializationFailure,
+)
 
-Waiting = tuple[bytes, "asyncio.Future[bool]"]
+
+class Waiting(NamedTuple):
+    table: str  # the commit's table: batches lock tables in the order of their ids
+    commit: bytes
+    done: asyncio.Future[bool]
 
 
 class GroupCommit:
@@ -59,16 +76,18 @@ class GroupCommit:
         self.waiting: list[Waiting] = []
         self.flushes = Senders(self._drain, LANES, "cardroom-group-commit")
 
-    async def apply(self, commit: bytes) -> bool:
-        """Whether ``commit`` (one encoded member) was applied: False when stale."""
+    async def apply(self, table: str, commit: bytes) -> bool:
+        """Whether ``commit`` (one encoded member, for ``table``) was applied: False when
+        stale."""
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self.waiting.append((commit, done))
+        self.waiting.append(Waiting(table, commit, done))
         self.flushes.wake()
         return await done
 
     async def _drain(self) -> None:
         while self.waiting:
             batch, self.waiting = self.waiting[:MOST], self.waiting[MOST:]
+            batch.sort(key=lambda waiting: waiting.table)
             try:
                 await self._send(batch)
             except BaseException as exc:  # a stop: no caller may wait for ever
@@ -78,7 +97,7 @@ class GroupCommit:
     async def _send(self, batch: list[Waiting]) -> None:
         # The members are JSON already: sent as the bytes they are (a jsonb parameter
         # whose dumps is the identity), not decoded to text for psycopg to encode again.
-        document = Jsonb(b"[" + b",".join(commit for commit, _ in batch) + b"]", dumps=_as_is)
+        document = Jsonb(b"[" + b",".join(w.commit for w in batch) + b"]", dumps=_as_is)
         try:
             rows = await fetch_all(self.pool, _CALL, (document,), prepare=True)
         except _UNDONE as exc:
@@ -93,13 +112,14 @@ class GroupCommit:
             return
         metrics.COMMIT_BATCHES.observe(len(batch))
         applied = {row[0] for row in rows}
-        for index, (_, done) in enumerate(batch):
-            if not done.done():
-                done.set_result(index in applied)
+        for index, waiting in enumerate(batch):
+            if not waiting.done.done():
+                waiting.done.set_result(index in applied)
 
 
 def _fail(batch: list[Waiting], exc: BaseException) -> None:
-    for _, done in batch:
+    for waiting in batch:
+        done = waiting.done
         if done.done():
             continue
         if isinstance(exc, Exception):

@@ -336,7 +336,7 @@ class EventStore(Stores):
         # One JSON document, encoded by msgspec in one call (psycopg dumping a statement's
         # twenty parameters cost more than the statement's own work), and applied with
         # the commits of other concurrent commands (service.write.group_commit).
-        if not await self.group.apply(_json.encode(member)):
+        if not await self.group.apply(commit.table_id, _json.encode(member)):
             metrics.CONFLICTS.inc()
             raise VersionConflict(commit.table_id)
         metrics.EVENTS_APPENDED.inc(len(commit.events))

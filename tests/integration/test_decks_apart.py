@@ -122,10 +122,10 @@ def as_the_code_before_wrote_it(service: TableService) -> None:
     group = service.store.group
     apply = group.apply
 
-    async def older(member: bytes) -> bool:
+    async def older(table: str, member: bytes) -> bool:
         document = msgspec.json.decode(member)
         del document["decks_apart"]
-        return await apply(msgspec.json.encode(document))
+        return await apply(table, msgspec.json.encode(document))
 
     group.apply = older  # type: ignore[method-assign]
 

@@ -251,7 +251,7 @@ async def test_a_commit_the_server_refuses_fails_alone(store: EventStore) -> Non
     good = await _next_commits(store, tables)
     # Not a commit Postgres can read (no such table id): the whole call fails, and each
     # member is sent again alone, so only this one sees the error.
-    refused = store.group.apply(b'{"table": "not-a-uuid", "expected": 1}')
+    refused = store.group.apply("not-a-uuid", b'{"table": "not-a-uuid", "expected": 1}')
     results = await asyncio.gather(
         store.commit(good[0]), refused, store.commit(good[1]), return_exceptions=True
     )
