@@ -75,20 +75,19 @@ def hold_port(host: str, port: int) -> socket.socket:
     Binding with ``SO_REUSEPORT`` succeeds beside another server of the same user that
     set it too, which would then share that server's connections: a plain bind first
     makes a port already taken, by anyone, fail at start."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        probe.bind((host, port))  # OSError (address in use) when taken
+    with bound_socket(host, port, reuse_port=False) as probe:  # OSError when taken
         port = probe.getsockname()[1]
-    return reuse_port_socket(host, port)
+    return bound_socket(host, port, reuse_port=True)
 
 
-def reuse_port_socket(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` with ``SO_REUSEPORT``, not yet listening."""
+def bound_socket(host: str, port: int, *, reuse_port: bool) -> socket.socket:
+    """A TCP socket bound to ``host:port``, not yet listening; with ``SO_REUSEPORT``,
+    beside the others of this server."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host, port))
     return sock
 
@@ -114,7 +113,7 @@ class SpreadWorkers(Multiprocess):
 
     @property
     def sockets(self) -> list[socket.socket]:
-        sock = reuse_port_socket(self.config.host, self.config.port)
+        sock = bound_socket(self.config.host, self.config.port, reuse_port=True)
         sock.listen(self.config.backlog)
         sock.set_inheritable(True)
         self.handed.append(sock)

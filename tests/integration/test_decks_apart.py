@@ -36,16 +36,21 @@ def shuffled_decks(count: int) -> list[list[str]]:
     return [rng.sample(pack, len(pack)) for _ in range(count)]
 
 
+async def next_command(service: TableService, table_id: str) -> None:
+    """The table's seat to act makes its first legal command."""
+    table = (await service.load(table_id)).table
+    seat = tables.to_act(table)[0]
+    command = next(a for a in tables.legal_actions(table, seat) if isinstance(a, PlayerCommand))
+    answer = await service.act(table_id, seat, command, if_match=None, idempotency_key=None)
+    assert answer.status == 200, answer.body
+
+
 async def dealt_table(service: TableService, decks: list[list[str]]) -> str:
     """A Forty-Five table on ``decks``, every seat taken and four commands made."""
     created = tables.create(new_table_id(), "forty-five", 4, {}, first_dealer=0, decks=decks)
     table, _ = await service.create(created, {}, "operator", players=["A", "B", "C", "D"])
     for _ in range(4):
-        seat = tables.to_act(table)[0]
-        command = next(a for a in tables.legal_actions(table, seat) if isinstance(a, PlayerCommand))
-        answer = await service.act(table.id, seat, command, if_match=None, idempotency_key=None)
-        assert answer.status == 200, answer.body
-        table = (await service.load(table.id)).table
+        await next_command(service, table.id)
     return table.id
 
 
@@ -86,14 +91,6 @@ async def written_before_the_decks_moved_out(pool: AsyncConnectionPool[Any], dec
             (msgspec.msgpack.encode(whole), table_id),
         )
     return whole
-
-
-async def next_command(service: TableService, table_id: str) -> None:
-    table = (await service.load(table_id)).table
-    seat = tables.to_act(table)[0]
-    command = next(a for a in tables.legal_actions(table, seat) if isinstance(a, PlayerCommand))
-    answer = await service.act(table_id, seat, command, if_match=None, idempotency_key=None)
-    assert answer.status == 200, answer.body
 
 
 async def test_a_snapshot_with_its_decks_inside_loads_them_and_moves_them_out(
