@@ -14,6 +14,7 @@ from litestar.di import Provide
 from service.http.access import RequestEdge
 from service.http.audit import AuditController
 from service.http.auth import provide_caller
+from service.http.command_path import command_path
 from service.http.console import console_assets_router, console_router
 from service.http.cors import Cors
 from service.http.deadline import deadline_middleware
@@ -85,7 +86,13 @@ def create_app(settings: Settings) -> Litestar:
             **{name: _shared(name) for name in SHARED},
         },
         exception_handlers=EXCEPTION_HANDLERS,
-        middleware=[deadline_middleware(settings.request_seconds), request_metrics_middleware],
+        # The command route's short way is the innermost: inside the deadline and the
+        # metrics, after routing.
+        middleware=[
+            deadline_middleware(settings.request_seconds),
+            request_metrics_middleware,
+            command_path,
+        ],
         before_request=before_request,
         before_send=[nosniff, rate_limit_fields],
         request_max_body_size=MAX_BODY_BYTES,

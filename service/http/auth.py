@@ -172,10 +172,16 @@ async def provide_caller(
         str | None, HeaderParameter(name="Authorization", include_in_schema=False)
     ] = None,
 ) -> Caller:
-    known: Caller | None = request.scope["state"].get(CALLER)  # the rate limit's finding
+    return await caller_of(request.scope["state"], request.app.state.auth, authorization)
+
+
+async def caller_of(
+    request_state: dict[str, Any], auth: Authenticator, authorization: str | None
+) -> Caller:
+    """Who sends the request: the rate limit's finding if it made one, else the token's."""
+    known: Caller | None = request_state.get(CALLER)
     if known is not None:
         return known
-    auth: Authenticator = request.app.state.auth
     caller = await auth.identify(authorization)
     if caller.seat is not None and (note := current_request()) is not None:
         note.seat, note.seat_table = caller.seat, caller.table  # for the request's log line

@@ -36,6 +36,12 @@ _DECODER = msgspec.json.Decoder(float_hook=_number)
 _AT_PATH = re.compile(r" - at `\$\.?(?P<path>[^`]*)`$")
 
 
+def strictly(body: bytes, annotation: Any) -> Any:
+    """``body`` decoded as ``annotation`` strictly, within the limits on its shape: raises
+    :class:`msgspec.ValidationError`, :class:`msgspec.DecodeError` or a 400 problem."""
+    return convert(decode_json(body, _DECODER), annotation, strict=True)
+
+
 async def strict_body(request: Request[Any, Any, Any]) -> None:
     """Validate JSON bodies as strictly as the document states them.
 
@@ -56,8 +62,7 @@ async def strict_body(request: Request[Any, Any, Any]) -> None:
     if not body.strip():
         raise ApiProblem("malformed-request", "this operation takes a JSON body: none was sent")
     try:
-        document = decode_json(body, _DECODER)
-        convert(document, field.annotation, strict=True)
+        strictly(body, field.annotation)
     except msgspec.ValidationError as exc:
         message = str(exc)
         found = _AT_PATH.search(message)

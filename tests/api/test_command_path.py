@@ -1,0 +1,214 @@
+"""The command route's short way (service.http.command_path) answers as the route does.
+
+Twin tables are dealt the same cards and seated alike; every request is sent to one
+plainly and to the other with a query string, which the short way never takes, so that
+the route answers it. The two answers must match, status, headers and body (but for the
+table's id, the request id and the events' times), and a spy on the route's body check
+tells which way each request went.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import msgspec
+import pytest
+from httpx import AsyncClient, Response
+
+from service.http import hooks
+from service.tools.bench.plan import plan_game
+from tests.support.api import OPERATOR, bearer, ok
+
+_AT = re.compile(rb'"at":"[^"]*"')
+
+
+class Twin(msgspec.Struct):
+    table: str
+    tokens: list[str]
+
+
+class Ways:
+    """Counts the requests the route's body check saw: those the short way passed on."""
+
+    def __init__(self) -> None:
+        self.routed = 0
+
+
+@pytest.fixture
+def ways(monkeypatch: pytest.MonkeyPatch) -> Iterator[Ways]:
+    ways = Ways()
+    checked = hooks.strict_body
+
+    async def counted(request: Any) -> None:
+        if request.scope["path"].endswith("/actions"):
+            ways.routed += 1
+        await checked(request)
+
+    monkeypatch.setattr(hooks, "strict_body", counted)
+    yield ways
+
+
+async def _twins(client: AsyncClient, seed: int) -> tuple[list[Twin], list[tuple[int, Any]]]:
+    plan = plan_game("forty-five", 4, seed)
+    twins = []
+    for _ in range(2):
+        table = ok(await client.post("/tables", json=plan.create, headers=OPERATOR), 201)["id"]
+        tokens = [
+            ok(await client.post(f"/tables/{table}/seats/{s}", json={"name": f"P{s}"}), 201)[
+                "token"
+            ]
+            for s in range(4)
+        ]
+        twins.append(Twin(table, tokens))
+    return twins, plan.steps
+
+
+async def _first_move(client: AsyncClient, seed: int) -> tuple[list[Twin], int, bytes]:
+    """Twin tables, the seat to act first and its planned command."""
+    twins, steps = await _twins(client, seed)
+    seat, command = steps[0]
+    return twins, seat, msgspec.json.encode(command)
+
+
+def _answer(response: Response, table: str) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    headers = [
+        (name, value)
+        for name, value in response.headers.raw
+        if name not in (b"x-request-id", b"ratelimit-reset")
+    ]
+    body = _AT.sub(b'"at":""', response.content.replace(table.encode(), b"<table>"))
+    return response.status_code, headers, body
+
+
+async def _both(
+    client: AsyncClient,
+    twins: list[Twin],
+    seat: int,
+    content: bytes,
+    headers: dict[str, str] | None = None,
+    *,
+    address: Callable[[str], str] = lambda table: f"/tables/{table}/actions",
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """The same request to both twins (the second by the route); their common answer."""
+    answers = []
+    for twin, query in zip(twins, ("", "?by=route"), strict=True):
+        sent = {"Content-Type": "application/json", **bearer(twin.tokens[seat]), **(headers or {})}
+        url = address(twin.table) + query
+        answers.append(_answer(await client.post(url, content=content, headers=sent), twin.table))
+    assert answers[0] == answers[1]
+    return answers[0]
+
+
+async def test_ordinary_commands_take_the_short_way_and_answer_as_the_route(
+    client: AsyncClient, ways: Ways
+) -> None:
+    twins, steps = await _twins(client, 41)
+    for seat, command in steps[:12]:
+        status, _, _ = await _both(client, twins, seat, msgspec.json.encode(command))
+        assert status == 200
+    assert ways.routed == 12  # the twin's only
+
+
+async def test_refusals_on_the_short_way_are_the_routes_problems(
+    client: AsyncClient, ways: Ways
+) -> None:
+    twins, seat, body = await _first_move(client, 42)
+    other = (seat + 1) % 4
+    refused = [
+        await _both(client, twins, other, body),
+        await _both(client, twins, seat, body, {"If-Match": '"1.s0"'}),  # a stale view
+        await _both(client, twins, seat, body, {"Authorization": "Bearer nobody"}),
+        await _both(client, twins, seat, body, {"Authorization": "Basic eA=="}),
+        await _both(client, twins, seat, body, OPERATOR),  # the operator does not play
+        await _both(client, twins, seat, b'{"type":"bid","amount":7}'),
+    ]
+    assert [(status, msgspec.json.decode(body)["code"]) for status, _, body in refused] == [
+        (409, "not-your-turn"),
+        (412, "precondition-failed"),
+        (401, "unauthorized"),
+        (401, "unauthorized"),
+        (403, "wrong-seat"),
+        (409, "bid-not-allowed"),
+    ]
+    assert ways.routed == len(refused)
+
+
+async def test_if_match_and_idempotency_keys_take_the_short_way(
+    client: AsyncClient, ways: Ways
+) -> None:
+    twins, seat, body = await _first_move(client, 43)
+    views = [
+        ok(await client.get(f"/tables/{t.table}", headers=bearer(t.tokens[seat]))) for t in twins
+    ]
+    assert views[0]["version"] == views[1]["version"]
+    tag = f'"{views[0]["version"]}.s{seat}"'
+    first = await _both(client, twins, seat, body, {"If-Match": tag, "Idempotency-Key": "k-1"})
+    again = await _both(client, twins, seat, body, {"If-Match": tag, "Idempotency-Key": "k-1"})
+    assert first[0] == 200
+    assert again == first  # the first answer, given again
+    assert ways.routed == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "headers", "status"),
+    [
+        (b'{"type":"bid","amount":25,"extra":1}', {}, 400),  # an unknown field
+        (b'{"type":"bid","type":"bid","amount":25}', {}, 400),  # a key written twice
+        (b"", {}, 400),
+        (b"{", {}, 400),
+        (b'{"type":"bid","amount":25}', {"Content-Type": "application/json; charset=utf-8"}, 200),
+        (b'{"type":"bid","amount":25}', {"Content-Type": "text/plain"}, 415),
+        (b'{"type":"bid","amount":25}', {"Content-Encoding": "gzip"}, 415),
+        (b'{"type":"bid","amount":25}', {"Idempotency-Key": "k" * 201}, 400),
+    ],
+)
+async def test_requests_out_of_the_ordinary_are_passed_on_to_the_route(
+    client: AsyncClient, ways: Ways, content: bytes, headers: dict[str, str], status: int
+) -> None:
+    twins, steps = await _twins(client, 44)
+    # Seed 44 opens with seat 1 bidding 25 (the plan is seeded, so this never changes).
+    assert steps[0] == (1, {"type": "bid", "amount": 25})
+    answered = await _both(client, twins, 1, content, headers)
+    assert answered[0] == status
+    assert ways.routed == 2
+
+
+async def test_an_integral_number_and_an_id_in_capitals_take_the_short_way(
+    client: AsyncClient, ways: Ways
+) -> None:
+    """JSON Schema counts 25.0 as an integer, and the route reads the id as a UUID."""
+    twins, steps = await _twins(client, 44)
+    assert steps[0] == (1, {"type": "bid", "amount": 25})
+    status, _, _ = await _both(
+        client, twins, 1, b'{"type":"bid","amount":25.0}', address=_in_capitals
+    )
+    assert status == 200
+    assert ways.routed == 1
+
+
+async def test_the_short_way_counts_each_command_once_in_the_metrics(client: AsyncClient) -> None:
+    twins, steps = await _twins(client, 45)
+    before = await _commands_counted(client)
+    for seat, command in steps[:5]:
+        twin = twins[0]
+        await client.post(
+            f"/tables/{twin.table}/actions", json=command, headers=bearer(twin.tokens[seat])
+        )
+    assert await _commands_counted(client) == before + 5
+
+
+def _in_capitals(table: str) -> str:
+    return f"/tables/{table.upper()}/actions"
+
+
+async def _commands_counted(client: AsyncClient) -> float:
+    text = (await client.get("/metrics")).text
+    line = re.search(
+        r'^cardroom_requests_total\{[^}]*method="POST",path="/tables/\{table_id\}/actions",'
+        r'status_code="200"[^}]*\} ([0-9.e+]+)$',
+        text,
+        re.MULTILINE,
+    )
+    return float(line[1]) if line else 0.0
