@@ -42,7 +42,7 @@ from service.http.auth import caller_of
 from service.http.conditional import strong_tags
 from service.http.hooks import SINGLE_HEADERS, strictly
 from service.http.limits import MAX_BODY_BYTES
-from service.http.problems import ApiProblem
+from service.http.problems import EXCEPTION_HANDLERS, ApiProblem
 from service.http.schemas import UUID_PATTERN, Command
 
 ROUTE = "/tables/{table_id}/actions"  # the route's path template, as routing names it
@@ -75,39 +75,64 @@ def command_path(app: ASGIApp) -> ASGIApp:
         if headers is None:
             await app(scope, receive, send)
             return
-        messages, body = await _body(receive)
-        command = _command(body)
-        if command is None:
-            await app(scope, _replaying(messages, receive), send)
+        try:
+            passed_on = await _answer(scope, receive, send, headers)
+        except Exception as exc:
+            # Every error, a refusal or not: the route's own exception handling would
+            # take them all, and the app's handlers end with one for any exception.
+            await _refuse(scope, receive, send, exc)
             return
-        state = scope["app"].state
-        throttle = state.get("throttle")
-        if throttle is not None:
-            await throttle.admit(Request(scope))
-        table_key = str(uuid.UUID(scope["path"].split("/")[2]))
-        caller = await caller_of(scope["state"], state.auth, headers.authorization)
-        answer = await state.service.act(
-            table_key,
-            caller.seat_at(table_key),
-            command,
-            if_match=strong_tags(headers.if_match),
-            idempotency_key=headers.idempotency_key,
-            epoch=caller.epoch,
-        )
-        start: Message = {
-            "type": "http.response.start",
-            "status": answer.status,
-            "headers": [
-                (b"etag", answer.etag.encode("latin-1")),
-                (b"cache-control", b"private, no-cache"),
-                (b"content-type", _JSON),
-                (b"content-length", str(len(answer.body)).encode()),
-            ],
-        }
-        await send(start)
-        await send({"type": "http.response.body", "body": answer.body, "more_body": False})
+        if passed_on is not None:
+            await app(scope, passed_on, send)
 
     return direct
+
+
+async def _answer(scope: Scope, receive: Receive, send: Send, headers: _Headers) -> Receive | None:
+    """Answers the command, in the route's order: the rate limit first (a refused request
+    costs no body read), then the body, the caller and the command. Returns the
+    ``receive`` to pass the request on with, when its body is not an ordinary one (the
+    rate limit counts a request once, whichever way reaches it first)."""
+    state = scope["app"].state
+    throttle = state.get("throttle")
+    if throttle is not None:
+        await throttle.admit(Request(scope))
+    messages, body = await _body(receive)
+    command = _command(body)
+    if command is None:
+        return _replaying(messages, receive)
+    table_key = str(uuid.UUID(scope["path"].split("/")[2]))
+    caller = await caller_of(scope["state"], state.auth, headers.authorization)
+    answer = await state.service.act(
+        table_key,
+        caller.seat_at(table_key),
+        command,
+        if_match=strong_tags(headers.if_match),
+        idempotency_key=headers.idempotency_key,
+        epoch=caller.epoch,
+    )
+    start: Message = {
+        "type": "http.response.start",
+        "status": answer.status,
+        "headers": [
+            (b"etag", answer.etag.encode("latin-1")),
+            (b"cache-control", b"private, no-cache"),
+            (b"content-type", _JSON),
+            (b"content-length", str(len(answer.body)).encode()),
+        ],
+    }
+    await send(start)
+    await send({"type": "http.response.body", "body": answer.body, "more_body": False})
+    return None
+
+
+async def _refuse(scope: Scope, receive: Receive, send: Send, exc: Exception) -> None:
+    """``exc`` answered by the app's exception handler for it, inside the deadline and
+    the metrics (which then count the refusal's own status)."""
+    request: Request[Any, Any, Any] = Request(scope, receive)
+    handler = next(EXCEPTION_HANDLERS[k] for k in type(exc).__mro__ if k in EXCEPTION_HANDLERS)
+    response = handler(request, exc)
+    await response.to_asgi_response(None, request)(scope, receive, send)
 
 
 def _plain(scope: Scope) -> _Headers | None:
@@ -150,15 +175,20 @@ def _canonical_id(text: str) -> bool:
 
 async def _body(receive: Receive) -> tuple[list[ReceiveMessage], bytes | None]:
     """The request's messages up to its body's last, and the body (None if the client went
-    first)."""
+    first, or sent more than the limit)."""
     messages: list[ReceiveMessage] = []
     chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         messages.append(message)
         if message["type"] != "http.request":
             return messages, None
-        chunks.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:  # more than Content-Length said: the route's 413
+            return messages, None
         if not message.get("more_body", False):
             return messages, b"".join(chunks)
 

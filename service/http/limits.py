@@ -112,9 +112,13 @@ def _duplicate_problem(body: bytes) -> ApiProblem:
     found: list[str] = []
 
     def pairs(members: list[tuple[str, Any]]) -> None:
-        keys = [key for key, _ in members]
-        if not found and len(set(keys)) < len(keys):
-            found.append(next(key for i, key in enumerate(keys) if key in keys[:i]))
+        seen: set[str] = set()
+        for key, _ in members:
+            if found:
+                return
+            if key in seen:
+                found.append(key)
+            seen.add(key)
 
     json.loads(body, object_pairs_hook=pairs)
     key = json.dumps(found[0] if found else "?")

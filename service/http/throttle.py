@@ -40,6 +40,7 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 # Keys of the request's scope state: the caller found here (auth.CALLER: the handler's
 # dependency reuses it) and the decision whose fields go on the response.
 _DECISION = "cardroom.rate"
+_ADMITTED = "cardroom.admitted"  # a request is counted once, whichever way reaches it
 
 EXEMPT_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 
@@ -142,6 +143,9 @@ class Throttle:
         if request.scope["path"] in EXEMPT_PATHS:
             return
         state = request.scope["state"]
+        if state.get(_ADMITTED):
+            return  # counted already: the command's short way passed it on to its route
+        state[_ADMITTED] = True
         authorization = request.headers.get("authorization")
         caller: Caller | None = None
         address: str | None = None

@@ -10,14 +10,18 @@ tells which way each request went.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import msgspec
 import pytest
 from httpx import AsyncClient, Response
+from litestar.testing import AsyncTestClient
 
-from service.http import hooks
+from service.http import command_path, hooks
+from service.http.app import create_app
+from service.settings import Settings
 from service.tools.bench.plan import plan_game
 from tests.support.api import OPERATOR, bearer, ok
 
@@ -188,27 +192,70 @@ async def test_an_integral_number_and_an_id_in_capitals_take_the_short_way(
     assert ways.routed == 1
 
 
-async def test_the_short_way_counts_each_command_once_in_the_metrics(client: AsyncClient) -> None:
+async def test_the_short_way_counts_each_command_once_under_its_status(
+    client: AsyncClient,
+) -> None:
     twins, steps = await _twins(client, 45)
-    before = await _commands_counted(client)
+    twin = twins[0]
+    before = {status: await _commands_counted(client, status) for status in (200, 409)}
     for seat, command in steps[:5]:
-        twin = twins[0]
         await client.post(
             f"/tables/{twin.table}/actions", json=command, headers=bearer(twin.tokens[seat])
         )
-    assert await _commands_counted(client) == before + 5
+    seat, command = steps[5]
+    wrong = bearer(twin.tokens[(seat + 1) % 4])
+    refused = await client.post(f"/tables/{twin.table}/actions", json=command, headers=wrong)
+    assert refused.status_code == 409
+    assert await _commands_counted(client, 200) == before[200] + 5
+    assert await _commands_counted(client, 409) == before[409] + 1
 
 
 def _in_capitals(table: str) -> str:
     return f"/tables/{table.upper()}/actions"
 
 
-async def _commands_counted(client: AsyncClient) -> float:
+async def _commands_counted(client: AsyncClient, status: int) -> float:
     text = (await client.get("/metrics")).text
     line = re.search(
         r'^cardroom_requests_total\{[^}]*method="POST",path="/tables/\{table_id\}/actions",'
-        r'status_code="200"[^}]*\} ([0-9.e+]+)$',
+        rf'status_code="{status}"[^}}]*\}} ([0-9.e+]+)$',
         text,
         re.MULTILINE,
     )
     return float(line[1]) if line else 0.0
+
+
+@pytest.fixture
+async def limited(settings: Settings) -> AsyncIterator[AsyncClient]:
+    """A client of an app whose seats may send two requests a minute."""
+    narrow = msgspec.structs.replace(
+        settings, rate_limits=True, rate_seat="2/60", redis_prefix=f"limited-{uuid.uuid4()}"
+    )
+    async with AsyncTestClient(create_app(narrow)) as client:
+        yield client
+
+
+async def test_the_rate_limit_counts_a_command_once_and_before_its_body(
+    limited: AsyncClient, ways: Ways, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decoded = []
+
+    def counted(body: bytes, annotation: Any) -> Any:
+        decoded.append(body)
+        return hooks.strictly(body, annotation)
+
+    monkeypatch.setattr(command_path, "strictly", counted)
+    twins, seat, body = await _first_move(limited, 46)
+    other = (seat + 1) % 4
+    unknown_field = b'{"type":"pass","extra":1}'
+    answers = [
+        await _both(limited, twins, other, unknown_field),  # passed on once admitted
+        await _both(limited, twins, other, body),
+        await _both(limited, twins, other, body),
+        await _both(limited, twins, other, unknown_field),  # refused before it is read
+    ]
+    assert [status for status, _, _ in answers] == [400, 409, 429, 429]
+    remaining = [dict(headers).get(b"ratelimit-remaining") for _, headers, _ in answers[:2]]
+    assert remaining == [b"1", b"0"]
+    assert ways.routed == 3  # the pass-on and its twin, and the route's own 409
+    assert decoded == [unknown_field, body]  # the short way read no body it refused
