@@ -44,6 +44,7 @@ from service.http.hooks import SINGLE_HEADERS, strictly
 from service.http.limits import MAX_BODY_BYTES
 from service.http.problems import EXCEPTION_HANDLERS, ApiProblem
 from service.http.schemas import UUID_PATTERN, Command
+from service.write.handler import Answer
 
 ROUTE = "/tables/{table_id}/actions"  # the route's path template, as routing names it
 _JSON = b"application/json"
@@ -76,23 +77,25 @@ def command_path(app: ASGIApp) -> ASGIApp:
             await app(scope, receive, send)
             return
         try:
-            passed_on = await _answer(scope, receive, send, headers)
+            outcome = await _answer(scope, receive, headers)
         except Exception as exc:
             # Every error, a refusal or not: the route's own exception handling would
             # take them all, and the app's handlers end with one for any exception.
             await _refuse(scope, receive, send, exc)
             return
-        if passed_on is not None:
-            await app(scope, passed_on, send)
+        if isinstance(outcome, Answer):
+            await _send(send, outcome)
+        else:
+            await app(scope, outcome, send)
 
     return direct
 
 
-async def _answer(scope: Scope, receive: Receive, send: Send, headers: _Headers) -> Receive | None:
-    """Answers the command, in the route's order: the rate limit first (a refused request
-    costs no body read), then the body, the caller and the command. Returns the
-    ``receive`` to pass the request on with, when its body is not an ordinary one (the
-    rate limit counts a request once, whichever way reaches it first)."""
+async def _answer(scope: Scope, receive: Receive, headers: _Headers) -> Answer | Receive:
+    """The command's answer, in the route's order: the rate limit first (a refused request
+    costs no body read), then the body, the caller and the command. When the body is not
+    an ordinary one, the ``receive`` to pass the request on with instead (the rate limit
+    counts a request once, whichever way reaches it first)."""
     state = scope["app"].state
     throttle = state.get("throttle")
     if throttle is not None:
@@ -103,7 +106,7 @@ async def _answer(scope: Scope, receive: Receive, send: Send, headers: _Headers)
         return _replaying(messages, receive)
     table_key = str(uuid.UUID(scope["path"].split("/")[2]))
     caller = await caller_of(scope["state"], state.auth, headers.authorization)
-    answer = await state.service.act(
+    answer: Answer = await state.service.act(
         table_key,
         caller.seat_at(table_key),
         command,
@@ -111,6 +114,11 @@ async def _answer(scope: Scope, receive: Receive, send: Send, headers: _Headers)
         idempotency_key=headers.idempotency_key,
         epoch=caller.epoch,
     )
+    return answer
+
+
+async def _send(send: Send, answer: Answer) -> None:
+    """The answer as the route sends it (an error from here on is not answered again)."""
     start: Message = {
         "type": "http.response.start",
         "status": answer.status,
@@ -123,7 +131,6 @@ async def _answer(scope: Scope, receive: Receive, send: Send, headers: _Headers)
     }
     await send(start)
     await send({"type": "http.response.body", "body": answer.body, "more_body": False})
-    return None
 
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, exc: Exception) -> None:

@@ -21,6 +21,7 @@ from litestar.testing import AsyncTestClient
 
 from service.http import command_path, hooks
 from service.http.app import create_app
+from service.http.limits import MAX_BODY_BYTES
 from service.settings import Settings
 from service.tools.bench.plan import plan_game
 from tests.support.api import OPERATOR, bearer, ok
@@ -176,6 +177,18 @@ async def test_requests_out_of_the_ordinary_are_passed_on_to_the_route(
     assert steps[0] == (1, {"type": "bid", "amount": 25})
     answered = await _both(client, twins, 1, content, headers)
     assert answered[0] == status
+    assert ways.routed == 2
+
+
+async def test_a_body_longer_than_its_content_length_is_the_routes_413(
+    client: AsyncClient, ways: Ways
+) -> None:
+    """A server that does not hold the body to its Content-Length must not let a command
+    in over the size limit: the bytes received are what counts."""
+    twins, seat, body = await _first_move(client, 47)
+    padded = body + b" " * MAX_BODY_BYTES
+    answered = await _both(client, twins, seat, padded, {"Content-Length": str(len(body))})
+    assert answered[0] == 413
     assert ways.routed == 2
 
 
