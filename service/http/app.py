@@ -36,6 +36,7 @@ from service.http.rounds import RoundController
 from service.http.tables import TableController
 from service.http.throttle import rate_limit_fields
 from service.http.tournaments import TournamentController
+from service.http.view_path import view_path
 from service.logs import stamp_request_ids
 from service.settings import Settings
 
@@ -86,12 +87,13 @@ def create_app(settings: Settings) -> Litestar:
             **{name: _shared(name) for name in SHARED},
         },
         exception_handlers=EXCEPTION_HANDLERS,
-        # The command route's short way is the innermost: inside the deadline and the
-        # metrics, after routing.
+        # The short ways of the command and the view are the innermost: inside the
+        # deadline and the metrics, after routing.
         middleware=[
             deadline_middleware(settings.request_seconds),
             request_metrics_middleware,
             command_path,
+            view_path,
         ],
         before_request=before_request,
         before_send=[nosniff, rate_limit_fields],

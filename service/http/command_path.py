@@ -29,28 +29,30 @@ replayed to the route). Those answers are the route's, as they were.
 
 from __future__ import annotations
 
-import re
 import uuid
 from typing import Any
 
 import msgspec
 from litestar import Request
-from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
 from service.http.auth import caller_of
 from service.http.conditional import strong_tags
-from service.http.hooks import SINGLE_HEADERS, strictly
+from service.http.hooks import strictly
 from service.http.limits import MAX_BODY_BYTES
-from service.http.problems import EXCEPTION_HANDLERS, ApiProblem
-from service.http.schemas import UUID_PATTERN, Command
+from service.http.problems import ApiProblem
+from service.http.schemas import Command
+from service.http.short_ways import PassOn, canonical_id, headers_once, short_way
 from service.write.handler import Answer
 
 ROUTE = "/tables/{table_id}/actions"  # the route's path template, as routing names it
-_JSON = b"application/json"
-_PASSED_ON = (b"content-encoding", b"transfer-encoding")
+_JSON = "application/json"
+_PASSED_ON = {b"content-encoding", b"transfer-encoding"}
+_READ = frozenset(
+    {b"authorization", b"content-type", b"content-length", b"if-match", b"idempotency-key",
+     *_PASSED_ON}
+)  # fmt: skip
 _KEY_LENGTH = range(1, 201)  # Idempotency-Key, as the route declares it
-_UUID = re.compile(UUID_PATTERN)
 
 
 class _Headers(msgspec.Struct):
@@ -61,37 +63,7 @@ class _Headers(msgspec.Struct):
     idempotency_key: str | None = None
 
 
-def command_path(app: ASGIApp) -> ASGIApp:
-    """Litestar middleware: the command route's ordinary requests answered here."""
-
-    async def direct(scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] != ScopeType.HTTP
-            or scope["method"] != "POST"
-            or scope.get("path_template") != ROUTE
-        ):
-            await app(scope, receive, send)
-            return
-        headers = _plain(scope)
-        if headers is None:
-            await app(scope, receive, send)
-            return
-        try:
-            outcome = await _answer(scope, receive, headers)
-        except Exception as exc:
-            # Every error, a refusal or not: the route's own exception handling would
-            # take them all, and the app's handlers end with one for any exception.
-            await _refuse(scope, receive, send, exc)
-            return
-        if isinstance(outcome, Answer):
-            await _send(send, outcome)
-        else:
-            await app(scope, outcome, send)
-
-    return direct
-
-
-async def _answer(scope: Scope, receive: Receive, headers: _Headers) -> Answer | Receive:
+async def _answer(scope: Scope, receive: Receive, headers: _Headers) -> ASGIApp | PassOn:
     """The command's answer, in the route's order: the rate limit first (a refused request
     costs no body read), then the body, the caller and the command. When the body is not
     an ordinary one, the ``receive`` to pass the request on with instead (the rate limit
@@ -103,7 +75,7 @@ async def _answer(scope: Scope, receive: Receive, headers: _Headers) -> Answer |
     messages, body = await _body(receive)
     command = _command(body)
     if command is None:
-        return _replaying(messages, receive)
+        return PassOn(_replaying(messages, receive))
     table_key = str(uuid.UUID(scope["path"].split("/")[2]))
     caller = await caller_of(scope["state"], state.auth, headers.authorization)
     answer: Answer = await state.service.act(
@@ -114,70 +86,47 @@ async def _answer(scope: Scope, receive: Receive, headers: _Headers) -> Answer |
         idempotency_key=headers.idempotency_key,
         epoch=caller.epoch,
     )
-    return answer
+    return _Sent(answer)
 
 
-async def _send(send: Send, answer: Answer) -> None:
-    """The answer as the route sends it (an error from here on is not answered again)."""
-    start: Message = {
-        "type": "http.response.start",
-        "status": answer.status,
-        "headers": [
-            (b"etag", answer.etag.encode("latin-1")),
-            (b"cache-control", b"private, no-cache"),
-            (b"content-type", _JSON),
-            (b"content-length", str(len(answer.body)).encode()),
-        ],
-    }
-    await send(start)
-    await send({"type": "http.response.body", "body": answer.body, "more_body": False})
+class _Sent:
+    """The command's answer as the route sends it."""
 
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
 
-async def _refuse(scope: Scope, receive: Receive, send: Send, exc: Exception) -> None:
-    """``exc`` answered by the app's exception handler for it, inside the deadline and
-    the metrics (which then count the refusal's own status)."""
-    request: Request[Any, Any, Any] = Request(scope, receive)
-    handler = next(EXCEPTION_HANDLERS[k] for k in type(exc).__mro__ if k in EXCEPTION_HANDLERS)
-    response = handler(request, exc)
-    await response.to_asgi_response(None, request)(scope, receive, send)
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        answer = self.answer
+        start: Message = {
+            "type": "http.response.start",
+            "status": answer.status,
+            "headers": [
+                (b"etag", answer.etag.encode("latin-1")),
+                (b"cache-control", b"private, no-cache"),
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(answer.body)).encode()),
+            ],
+        }
+        await send(start)
+        await send({"type": "http.response.body", "body": answer.body, "more_body": False})
 
 
 def _plain(scope: Scope) -> _Headers | None:
     """The headers of a request in its plainest form; None to pass it on."""
     if scope["query_string"] or b"%" in (scope.get("raw_path") or b""):
         return None
-    if not _canonical_id(scope["path"].split("/")[2]):
+    if not canonical_id(scope["path"].split("/")[2]):
         return None
-    found = _Headers()
-    seen: set[bytes] = set()
-    json = False
-    length = -1
-    for name, value in scope["headers"]:
-        if name in SINGLE_HEADERS:
-            if name in seen:
-                return None
-            seen.add(name)
-        if name == b"authorization":
-            found.authorization = value.decode("latin-1")
-        elif name == b"content-type":
-            json = value == _JSON
-        elif name == b"content-length":
-            length = int(value) if value.isdigit() else -1
-        elif name == b"if-match":
-            found.if_match = value.decode("latin-1")
-        elif name == b"idempotency-key":
-            found.idempotency_key = value.decode("latin-1")
-            if len(found.idempotency_key) not in _KEY_LENGTH:
-                return None
-        elif name in _PASSED_ON:
-            return None
-    if not json or not 0 < length <= MAX_BODY_BYTES:
+    found = headers_once(scope, _READ)
+    if found is None or _PASSED_ON & found.keys() or found.get(b"content-type") != _JSON:
         return None
-    return found
-
-
-def _canonical_id(text: str) -> bool:
-    return _UUID.fullmatch(text) is not None
+    length = found.get(b"content-length", "")
+    if not length.isdigit() or not 0 < int(length) <= MAX_BODY_BYTES:
+        return None
+    key = found.get(b"idempotency-key")
+    if key is not None and len(key) not in _KEY_LENGTH:
+        return None
+    return _Headers(found.get(b"authorization"), found.get(b"if-match"), key)
 
 
 async def _body(receive: Receive) -> tuple[list[ReceiveMessage], bytes | None]:
@@ -220,3 +169,6 @@ def _replaying(messages: list[ReceiveMessage], receive: Receive) -> Receive:
         return await receive()
 
     return replay
+
+
+command_path = short_way("POST", ROUTE, _plain, _answer)

@@ -240,6 +240,40 @@ def _client_gone() -> Response[Any]:
     return Response(None, status_code=499)
 
 
+async def table_answer(
+    access: TableAccess, if_none_match: str | None, wait: int | None
+) -> Response[Any]:
+    """``GET /tables/{id}``'s answer (the route's, and the view's short way's): the view,
+    a 304 while ``If-None-Match`` is current, or either after a long-poll of ``wait``."""
+    table_key, caller, watcher = access.table_key, access.caller, access.watcher
+    wanted = entity_tags(if_none_match)
+    audience = caller.audience_at(table_key)  # another table's token: 403, nothing read
+    heard = watcher.versions.get(table_key)
+    if wait and wanted and heard is not None and etag(heard, audience) in wanted:
+        # The caller holds the version this process last heard announced: a read now
+        # would most likely find it unchanged, so the poll waits first and reads after
+        # (a commit not announced here yet wakes it as soon as it is).
+        polled = await _long_poll(heard, access, wait)
+        if polled is None:
+            return _client_gone()
+        loaded = current_for(caller, polled)
+    else:
+        loaded = current_for(caller, await access.service.load(table_key, replica=True))
+        if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
+            polled = await _long_poll(loaded.table.version, access, wait)
+            if polled is None:
+                return _client_gone()
+            loaded = current_for(caller, polled)
+    await require_watchable(loaded.table, audience, access.tournaments)
+    tag = etag(loaded.table.version, audience)
+    if wanted is not None and _matches(loaded, audience, wanted):
+        not_modified: Response[Any] = Response(
+            None, status_code=304, headers={"ETag": tag, **caching_headers(audience)}
+        )
+        return not_modified
+    return _view_response(tables.view(loaded.table, audience), audience)
+
+
 def caching_headers(audience: Audience) -> dict[str, str]:
     """The caching headers of what ``audience`` sees of a table."""
     return {"Cache-Control": _cache(audience), "Vary": "Authorization"}
@@ -292,10 +326,13 @@ def provide_table_access(
     request: Request[Any, Any, Any], table_id: FromPath[UUID], caller: NamedDependency[Caller]
 ) -> TableAccess:
     # ``caller`` alone before it, this alone after: two batches of one, no task group.
-    state = request.app.state
-    scope = request.scope
+    return table_access(request.scope, str(table_id), caller)
+
+
+def table_access(scope: Any, table_key: str, caller: Caller) -> TableAccess:
+    state = scope["app"].state
     return TableAccess(
-        str(table_id),
+        table_key,
         caller,
         state.service,
         state.tournaments,
@@ -411,33 +448,7 @@ class TableController(Controller):
         if_none_match: IfNoneMatch = None,
         wait: Wait = None,
     ) -> Response[TableView]:
-        table_key, caller, watcher = access.table_key, access.caller, access.watcher
-        wanted = entity_tags(if_none_match)
-        audience = caller.audience_at(table_key)  # another table's token: 403, nothing read
-        heard = watcher.versions.get(table_key)
-        if wait and wanted and heard is not None and etag(heard, audience) in wanted:
-            # The caller holds the version this process last heard announced: a read now
-            # would most likely find it unchanged, so the poll waits first and reads
-            # after (a commit not announced here yet wakes it as soon as it is).
-            polled = await _long_poll(heard, access, wait)
-            if polled is None:
-                return _client_gone()
-            loaded = current_for(caller, polled)
-        else:
-            loaded = current_for(caller, await access.service.load(table_key, replica=True))
-            if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
-                polled = await _long_poll(loaded.table.version, access, wait)
-                if polled is None:
-                    return _client_gone()
-                loaded = current_for(caller, polled)
-        await require_watchable(loaded.table, audience, access.tournaments)
-        tag = etag(loaded.table.version, audience)
-        if wanted is not None and _matches(loaded, audience, wanted):
-            not_modified: Response[Any] = Response(
-                None, status_code=304, headers={"ETag": tag, **caching_headers(audience)}
-            )
-            return not_modified
-        return _view_response(tables.view(loaded.table, audience), audience)
+        return await table_answer(access, if_none_match, wait)
 
     @get(
         "/",

@@ -1,30 +1,34 @@
-"""The command route's short way (service.http.command_path) answers as the route does.
+"""The short ways of the command and the view (service.http.command_path, view_path)
+answer as their routes do.
 
 Twin tables are dealt the same cards and seated alike; every request is sent to one
-plainly and to the other with a query string, which the short way never takes, so that
-the route answers it. The two answers must match, status, headers and body (but for the
-table's id, the request id and the events' times), and a spy on the route's body check
-tells which way each request went.
+plainly and to the other with a query string (``by=route``), which a short way never
+takes, so that the route answers it. The two answers must match, status, headers and
+body (but for the table's id, the request id and the events' times), and a spy on the
+routes' first hook tells which way each request went.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
+import httpx
 import msgspec
 import pytest
 from httpx import AsyncClient, Response
 from litestar.testing import AsyncTestClient
 
-from service.http import command_path, hooks
+from service.http import command_path, hooks, view_path
 from service.http.app import create_app
 from service.http.limits import MAX_BODY_BYTES
 from service.settings import Settings
 from service.tools.bench.plan import plan_game
 from tests.support.api import OPERATOR, bearer, ok
+from tests.support.live import serving
 
 _AT = re.compile(rb'"at":"[^"]*"')
 
@@ -35,23 +39,25 @@ class Twin(msgspec.Struct):
 
 
 class Ways:
-    """Counts the requests the route's body check saw: those the short way passed on."""
+    """Counts the requests each route's hook saw: those its short way passed on."""
 
     def __init__(self) -> None:
-        self.routed = 0
+        self.routed = 0  # commands
+        self.viewed = 0  # views
 
 
 @pytest.fixture
 def ways(monkeypatch: pytest.MonkeyPatch) -> Iterator[Ways]:
     ways = Ways()
-    checked = hooks.strict_body
+    checked = hooks.single_headers  # the routes' first look at a request
 
-    async def counted(request: Any) -> None:
-        if request.scope["path"].endswith("/actions"):
-            ways.routed += 1
-        await checked(request)
+    def counted(request: Any) -> None:
+        template = request.scope["path_template"]
+        ways.routed += template == command_path.ROUTE
+        ways.viewed += template == view_path.ROUTE
+        checked(request)
 
-    monkeypatch.setattr(hooks, "strict_body", counted)
+    monkeypatch.setattr(hooks, "single_headers", counted)
     yield ways
 
 
@@ -80,7 +86,8 @@ async def _first_move(client: AsyncClient, seed: int) -> tuple[list[Twin], int, 
 def _answer(response: Response, table: str) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     # The length follows the events' times, which msgspec writes without a fraction on a
     # whole second: it is checked against the body here, and the bodies are compared.
-    assert int(response.headers["content-length"]) == len(response.content)
+    if "content-length" in response.headers and response.request.method != "HEAD":
+        assert int(response.headers["content-length"]) == len(response.content)
     headers = [
         (name, value)
         for name, value in response.headers.raw
@@ -273,5 +280,145 @@ async def test_the_rate_limit_counts_a_command_once_and_before_its_body(
     assert [status for status, _, _ in answers] == [400, 409, 429, 429]
     remaining = [dict(headers).get(b"ratelimit-remaining") for _, headers, _ in answers[:2]]
     assert remaining == [b"1", b"0"]
-    assert ways.routed == 3  # the pass-on and its twin, and the route's own 409
+    assert ways.routed == 5  # the route's four, and the pass-on
     assert decoded == [unknown_field, body]  # the short way read no body it refused
+
+
+# --- the view ----------------------------------------------------------------------------
+
+
+async def _view_both(
+    client: AsyncClient,
+    twins: list[Twin],
+    authorization: Callable[[Twin], dict[str, str]],
+    headers: dict[str, str] | None = None,
+    query: str = "",
+    method: str = "GET",
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """The same view request to both twins (the second by the route)."""
+    answers = []
+    for twin, by in zip(twins, ("", "by=route"), strict=True):
+        asked = "&".join(part for part in (query, by) if part)
+        url = f"/tables/{twin.table}" + (f"?{asked}" if asked else "")
+        sent = {**authorization(twin), **(headers or {})}
+        response = await client.request(method, url, headers=sent)
+        answers.append(_answer(response, twin.table))
+    assert answers[0] == answers[1]
+    return answers[0]
+
+
+def _spectator(twin: Twin) -> dict[str, str]:
+    return {}
+
+
+def _operator(twin: Twin) -> dict[str, str]:
+    return OPERATOR
+
+
+def _seat(seat: int) -> Callable[[Twin], dict[str, str]]:
+    return lambda twin: bearer(twin.tokens[seat])
+
+
+async def test_views_and_their_304s_take_the_short_way_and_answer_as_the_route(
+    client: AsyncClient, ways: Ways
+) -> None:
+    twins, seat, _ = await _first_move(client, 48)
+    for audience in (_spectator, _operator, _seat(seat), _seat((seat + 1) % 4)):
+        status, headers, _ = await _view_both(client, twins, audience)
+        assert status == 200
+        tag = dict(headers)[b"etag"].decode()
+        assert (await _view_both(client, twins, audience, {"If-None-Match": tag}))[0] == 304
+        stale = {"If-None-Match": '"1.spectator", "2.s0"'}
+        assert (await _view_both(client, twins, audience, stale))[0] == 200
+        assert (await _view_both(client, twins, audience, method="HEAD"))[0] == 200
+    assert ways.viewed == 16  # the twin's only
+
+
+async def test_refused_views_on_the_short_way_are_the_routes_problems(
+    client: AsyncClient, ways: Ways
+) -> None:
+    twins, _, _ = await _first_move(client, 49)
+    others, _ = await _twins(client, 50)
+    refused = [
+        await _view_both(client, twins, lambda twin: {"Authorization": "Bearer nobody"}),
+        await _view_both(client, twins, lambda twin: {"Authorization": "Basic eA=="}),
+        await _view_both(client, twins, lambda twin: bearer(others[0].tokens[0])),
+    ]
+    assert [(status, msgspec.json.decode(body)["code"]) for status, _, body in refused] == [
+        (401, "unauthorized"),
+        (401, "unauthorized"),
+        (403, "wrong-seat"),
+    ]
+    assert ways.viewed == len(refused)
+
+
+async def test_a_long_poll_on_the_short_way_wakes_with_the_next_version(
+    settings: Settings, ways: Ways
+) -> None:
+    """Over a real socket: an in-process transport would serialise the poll and the
+    command that wakes it."""
+    app = create_app(settings)
+    async with serving(app) as base, httpx.AsyncClient(base_url=base, timeout=60) as http:
+        twins, seat, body = await _first_move(http, 51)
+        polls = []
+        for twin, by in zip(twins, ("", "&by=route"), strict=True):
+            tag = (await http.get(f"/tables/{twin.table}")).headers["etag"]
+            poll = asyncio.create_task(
+                http.get(f"/tables/{twin.table}?wait=30{by}", headers={"If-None-Match": tag})
+            )
+            while app.state.watcher.waiting_for(twin.table) == 0:
+                await asyncio.sleep(0.01)
+            acted = await http.post(
+                f"/tables/{twin.table}/actions",
+                content=body,
+                headers={"Content-Type": "application/json", **bearer(twin.tokens[seat])},
+            )
+            assert acted.status_code == 200
+            polls.append(_answer(await asyncio.wait_for(poll, 10), twin.table))
+    assert polls[0] == polls[1]
+    assert polls[0][0] == 200
+    assert ways.viewed == 1  # the route twin's poll; every other view took the short way
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "wait=0",
+        "wait=61",
+        "wait=1.5",
+        "wait=%31",
+        "wait=5&wait=5",
+        "wait=+5",
+        "wait=05",
+        "wait=5;",
+        "WAIT=5",
+        "wait=1&",
+        "a=1",
+    ],
+)
+async def test_views_out_of_the_ordinary_are_passed_on_to_the_route(
+    client: AsyncClient, ways: Ways, query: str
+) -> None:
+    twins, _, _ = await _first_move(client, 52)
+    await _view_both(client, twins, _spectator, {"If-None-Match": '"1.spectator"'}, query)
+    assert ways.viewed == 2
+
+
+async def test_an_encoded_slash_after_the_id_is_the_routes_404(client: AsyncClient) -> None:
+    twins, _, _ = await _first_move(client, 54)
+    answers = [
+        await client.get(f"/tables/{twin.table}%2F{by}")
+        for twin, by in zip(twins, ("", "?by=route"), strict=True)
+    ]
+    assert [answer.status_code for answer in answers] == [404, 404]
+
+
+async def test_the_rate_limit_counts_a_view_once_on_the_short_way(
+    limited: AsyncClient, ways: Ways
+) -> None:
+    twins, seat, _ = await _first_move(limited, 55)
+    answers = [await _view_both(limited, twins, _seat(seat)) for _ in range(3)]
+    assert [status for status, _, _ in answers] == [200, 200, 429]
+    remaining = [dict(headers).get(b"ratelimit-remaining") for _, headers, _ in answers[:2]]
+    assert remaining == [b"1", b"0"]
+    assert ways.viewed == 3  # the route twin's only
