@@ -3,15 +3,17 @@
 
 A short way is the innermost middleware of its route: inside the deadline and the request
 metrics, after routing. It takes a request of its route's method whose ``plain`` reading
-succeeds, and otherwise passes it on untouched; its ``answer`` either answers (an ASGI
-app that sends the answer) or passes the request on after all (:class:`PassOn`, with the
-``receive`` that replays what it read). Any error on the way is answered as the route's
-own exception handling answers it.
+succeeds, and otherwise passes it on untouched. It counts what it takes with the rate
+limit; its ``answer`` then either answers (an ASGI app that sends the answer) or passes
+the request on after all (:class:`PassOn`, with the ``receive`` that replays what it
+read). Any error on the way is answered as the route's own exception handling answers
+it.
 """
 
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple, TypeVar
 
@@ -55,6 +57,11 @@ def short_way(
                 await app(scope, receive, send)
                 return
             try:
+                # The rate limit first, as on the route: a refused request costs no body
+                # read and no lookup (and it counts a request once, whichever way).
+                throttle = scope["app"].state.get("throttle")
+                if throttle is not None:
+                    await throttle.admit(Request(scope))
                 outcome = await answer(scope, receive, asked)
             except Exception as exc:
                 # Every error, a refusal or not: the route's own exception handling
@@ -97,6 +104,11 @@ def headers_once(scope: Scope, read: frozenset[bytes]) -> dict[bytes, str] | Non
     return found
 
 
-def canonical_id(text: str) -> bool:
-    """The path's id is a UUID as the routes read one (a strict path, DESIGN 6)."""
-    return _UUID.fullmatch(text) is not None
+def table_key(scope: Scope) -> str | None:
+    """The path's table id as the route reads it (``str`` of its UUID); None when the path
+    is not in its plainest form: percent-encoded, or the id not written as a UUID (a
+    strict path, DESIGN 6), which the route answers itself."""
+    if b"%" in (scope.get("raw_path") or b""):
+        return None
+    text = scope["path"].split("/")[2]
+    return str(uuid.UUID(text)) if _UUID.fullmatch(text) else None

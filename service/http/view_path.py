@@ -17,14 +17,14 @@ reads given twice.
 from __future__ import annotations
 
 import re
-import uuid
 from typing import Any
 
+import msgspec
 from litestar import Request
 from litestar.types import ASGIApp, Receive, Scope
 
 from service.http.auth import caller_of
-from service.http.short_ways import canonical_id, headers_once, short_way
+from service.http.short_ways import headers_once, short_way, table_key
 from service.http.tables import table_access, table_answer
 
 ROUTE = "/tables/{table_id}"  # the route's path template, as routing names it
@@ -33,25 +33,20 @@ _READ = frozenset({b"authorization", b"if-none-match"})
 _LONGEST_WAIT = 60  # seconds, as the route's ``wait`` parameter allows
 
 
-class _Asked:
-    """What the request asks with: its token, its ETags and its wait."""
+class _Asked(msgspec.Struct):
+    """What an ordinary view request asks: its table, token, ETags and wait."""
 
-    __slots__ = ("authorization", "if_none_match", "wait")
-
-    def __init__(self) -> None:
-        self.authorization: str | None = None
-        self.if_none_match: str | None = None
-        self.wait: int | None = None
+    table: str
+    authorization: str | None
+    if_none_match: str | None
+    wait: int | None
 
 
 async def _answer(scope: Scope, receive: Receive, asked: _Asked) -> ASGIApp:
+    """The route's answer after the rate limit: the caller, then ``table_answer``."""
     state = scope["app"].state
-    throttle = state.get("throttle")
-    if throttle is not None:
-        await throttle.admit(Request(scope))
-    table_key = str(uuid.UUID(scope["path"].split("/")[2]))
     caller = await caller_of(scope["state"], state.auth, asked.authorization)
-    access = table_access(scope, table_key, caller)
+    access = table_access(scope, asked.table, caller)
     response = await table_answer(access, asked.if_none_match, asked.wait)
     request: Request[Any, Any, Any] = Request(scope, receive)
     return response.to_asgi_response(None, request)
@@ -59,23 +54,20 @@ async def _answer(scope: Scope, receive: Receive, asked: _Asked) -> ASGIApp:
 
 def _plain(scope: Scope) -> _Asked | None:
     """What an ordinary request asks; None to pass it on."""
-    if b"%" in (scope.get("raw_path") or b""):
+    table = table_key(scope)
+    if table is None:
         return None
-    if not canonical_id(scope["path"].split("/")[2]):
-        return None
-    asked = _Asked()
+    wait = None
     query: bytes = scope["query_string"]
     if query:
         found = _WAIT.fullmatch(query)
         if found is None or not 1 <= int(found[1]) <= _LONGEST_WAIT:
             return None
-        asked.wait = int(found[1])
+        wait = int(found[1])
     headers = headers_once(scope, _READ)
     if headers is None:
         return None
-    asked.authorization = headers.get(b"authorization")
-    asked.if_none_match = headers.get(b"if-none-match")
-    return asked
+    return _Asked(table, headers.get(b"authorization"), headers.get(b"if-none-match"), wait)
 
 
 view_path = short_way("GET", ROUTE, _plain, _answer)
