@@ -233,6 +233,17 @@ async def _long_poll(version: int, access: TableAccess, wait: int) -> Loaded | N
             return fresh
 
 
+def _open_unread(access: TableAccess, audience: Audience) -> bool:
+    """Whether ``audience`` may park a poll before the table is read: a seat or the
+    operator always; a spectator only of a table this process knows to be in no
+    tournament (a tag never changes), since a table closed to spectators must refuse
+    them before they wait (:func:`require_watchable`)."""
+    if audience != "spectator":
+        return True
+    cached = access.service.snapshots.get(access.table_key)
+    return cached is not None and cached.table.tournament is None
+
+
 def _client_gone() -> Response[Any]:
     """What a long-poll whose client hung up ends with. Nobody receives it (uvicorn writes
     nothing to a lost connection); the access log and the request metrics record it under
@@ -249,7 +260,13 @@ async def table_answer(
     wanted = entity_tags(if_none_match)
     audience = caller.audience_at(table_key)  # another table's token: 403, nothing read
     heard = watcher.versions.get(table_key)
-    if wait and wanted and heard is not None and etag(heard, audience) in wanted:
+    if (
+        wait
+        and wanted
+        and heard is not None
+        and etag(heard, audience) in wanted
+        and _open_unread(access, audience)
+    ):
         # The caller holds the version this process last heard announced: a read now
         # would most likely find it unchanged, so the poll waits first and reads after
         # (a commit not announced here yet wakes it as soon as it is).
@@ -260,6 +277,9 @@ async def table_answer(
     else:
         loaded = current_for(caller, await access.service.load(table_key, replica=True))
         if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
+            # Refused before it parks: a spectator of a closed table would otherwise
+            # learn when it moves from when the refusal comes.
+            await require_watchable(loaded.table, audience, access.tournaments)
             polled = await _long_poll(loaded.table.version, access, wait)
             if polled is None:
                 return _client_gone()

@@ -19,9 +19,13 @@ from domain.cards import pinochle_pack
 from domain.events import CardsDealt, DealThrownIn, Event, HandScored
 from domain.registry import GAMES
 from service.audit.verify import verify_lines
+from service.http.app import create_app
+from service.settings import Settings
 from service.write.codec import event_decoder
+from service.write.handler import etag
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import Player, export, lines_of, play
+from tests.support.live import serving
 from tests.support.refusals import assert_problem, stored
 
 CARD = re.compile(r'"[2-9TJQKA][CDHS]"')
@@ -95,6 +99,27 @@ async def test_an_open_tournaments_tables_dealt_its_decks_are_closed_to_spectato
     for read in ("", "/events", "/scoresheet"):
         assert_problem(await client.get(f"{path}{read}"), 401, "unauthorized")
         ok(await client.get(f"{path}{read}", headers=OPERATOR))
+
+
+async def test_a_spectators_long_poll_of_a_closed_table_is_refused_before_it_waits(
+    settings: Settings,
+) -> None:
+    """A poll that parked first and was refused only when the table moved (or its wait
+    ran out) would tell a spectator when a closed table's players act. Over a real
+    socket, so that the guard can end a poll that parks for its full minute."""
+    app = create_app(settings)
+    async with serving(app) as base, AsyncClient(base_url=base, timeout=90) as http:
+        decks = shuffled_decks("pitch", 1, seed=7)
+        tournament = await open_tournament(http, "pitch", decks, 0)
+        body = {"players": ["Ann", "Bob", "Cy"]}
+        opened = await http.post(f"/tournaments/{tournament}/tables", json=body, headers=OPERATOR)
+        table = ok(opened, 201)["table"]["id"]
+        version = ok(await http.get(f"/tables/{table}", headers=OPERATOR))["version"]
+        for tag in ("*", etag(version, "spectator")):
+            for way in ("", "&by=route"):  # the view's short way, and the route
+                poll = http.get(f"/tables/{table}?wait=60{way}", headers={"If-None-Match": tag})
+                assert_problem(await asyncio.wait_for(poll, 20), 401, "unauthorized")
+                assert app.state.watcher.waiting_for(table) == 0
 
 
 async def test_an_open_tournament_finishes_once_its_tables_end_and_then_opens_them_to_all(
