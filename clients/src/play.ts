@@ -71,6 +71,8 @@ async function main(): Promise<void> {
       body: { name: `ts ${seat}` },
     });
     if (!data) fail("takeSeat", error);
+    // A player's seat always has a token; only the computer's is null.
+    if (data.token === null) fail("takeSeat", data);
     tokens.push(data.token);
   }
   const spectator = await api.GET("/tables/{table_id}", { params: { path: { table_id } } });

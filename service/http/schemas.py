@@ -381,11 +381,12 @@ class AbortTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class SeatGranted(msgspec.Struct, frozen=True):
-    """The seat's bearer token: send it as ``Authorization: Bearer <token>``."""
+    """The seat's bearer token: send it as ``Authorization: Bearer <token>``; ``null``
+    when the computer took the seat (nobody plays for it, or sees its hand)."""
 
     table: str
     seat: int
-    token: str
+    token: str | None
     version: int
 
 

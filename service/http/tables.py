@@ -421,7 +421,8 @@ class TableController(Controller):
         summary="Take a seat",
         description=(
             "Seats a player and returns the seat's bearer token. With `computer: true`"
-            " the computer plays the seat. On a tournament table, seating the computer or"
+            " the computer plays the seat, and `token` is `null`: nobody plays for it or"
+            " sees its hand. On a tournament table, seating the computer or"
             " taking over a seat its player left needs the operator's token (or the"
             " tournament director's). When the last seat is taken the first deal happens."
         ),

@@ -259,8 +259,10 @@ class TableService:
         *,
         computer: bool = False,
         allowed: Callable[[Table[Any]], None] | None = None,
-    ) -> tuple[str, Table[Any]]:
-        """Seat ``name``; the new bearer token. The last seat taken starts the game.
+    ) -> tuple[str | None, Table[Any]]:
+        """Seat ``name``; the new bearer token (None for the computer, which plays without
+        one: a token would let whoever seated it read its hand and play for it). The last
+        seat taken starts the game.
 
         Players often sit down all at once (a round opening, a lobby filling), and each
         take moves the table's version: the takes of one table queue in this process, and
@@ -271,7 +273,7 @@ class TableService:
         ``allowed`` judges the caller's right to the seat on the very table it is taken
         from, and raises if it has none: judged on an earlier read, a seat its player left
         just after would be taken as if it were free."""
-        token = secrets.token_urlsafe(32)
+        token = None if computer else secrets.token_urlsafe(32)
         async with self._seating(table_id):
             for attempt in range(SEAT_ATTEMPTS):
                 loaded = await self.load(table_id)
@@ -284,9 +286,10 @@ class TableService:
                 at = self.clock()
                 plan = Plan([Batch(events, f"seat:{seat}", command)])
                 settled = await self.settle(loaded.table, plan, at)
-                granted = (token_digest(token), seat, settled.table.epoch(seat))
+                epoch = settled.table.epoch(seat)
+                granted = [] if token is None else [(token_digest(token), seat, epoch)]
                 try:
-                    await self._commit(loaded, settled, at=at, seat_tokens=[granted])
+                    await self._commit(loaded, settled, at=at, seat_tokens=granted)
                 except VersionConflict:
                     self._forget(table_id)
                     await asyncio.sleep(random.uniform(0, min(0.05, 0.002 * 2**attempt)))

@@ -106,6 +106,19 @@ async def test_a_seat_taken_without_a_name_is_named_after_it(
     ]
 
 
+async def test_seating_the_computer_hands_out_no_token_for_its_seat(
+    clients: list[httpx.AsyncClient],
+) -> None:
+    """Whoever seats the computer gets no way to read its hand or play for it: no token
+    is made for the seat, so none can be used."""
+    table = ok(await clients[0].post("/tables", json={"game": "pitch", "seats": 3}), 201)
+    path = f"/tables/{table['id']}"
+    human = ok(await clients[0].post(f"{path}/seats/0", json={"name": "Ann"}), 201)
+    assert isinstance(human["token"], str)
+    computer = ok(await clients[1].post(f"{path}/seats/1", json={"computer": True}), 201)
+    assert computer == {"table": table["id"], "seat": 1, "token": None, "version": 3}
+
+
 async def test_computers_alone_play_a_table_to_its_end(clients: list[httpx.AsyncClient]) -> None:
     table = ok(await clients[0].post("/tables", json={"game": "reserve-bridge", "seats": 2}), 201)
     path = f"/tables/{table['id']}"
