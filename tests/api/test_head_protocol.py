@@ -130,6 +130,15 @@ async def test_each_request_of_a_kept_alive_connection_has_its_own_count() -> No
 def test_the_header_timeout_is_10_seconds_unless_set() -> None:
     assert from_env({}).header_timeout_seconds == 10
     assert from_env({"CARDROOM_HEADER_TIMEOUT_SECONDS": "0.5"}).header_timeout_seconds == 0.5
-    for bad in ("0", "-1", "nan", "inf"):
+    for bad in ("0", "-1", "nan", "inf", "10.5"):
         with pytest.raises(ValueError, match="CARDROOM_HEADER_TIMEOUT_SECONDS"):
             from_env({"CARDROOM_HEADER_TIMEOUT_SECONDS": bad})
+
+
+def test_the_request_deadline_is_1_5_seconds_and_never_past_2() -> None:
+    """Clients are promised a 503 within 2 s when the database does not answer."""
+    assert from_env({}).request_seconds == 1.5
+    assert from_env({"CARDROOM_REQUEST_SECONDS": "2"}).request_seconds == 2
+    for bad in ("0", "-1", "nan", "inf", "2.5"):
+        with pytest.raises(ValueError, match="CARDROOM_REQUEST_SECONDS"):
+            from_env({"CARDROOM_REQUEST_SECONDS": bad})
