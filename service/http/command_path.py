@@ -21,10 +21,11 @@ A problem raised on the way (a 401, a 403, a refused rule, a stale If-Match) is 
 by the app's exception handlers and passes through its ``before_send`` hooks, as the
 route's own would. Any request it does not take is passed on to the route untouched,
 before anything is counted or read: a query string, a percent-encoded path, a header
-given twice or not in its plainest form (``Content-Type`` other than exactly
-``application/json``, a content coding, a chunked body, an ``Idempotency-Key`` outside its
-length), a body over the limit, empty, or not strictly valid (then the body read is
-replayed to the route). Those answers are the route's, as they were.
+given twice or not in its plainest form (``Content-Type`` other than ``application/json``,
+bare or with ``charset=utf-8`` in lower case, a content coding, a chunked body, an
+``Idempotency-Key`` outside its length), a body over the limit, empty, or not strictly
+valid (then the body read is replayed to the route). Those answers are the route's, as
+they were.
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ from service.http.short_ways import PassOn, headers_once, short_way, table_key
 from service.write.handler import Answer
 
 ROUTE = "/tables/{table_id}/actions"  # the route's path template, as routing names it
-_JSON = "application/json"
+# The route takes JSON with any parameters and a UTF-8 charset in any case; these are
+# the spellings clients send (OkHttp and older axios add the charset).
+_JSON = frozenset(
+    {"application/json", "application/json; charset=utf-8", "application/json;charset=utf-8"}
+)
 _PASSED_ON = {b"content-encoding", b"transfer-encoding"}
 _READ = frozenset(
     {b"authorization", b"content-type", b"content-length", b"if-match", b"idempotency-key",
@@ -113,7 +118,7 @@ def _plain(scope: Scope) -> _Asked | None:
     if table is None or scope["query_string"]:
         return None
     found = headers_once(scope, _READ)
-    if found is None or _PASSED_ON & found.keys() or found.get(b"content-type") != _JSON:
+    if found is None or _PASSED_ON & found.keys() or found.get(b"content-type") not in _JSON:
         return None
     length = found.get(b"content-length", "")
     if not length.isdigit() or not 0 < int(length) <= MAX_BODY_BYTES:

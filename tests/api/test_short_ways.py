@@ -173,7 +173,7 @@ async def test_if_match_and_idempotency_keys_take_the_short_way(
         (b'{"type":"bid","type":"bid","amount":25}', {}, 400),  # a key written twice
         (b"", {}, 400),
         (b"{", {}, 400),
-        (b'{"type":"bid","amount":25}', {"Content-Type": "application/json; charset=utf-8"}, 200),
+        (b'{"type":"bid","amount":25}', {"Content-Type": "application/json; charset=UTF-8"}, 200),
         (b'{"type":"bid","amount":25}', {"Content-Type": "text/plain"}, 415),
         (b'{"type":"bid","amount":25}', {"Content-Encoding": "gzip"}, 415),
         (b'{"type":"bid","amount":25}', {"Idempotency-Key": "k" * 201}, 400),
@@ -188,6 +188,18 @@ async def test_requests_out_of_the_ordinary_are_passed_on_to_the_route(
     answered = await _both(client, twins, 1, content, headers)
     assert answered[0] == status
     assert ways.routed == 2
+
+
+@pytest.mark.parametrize(
+    "content_type", ["application/json; charset=utf-8", "application/json;charset=utf-8"]
+)
+async def test_json_with_its_charset_takes_the_short_way(
+    client: AsyncClient, ways: Ways, content_type: str
+) -> None:
+    twins, seat, body = await _first_move(client, 48)
+    status, _, _ = await _both(client, twins, seat, body, {"Content-Type": content_type})
+    assert status == 200
+    assert ways.routed == 1  # the twin's only
 
 
 async def test_a_body_longer_than_its_content_length_is_the_routes_413(
