@@ -146,6 +146,15 @@ def test_forwarded_for_is_read_from_the_right_past_trusted_proxies_only() -> Non
     assert client_address("127.0.0.1", ["203.0.113.1, junk"], PROXIES) == "127.0.0.1"
 
 
+def test_a_forwarded_address_with_its_port_counts_as_the_address() -> None:
+    """Some proxies append the client's port; the budget is the address's all the same."""
+    assert client_address("127.0.0.1", ["203.0.113.1:51234"], PROXIES) == "203.0.113.1"
+    assert client_address("127.0.0.1", ["[2001:db8:1:2::7]:443"], PROXIES) == "2001:db8:1:2::/64"
+    assert client_address("127.0.0.1", ["[2001:db8:1:2::7]"], PROXIES) == "2001:db8:1:2::/64"
+    assert client_address("127.0.0.1", ["2001:db8:1:2::7"], PROXIES) == "2001:db8:1:2::/64"
+    assert client_address("127.0.0.1", ["203.0.113.1:x"], PROXIES) == "127.0.0.1"
+
+
 def test_an_ipv6_client_counts_by_its_64_and_a_mapped_ipv4_as_ipv4() -> None:
     assert client_address("2001:db8:1:2:aaaa::1", []) == "2001:db8:1:2::/64"
     assert client_address("2001:db8:1:2:bbbb::9", []) == "2001:db8:1:2::/64"

@@ -69,8 +69,16 @@ def trusted_networks(entries: Sequence[str]) -> tuple[Network, ...]:
 
 
 def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """An address, also as some proxies write it with the client's port (Azure's
+    Application Gateway: ``203.0.113.1:51234``, ``[2001:db8::1]:51234``)."""
+    text = text.strip()
+    host, colon, port = text.rpartition(":")
+    if colon and port.isdigit() and (host.count(":") == 0 or host.startswith("[")):
+        text = host
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
     try:
-        found = ipaddress.ip_address(text.strip())
+        found = ipaddress.ip_address(text)
     except ValueError:
         return None
     if isinstance(found, ipaddress.IPv6Address) and found.ipv4_mapped is not None:
