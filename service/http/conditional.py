@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from litestar.datastructures import CacheControlHeader
 from litestar.params import HeaderParameter
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 IfNoneMatch = Annotated[
     str | None,
@@ -37,3 +39,44 @@ def matches(header: str | None, tag: str) -> bool:
     """An If-None-Match ``header`` names ``tag`` (or ``*``): the answer is a 304."""
     wanted = entity_tags(header)
     return wanted is not None and ("*" in wanted or tag in wanted)
+
+
+# Static files are revalidated on every use: their names carry no version, so a browser
+# that reused a script from its cache after an upgrade would run it against a newer page.
+REVALIDATE = CacheControlHeader(no_cache=True)
+
+# What a 304 leaves out of the 200 it stands for (RFC 9110 §15.4.5): the body's own
+# description. Its validators, caching and security headers stay.
+_BODY_HEADERS = frozenset({b"content-length", b"content-type", b"content-disposition"})
+
+
+def revalidating(app: ASGIApp) -> ASGIApp:
+    """Static files answered 304 while a GET's or HEAD's ``If-None-Match`` names their
+    ETag: Litestar's file responses carry one but never compare it, so a browser
+    revalidating the console's scripts was sent them whole each time."""
+
+    async def files(scope: Scope, receive: Receive, send: Send) -> None:
+        asked = [v for k, v in scope.get("headers", ()) if k == b"if-none-match"]
+        if scope.get("method") not in ("GET", "HEAD") or not asked:
+            await app(scope, receive, send)
+            return
+        header = ", ".join(value.decode("latin-1") for value in asked)
+        unchanged = False
+
+        async def answer(message: Message) -> None:
+            nonlocal unchanged
+            if message["type"] == "http.response.start" and message["status"] == 200:
+                tags = [v for k, v in message.get("headers", ()) if k == b"etag"]
+                unchanged = bool(tags) and matches(header, tags[0].decode("latin-1"))
+                if unchanged:
+                    kept = [(k, v) for k, v in message["headers"] if k not in _BODY_HEADERS]
+                    message = {**message, "status": 304, "headers": kept}
+            elif unchanged and message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return  # the file's bytes, which a 304 does not carry
+                message = {**message, "body": b""}
+            await send(message)
+
+        await app(scope, receive, answer)
+
+    return files

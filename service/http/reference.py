@@ -18,6 +18,7 @@ from litestar.types import PathType
 from litestar.types.file_types import FileInfo
 from swagger_ui_bundle import swagger_ui_path
 
+from service.http.conditional import REVALIDATE, revalidating
 from service.http.headers import docs_headers
 from service.http.problems import CATALOGUE
 
@@ -82,7 +83,8 @@ def assets_router() -> Router:
         directories=[swagger_ui_path],
         file_system=Assets(),
         include_in_schema=False,
-        cache_control=None,
+        cache_control=REVALIDATE,
+        middleware=[revalidating],
         name="docs-assets",
     )
 

@@ -53,6 +53,27 @@ async def test_console_assets_are_served_from_the_package(
     assert response.headers["x-content-type-options"] == "nosniff"
 
 
+@pytest.mark.parametrize("path", ["/console/assets/app.js", "/docs/assets/swagger-ui.css"])
+async def test_static_files_are_revalidated_and_answered_304_while_unchanged(
+    client: Any, path: str
+) -> None:
+    """Their names carry no version: a browser must ask each time, and is answered cheaply."""
+    first = await client.get(path)
+    assert first.headers["cache-control"] == "no-cache"
+    tag = first.headers["etag"]
+    for method, named in (("GET", f'"x", {tag}'), ("HEAD", tag), ("GET", f"W/{tag}")):
+        again = await client.request(method, path, headers={"If-None-Match": named})
+        assert again.status_code == 304
+        assert again.content == b""
+        assert again.headers["etag"] == tag
+        assert again.headers["cache-control"] == "no-cache"
+        assert "content-type" not in again.headers
+    for other in ('"x"', tag[:-1] + '0"'):  # another file's, or an older version's
+        changed = await client.get(path, headers={"If-None-Match": other})
+        assert changed.status_code == 200
+        assert changed.content == first.content
+
+
 async def test_console_pages_are_not_api_operations(client: Any) -> None:
     document = ok(await client.get("/docs/openapi.json"))
     assert not [path for path in document["paths"] if path.startswith("/console")]

@@ -18,6 +18,7 @@ from litestar import Response, get
 from litestar.router import Router
 from litestar.static_files import create_static_files_router
 
+from service.http.conditional import REVALIDATE, revalidating
 from service.http.reference import Assets
 
 CONSOLE = "/console"
@@ -82,7 +83,8 @@ def console_assets_router() -> Router:
         directories=[ASSETS_DIR],
         file_system=Assets(),
         include_in_schema=False,
-        cache_control=None,
+        cache_control=REVALIDATE,
+        middleware=[revalidating],
         name="console-assets",
         after_request=console_headers,
     )
