@@ -35,6 +35,9 @@ class TournamentCreated(TournamentEvent, frozen=True, tag="tournament_created"):
     clock: ClockSettings | None = None
     round_minutes: int | None = None
     auto_rounds: bool = False
+    # The pairing rules the tournament is paired by (``pairing.PAIRING_RULES``); events
+    # stored before it was recorded were paired by the first.
+    pairing_rules: int = 1
 
 
 class EntryAdded(TournamentEvent, frozen=True, tag="entry_added"):

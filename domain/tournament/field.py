@@ -23,6 +23,7 @@ class Inputs:
     history: Sequence[RoundRecord]
     seed: bytes
     round: int
+    rules: int  # pairing.PAIRING_RULES, or an earlier version a tournament was paired by
 
     def playing(self) -> list[str]:
         """The entries that may be paired: not withdrawn, and already arrived."""

@@ -12,6 +12,13 @@ from typing import Literal
 
 import msgspec
 
+# The version of the pairing rules new tournaments are paired by, recorded in their
+# ``tournament_created`` so that a tournament is always re-paired (and verified) by the
+# rules it was paired by. 1: progressive partnership tables took the split that repeated
+# the fewest earlier partnerships, which could keep the last round's partners together.
+# 2: they never do (RULES 5.5).
+PAIRING_RULES = 2
+
 
 class Format(StrEnum):
     OPEN = "open"  # the operator opens tables by hand; no rounds

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from domain.tournament import berger
 from domain.tournament.duplicate import pair_duplicate
 from domain.tournament.field import Inputs, check_round
-from domain.tournament.model import Entrant, Format, Pairing, RoundRecord, Shape
+from domain.tournament.model import PAIRING_RULES, Entrant, Format, Pairing, RoundRecord, Shape
 from domain.tournament.progressive import pair_progressive
 from domain.tournament.swiss import pair_swiss
 
@@ -55,11 +55,14 @@ def pair(
     history: Sequence[RoundRecord],
     seed: bytes,
     round: int,
+    *,
+    rules: int = PAIRING_RULES,
 ) -> Pairing:
     """The tables and byes of ``round`` (numbered from 1) after the finished rounds
-    ``history`` (in order). Withdrawn entries are never paired; an entry joins in its
-    ``first_round``. Raises ``ValueError`` for a format that does not fit the shape, a
-    history that is not rounds 1..round-1, or a round-robin round past its last."""
+    ``history`` (in order), by the pairing ``rules`` of that version. Withdrawn entries
+    are never paired; an entry joins in its ``first_round``. Raises ``ValueError`` for a
+    format that does not fit the shape, a history that is not rounds 1..round-1, or a
+    round-robin round past its last."""
     problem = fits(format, shape)
     if problem is not None:
         raise ValueError(problem)
@@ -71,5 +74,5 @@ def pair(
         Format.DUPLICATE: pair_duplicate,
     }
     if format in formats:
-        return formats[format](Inputs(shape, entrants, history, seed, round))
+        return formats[format](Inputs(shape, entrants, history, seed, round, rules))
     raise ValueError("format: an open tournament has no pairing; the operator opens tables")

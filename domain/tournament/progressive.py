@@ -81,23 +81,36 @@ def pair_progressive(inputs: Inputs) -> Pairing:
     out = {queue[i] for i in by_turn[: len(queue) % size]}
     seated = [entry for entry in queue if entry not in out]
     partners = _partnerships(shape, history)
+    # Rules 1 left this out (model.PAIRING_RULES).
+    last = _partnerships(shape, history[-1:]) if history and inputs.rules >= 2 else Counter()
     tables = tuple(
-        _seat(shape, seated[start : start + size], partners)
+        _seat(shape, seated[start : start + size], partners, last)
         for start in range(0, len(seated) - size + 1, size)
     )
     return Pairing(round=inputs.round, tables=tables, byes=tuple(e for e in queue if e in out))
 
 
-def _seat(shape: Shape, players: list[str], partners: Counter[frozenset[str]]) -> Seating:
+def _seat(
+    shape: Shape,
+    players: list[str],
+    partners: Counter[frozenset[str]],
+    last: Counter[frozenset[str]],
+) -> Seating:
     """Seats for one table. Without sides, in the order given. With two sides of two seats,
-    the split into partnerships that repeats the fewest earlier partnerships; of splits
-    alike, the first of: best stayer with the weaker arrival, with the better arrival,
-    with the other stayer."""
+    a split into partnerships that keeps none of the ``last`` round's (one always exists:
+    of four players at most two pairs were partners, and each split is two pairs), then
+    the one that repeats the fewest earlier partnerships; of splits alike, the first of:
+    best stayer with the weaker arrival, with the better arrival, with the other stayer."""
     if shape.sides is None or len(players) != 4 or sorted(shape.sides) != [0, 0, 1, 1]:
         return Seating(seats=tuple(players))
     a, b, c, d = players
     splits = [((a, d), (b, c)), ((a, c), (b, d)), ((a, b), (c, d))]
-    ours, theirs = min(splits, key=lambda s: partners[frozenset(s[0])] + partners[frozenset(s[1])])
+
+    def repeats(split: tuple[tuple[str, str], ...]) -> tuple[int, int]:
+        pairs = [frozenset(side) for side in split]
+        return sum(last[p] for p in pairs), sum(partners[p] for p in pairs)
+
+    ours, theirs = min(splits, key=repeats)
     seats: list[str] = []
     taken = {0: list(ours), 1: list(theirs)}
     for side in shape.sides:

@@ -32,6 +32,7 @@ from domain.tournament.events import (
     TournamentFinished,
 )
 from domain.tournament.model import (
+    PAIRING_RULES,
     Entrant,
     Format,
     Pairing,
@@ -233,6 +234,7 @@ def create(tournament_id: str, terms: Terms, seed: bytes) -> TournamentCreated:
         tournament=tournament_id,
         **msgspec.structs.asdict(terms) | {"format": format.value},
         seed_hash=hashlib.sha256(seed).hexdigest(),
+        pairing_rules=PAIRING_RULES,
     )
 
 
@@ -274,6 +276,18 @@ def entry_of(tournament: Tournament, entry: str) -> EntryState:
     return found
 
 
+def pair_round(
+    tournament: Tournament,
+    entrants: Sequence[Entrant],
+    history: Sequence[RoundRecord],
+    seed: bytes,
+    number: int,
+) -> Pairing:
+    """Round ``number``'s pairing by the rules the tournament was created under."""
+    rules = tournament.created.pairing_rules
+    return pair(tournament.format, tournament.shape, entrants, history, seed, number, rules=rules)
+
+
 def pair_next(
     tournament: Tournament, seed: bytes, table_ids: Iterator[str], at: datetime
 ) -> list[TournamentEvent]:
@@ -288,7 +302,7 @@ def pair_next(
             f"{len(playing)} entries cannot fill a table of {tournament.shape.entries_per_table}",
         )
     history = history_of(tournament)
-    pairing = pair(tournament.format, tournament.shape, entrants, history, seed, number)
+    pairing = pair_round(tournament, entrants, history, seed, number)
     deadline = None
     if tournament.created.round_minutes is not None:
         deadline = at + timedelta(minutes=tournament.created.round_minutes)

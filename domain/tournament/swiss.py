@@ -99,9 +99,10 @@ def _sides(shape: Shape, lines: Sequence[Played]) -> list[int]:
 
 
 def _first_takes_side_zero(first: list[int], second: list[int], board: int) -> bool:
-    """Whether the higher-ranked entry takes side 0: the entry that has had side 0 less
-    often takes it, then the one that had side 1 last time; with nothing to choose, the
-    higher-ranked entry takes side 0 on every other table."""
+    """Whether the higher-ranked entry takes side 0: the entry whose games lean less to
+    side 0 (its games there less its games on side 1) takes it, then the one that had
+    side 1 last time; with nothing to choose, the higher-ranked entry takes side 0 on
+    every other table."""
     balance = first.count(0) - first.count(1), second.count(0) - second.count(1)
     if balance[0] != balance[1]:
         return balance[0] < balance[1]

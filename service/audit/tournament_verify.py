@@ -26,7 +26,6 @@ import msgspec
 from domain.events import Event, SeatTaken
 from domain.tournament import results, stream
 from domain.tournament.events import RoundPaired, TableScored, TournamentCreated, TournamentEvent
-from domain.tournament.pairing import pair
 from domain.tournament.stream import Tournament
 from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.audit.format import TournamentEventLine, TournamentHeader
@@ -245,7 +244,7 @@ def _rerun(
 def _check_pairing(tournament: Tournament, event: RoundPaired, seed: bytes, version: int) -> None:
     entrants = stream.entrants_of(tournament)
     history = stream.history_of(tournament)
-    again = pair(tournament.format, tournament.shape, entrants, history, seed, event.round)
+    again = stream.pair_round(tournament, entrants, history, seed, event.round)
     seats = [list(s.seats) for s in again.tables]
     if seats != [t.seats for t in event.tables] or list(again.byes) != event.byes:
         raise Stop(

@@ -3,13 +3,23 @@ foot, partners change, leftover players sit out in turn."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from itertools import pairwise
 
 import pytest
 
 from domain.tournament.field import seed_order
-from domain.tournament.model import Entrant, Format, Shape
+from domain.tournament.model import (
+    PAIRING_RULES,
+    Entrant,
+    Format,
+    Outcome,
+    RoundRecord,
+    Seating,
+    Shape,
+    TableResult,
+)
 from domain.tournament.pairing import pair
 from tests.domain.tournament.rounds import (
     FORTY_FIVE,
@@ -17,7 +27,9 @@ from tests.domain.tournament.rounds import (
     SEED,
     by_seat_order,
     entrants,
+    finish,
     play,
+    result,
 )
 
 
@@ -81,12 +93,50 @@ def test_at_forty_five_each_arriving_player_partners_one_who_stayed() -> None:
                 assert len(stayed) == 1, (after.pairing.round, seating)
 
 
-def test_at_forty_five_partners_change_every_round() -> None:
-    rounds = play(Format.PROGRESSIVE, FORTY_FIVE, entrants(*names(8)), 6, by_seat_order(FORTY_FIVE))
+def kept_partners(rounds: list[RoundRecord]) -> list[tuple[int, frozenset[str]]]:
+    """The partnerships a round kept from the round before, with the round's number."""
+    kept = []
     for before, after in pairwise(rounds):
         old = set().union(*(partnerships(s.seats) for s in before.pairing.tables))
         new = set().union(*(partnerships(s.seats) for s in after.pairing.tables))
-        assert not old & new
+        kept += [(after.pairing.round, pair_) for pair_ in old & new]
+    return kept
+
+
+@pytest.mark.parametrize("players", [8, 12])
+def test_at_forty_five_partners_change_every_round(players: int) -> None:
+    """Long enough for the splits that mix stayers and arrivals to have been used more
+    often than the one that keeps both pairs: they are still the ones taken."""
+    field = entrants(*names(players))
+    rounds = play(Format.PROGRESSIVE, FORTY_FIVE, field, 24, by_seat_order(FORTY_FIVE))
+    assert kept_partners(rounds) == []
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_at_forty_five_partners_change_every_round_whoever_wins(seed: int) -> None:
+    rng = random.Random(seed)
+    players = rng.choice([8, 12, 16])
+
+    def decide(round: int, seating: Seating) -> TableResult:
+        winner = rng.choice([0, 1])
+        outcomes: list[Outcome] = ["win" if s == winner else "loss" for s in (0, 1, 0, 1)]
+        return result(seating, outcomes, [rng.randrange(20) for _ in range(4)])
+
+    rounds = play(Format.PROGRESSIVE, FORTY_FIVE, entrants(*names(players)), 16, decide)
+    assert kept_partners(rounds) == []
+
+
+def test_a_tournament_of_the_first_pairing_rules_is_paired_by_them_still() -> None:
+    """Rules 1 could keep the last round's partners together; a tournament created under
+    them is re-paired (and verified) as it was paired."""
+    field, decide = entrants(*names(8)), by_seat_order(FORTY_FIVE)
+    history: list[RoundRecord] = []
+    for number in range(1, 25):
+        paired = pair(Format.PROGRESSIVE, FORTY_FIVE, field, history, SEED, number, rules=1)
+        history.append(finish(paired, decide))
+    kept = [frozenset({"p06", "p07"}), frozenset({"p01", "p02"})]
+    assert sorted(kept_partners(history), key=str) == sorted(((21, k) for k in kept), key=str)
+    assert PAIRING_RULES == 2  # what new tournaments are paired by, as the tests above
 
 
 def test_leftover_players_sit_out_in_turn_and_nobody_twice_before_everyone_once() -> None:

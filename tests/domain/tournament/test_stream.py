@@ -7,14 +7,15 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from itertools import count
 
+import msgspec
 import pytest
 from msgspec.structs import replace
 
 from domain.tournament import stream
 from domain.tournament.errors import TournamentError
-from domain.tournament.events import TournamentEvent, TournamentFinished
-from domain.tournament.model import Format, TableResult
-from domain.tournament.stream import Tournament
+from domain.tournament.events import TournamentCreated, TournamentEvent, TournamentFinished
+from domain.tournament.model import PAIRING_RULES, Format, TableResult
+from domain.tournament.stream import Terms, Tournament
 from tests.domain.tournament.rounds import SEED, bridge_terms
 
 AT = datetime(2025, 1, 1, tzinfo=UTC)
@@ -114,3 +115,46 @@ def test_a_round_robin_an_older_version_left_playing_after_its_last_round_can_be
         stream.pair_next(tournament, SEED, ids, AT)
     tournament = apply(tournament, stream.finish(tournament, SEED, tables_in_play=0))
     assert tournament.status == "finished" and not stream.played_out(tournament)
+
+
+def test_a_tournament_records_the_pairing_rules_it_is_paired_by() -> None:
+    """New tournaments are paired by today's rules; one stored before they were recorded
+    has no field, and was paired by the first."""
+    created = stream.create("t", bridge_terms("Club night", Format.SWISS, rounds=3), SEED)
+    assert created.pairing_rules == PAIRING_RULES
+    stored = msgspec.json.encode(created).replace(b',"pairing_rules":2', b"")
+    assert b"pairing_rules" not in stored
+    assert msgspec.json.decode(stored, type=TournamentCreated).pairing_rules == 1
+
+
+def test_a_round_is_paired_by_the_rules_its_tournament_was_created_under() -> None:
+    """A progressive Forty-Five event of the first rules seats round 21 as they did (two
+    partnerships of round 20 kept), and one of today's rules does not."""
+    terms = Terms(
+        name="Ladder",
+        game="forty-five",
+        format=Format.PROGRESSIVE,
+        entry="single",
+        seats=4,
+        options={},
+        rounds=24,
+    )
+    seatings = {}
+    for rules in (1, PAIRING_RULES):
+        created = replace(stream.create("t", terms, SEED), pairing_rules=rules)
+        tournament = stream.start(created)
+        for n in range(8):
+            tournament = apply(tournament, stream.enter(tournament, f"p{n:02}", [f"P{n}"]))
+        ids = (f"table {n}" for n in count())
+        for _ in range(21):
+            tournament = apply(tournament, stream.pair_next(tournament, SEED, ids, AT))
+            for paired in tournament.rounds[-1].tables:
+                seats = tuple(paired.seats)
+                won = TableResult(seats, ("win", "loss", "win", "loss"), (10, 5, 10, 5))
+                scored = stream.score(tournament, paired.table, won, "played", SEED)
+                tournament = apply(tournament, scored)
+        seatings[rules] = [tuple(t.seats) for t in tournament.rounds[-1].tables]
+        entrants, history = stream.entrants_of(tournament), stream.history_of(tournament)
+        again = stream.pair_round(tournament, entrants, history[:-1], SEED, 21)
+        assert [s.seats for s in again.tables] == seatings[rules]
+    assert seatings[1] != seatings[PAIRING_RULES]
