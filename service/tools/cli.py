@@ -49,6 +49,9 @@ def uvicorn_options(host: str, port: int, settings: Settings) -> dict[str, Any]:
         "loop": "uvloop",
         "http": HTTP_PROTOCOL,
         "server_header": False,
+        # The API has no WebSocket: without this, uvicorn answered a request asking for
+        # one itself, in plain text, past the app's problems, headers and log.
+        "ws": "none",
         "timeout_graceful_shutdown": settings.shutdown_seconds,
         # uvicorn logs as the service does (service.logs), in every worker; its access
         # log is off: the app writes one line a request, with the request's id.

@@ -72,6 +72,26 @@ async def test_a_body_slower_than_the_request_deadline_is_still_served(base: str
         assert response.status_code == 201, response.text
 
 
+@pytest.mark.parametrize("key", ["dGhlIHNhbXBsZSBub25jZQ==", "not a key"])
+def test_a_request_for_a_websocket_is_answered_by_the_app(base: str, key: str) -> None:
+    """The API has none: the request is an ordinary GET, answered with the app's own
+    headers, not by uvicorn in plain text."""
+    upgrade = {
+        "Connection": "Upgrade",
+        "Upgrade": "websocket",
+        "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": key,
+    }
+    for path, status in (("/tables", 200), ("/no-such-route", 404)):
+        response = httpx.get(f"{base}{path}", headers=upgrade, timeout=10)
+        assert response.status_code == status, response.text
+        assert response.headers["x-request-id"]
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.headers["content-type"].startswith(
+            "application/json" if status == 200 else "application/problem+json"
+        )
+
+
 def test_the_server_does_not_name_itself(base: str) -> None:
     """No ``server: uvicorn`` header; the security headers come through uvicorn too."""
     for path in ("/healthz", "/no-such-route", "/docs"):
