@@ -290,7 +290,21 @@ def _validation_code(errors: list[dict[str, Any]]) -> str | None:
     return None
 
 
+def client_gone() -> Response[Any]:
+    """What a request whose client hung up ends with: a long-poll's, or one whose client
+    left while sending its body. Nobody receives it (uvicorn writes nothing to a lost
+    connection); the access log and the request metrics record it under nginx's "client
+    closed request", not as the service's error."""
+    return Response(None, status_code=499)
+
+
+# Litestar's word for a body whose client left before sending all of it, raised as a 500.
+_LEFT_MID_BODY = "client disconnected prematurely"
+
+
 def on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    if exc.status_code == 500 and exc.detail == _LEFT_MID_BODY:
+        return client_gone()
     errors = None
     code = None
     if isinstance(exc, ValidationException) and isinstance(exc.extra, list):

@@ -23,7 +23,7 @@ from service.http.auth import Caller
 from service.http.conditional import IfNoneMatch, entity_tags, strong_tags
 from service.http.deadline import RequestDeadline, deadline_of
 from service.http.docs import location, token_only, token_optional
-from service.http.problems import ApiProblem
+from service.http.problems import ApiProblem, client_gone
 from service.http.protocol import hangup_of
 from service.http.schemas import (
     TEXT,
@@ -244,13 +244,6 @@ def _open_unread(access: TableAccess, audience: Audience) -> bool:
     return cached is not None and cached.table.tournament is None
 
 
-def _client_gone() -> Response[Any]:
-    """What a long-poll whose client hung up ends with. Nobody receives it (uvicorn writes
-    nothing to a lost connection); the access log and the request metrics record it under
-    nginx's "client closed request"."""
-    return Response(None, status_code=499)
-
-
 async def table_answer(
     access: TableAccess, if_none_match: str | None, wait: int | None
 ) -> Response[Any]:
@@ -272,7 +265,7 @@ async def table_answer(
         # (a commit not announced here yet wakes it as soon as it is).
         polled = await _long_poll(heard, access, wait)
         if polled is None:
-            return _client_gone()
+            return client_gone()
         loaded = current_for(caller, polled)
     else:
         loaded = current_for(caller, await access.service.load(table_key, replica=True))
@@ -282,7 +275,7 @@ async def table_answer(
             await require_watchable(loaded.table, audience, access.tournaments)
             polled = await _long_poll(loaded.table.version, access, wait)
             if polled is None:
-                return _client_gone()
+                return client_gone()
             loaded = current_for(caller, polled)
     await require_watchable(loaded.table, audience, access.tournaments)
     tag = etag(loaded.table.version, audience)

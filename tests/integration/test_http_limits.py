@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from service.http.protocol import MAX_HEAD_BYTES
 from service.tools.bench.harness import running_server
@@ -150,6 +151,39 @@ async def test_a_request_the_parser_cannot_read_gets_a_problem_and_is_closed(
         assert await closed_by_server(reader, 5)
     finally:
         writer.close()
+
+
+def created_tables(base: str, status: str) -> float:
+    """How many ``POST /tables`` the server has counted under ``status``."""
+    text = httpx.get(f"{base}/metrics", timeout=10).text
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "cardroom_requests_total"
+        and sample.labels.get("path") == "/tables"
+        and sample.labels.get("method") == "POST"
+        and sample.labels.get("status_code") == status
+    )
+
+
+async def test_a_client_that_leaves_mid_body_is_counted_as_gone_not_as_an_error(
+    base: str,
+) -> None:
+    """Anyone could otherwise raise the service's 5xx count (and its alerts) at will."""
+    before = {status: created_tables(base, status) for status in ("499", "500")}
+    _, writer = await asyncio.open_connection(*address(base))
+    head = b"POST /tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    writer.write(head + b'Content-Length: 100\r\n\r\n{"ga')
+    await writer.drain()
+    writer.close()
+    await writer.wait_closed()
+    for _ in range(200):
+        if created_tables(base, "499") > before["499"]:
+            break
+        await asyncio.sleep(0.05)
+    assert created_tables(base, "499") == before["499"] + 1
+    assert created_tables(base, "500") == before["500"]
 
 
 @pytest.mark.parametrize("many", [False, True], ids=["one-header", "many-headers"])
