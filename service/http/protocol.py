@@ -314,11 +314,10 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def send_400_response(self, msg: str) -> None:
         """A request the parser cannot read is answered as every refusal is, a problem
-        document with its own X-Request-ID (uvicorn's own is plain text), and closed."""
+        document with its own X-Request-ID (uvicorn's own is plain text), and closed.
+        Bytes that follow a request in the same read are parsed while it is answered: the
+        answer to that request goes out first, whole (:meth:`_drop`), since closing over
+        it would hide a command that was made."""
         if self.transport.is_closing():
             return
-        request_id = new_request_id()
-        date = b"".join(n + b": " + v + b"\r\n" for n, v in self.server_state.default_headers)
-        stamp = b"x-request-id: " + request_id + b"\r\n"
-        self.transport.write(STATUS_LINE[400] + date + stamp + _UNREADABLE)
-        self.transport.close()
+        self._drop(self._answer(400, _UNREADABLE)[0])

@@ -153,6 +153,27 @@ async def test_a_request_the_parser_cannot_read_gets_a_problem_and_is_closed(
         writer.close()
 
 
+@pytest.mark.parametrize("after", [b" ", b"BAD\r\n\r\n"], ids=["a-space", "a-bad-line"])
+async def test_bytes_the_parser_cannot_read_after_a_request_do_not_hide_its_answer(
+    base: str, after: bytes
+) -> None:
+    """The request before them was made (a table created): its answer comes first, whole,
+    and then the connection closes."""
+    body = b'{"game": "pitch", "seats": 2}'
+    head = b"POST /tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    request = head + b"Content-Length: %d\r\n\r\n" % len(body) + body
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(request + after)
+        status, _, answer = await asyncio.wait_for(read_response(reader), 10)
+        assert status == 201, answer
+        table = json.loads(answer)["id"]
+        assert await closed_by_server(reader, 5)
+    finally:
+        writer.close()
+    assert httpx.get(f"{base}/tables/{table}", timeout=10).status_code == 200
+
+
 def created_tables(base: str, status: str) -> float:
     """How many ``POST /tables`` the server has counted under ``status``."""
     text = httpx.get(f"{base}/metrics", timeout=10).text
