@@ -158,8 +158,8 @@ async def test_bytes_the_parser_cannot_read_after_a_request_do_not_hide_its_answ
     base: str, after: bytes
 ) -> None:
     """The request before them was made (a table created): its answer comes first, whole,
-    and then the connection closes."""
-    body = b'{"game": "pitch", "seats": 2}'
+    and then the connection closes. (Reserve Bridge: other tests here count pitch tables.)"""
+    body = b'{"game": "reserve-bridge", "seats": 2}'
     head = b"POST /tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
     request = head + b"Content-Length: %d\r\n\r\n" % len(body) + body
     reader, writer = await asyncio.open_connection(*address(base))
