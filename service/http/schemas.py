@@ -36,9 +36,17 @@ Command = PlayerCommand
 # with ``$(?!\n)``: the same as ``$`` in ECMA-262, where ``$`` matches only at the end;
 # Python's ``re`` (the server's and Python clients') lets ``$`` match before a final
 # newline too, and the lookahead takes that back.
+#
+# Also refused: what shows as nothing though it is no format character — the combining
+# grapheme joiner (U+034F), the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), Khmer's
+# invisible vowels (U+17B4, U+17B5), the blank Braille pattern (U+2800) and the reserved
+# U+FFF0-FFF8, all "default ignorable" in Unicode. The variation selectors, ignorable too,
+# stay allowed: phones add U+FE0F to emoji ("Ann ❤️") and Mongolian is written with its
+# own (U+180B-180D, U+180F).
 _NOT_IN_TEXT = (
-    r"\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
-    r"\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+    r"\x00-\x1f\x7f-\x9f\xad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    r"\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164"
+    r"\ufeff\uffa0\ufff0-\ufffb"
 )
 TEXT = rf"^[^\s{_NOT_IN_TEXT}]([^{_NOT_IN_TEXT}]*[^\s{_NOT_IN_TEXT}])?$(?!\n)"
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=TEXT)]

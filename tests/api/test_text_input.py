@@ -112,6 +112,25 @@ async def test_bidi_and_zero_width_characters_are_refused_in_names(
         assert_problem(response, 400, "malformed-request")
 
 
+# Unicode's default-ignorable code points of the BMP (DerivedCoreProperties.txt) that are
+# no format character, and the blank Braille pattern: each shows as nothing.
+BLANK = [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0, *range(0xFFF0, 0xFFF9)]
+
+
+def test_characters_that_show_as_nothing_are_refused_in_names() -> None:
+    for code in BLANK:
+        for name in (f"A{chr(code)}B", f"{chr(code)}AB", f"AB{chr(code)}", chr(code)):
+            assert not re.search(TEXT, name), f"U+{code:04X} in {name!r}"
+
+
+@pytest.mark.parametrize(
+    "name", ["Ann \u2764\ufe0f", "\u1828\u180b\u1822", "\u845b\U000e0100"], ids=repr
+)
+def test_variation_selectors_are_accepted_in_names(name: str) -> None:
+    """An emoji as phones send it, Mongolian with its own selector, an ideograph variant."""
+    assert re.search(TEXT, name)
+
+
 REFUSED_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}  # controls, format characters, separators
 REFUSED = [chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) in REFUSED_CATEGORIES]
 
