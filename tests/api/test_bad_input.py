@@ -190,6 +190,24 @@ async def test_a_body_sent_to_an_operation_that_takes_none_is_refused(
     assert ok(paused)["paused"] is True, "an empty object is no body"
 
 
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [({"content-type": "text/plain"}, 415), ({"content-encoding": "gzip"}, 415), ({}, 415)],
+    ids=["text", "gzip", "no-type"],
+)
+async def test_the_empty_object_sent_for_no_body_is_json_too(
+    table: Table, headers: dict[str, str], status: int
+) -> None:
+    async def pause() -> Response:
+        return await table.client.post(  # type: ignore[no-any-return]
+            f"/tables/{table.id}/pause", content=b"{}", headers={**OPERATOR, **headers}
+        )
+
+    await refused(table, pause, status, "unsupported-media-type")
+    view = ok(await table.client.get(f"/tables/{table.id}", headers=OPERATOR))
+    assert view["paused"] is False
+
+
 async def test_a_token_of_another_table_is_the_wrong_seat(client: Any, table: Table) -> None:
     other = await new_table(client)
     other_tokens = await seat_all(client, other["id"], 4)
