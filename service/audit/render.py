@@ -118,8 +118,13 @@ def render_tournament(report: TournamentReport) -> str:
     if report.notes:
         lines += ["", "notes", *(f"  - {note}" for note in report.notes)]
     lines.append("")
-    if failure is None:
+    if failure is None and report.pairings_rerun:
         lines.append("RESULT: OK — the stream is intact, every pairing and result follows")
+    elif failure is None:
+        lines.append(
+            "RESULT: OK so far — the stream is intact and every result follows; the"
+            " pairings are not re-run until the seed is revealed"
+        )
     else:
         lines.append(f"RESULT: FAILED at {_tournament_where(failure)}")
     return "\n".join(lines) + "\n"

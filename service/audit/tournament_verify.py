@@ -4,14 +4,19 @@ Checks, stopping at the first failure:
 
 1. the tournament's stream: a ``tournament_header``, then events 1, 2, 3 … whose chain
    hashes are recomputed (the tournament's id in place of a table's), ending at the
-   header's ``head``;
+   header's ``head`` (and at the head published apart, when one is given); the header's
+   name, game, format and status are the stream's;
 2. every round table's export, through the table verifier (``service.audit.verify``);
 3. once the tournament has finished, its revealed seed matches the commitment in
    ``tournament_created``, and every ``round_paired`` is re-run: the pairing must follow
    from the entries, the results recorded before it and the seed — a pairing edited and
    re-chained still fails here;
 4. every ``table_scored`` is the result of its table as re-run, and each table was opened
-   for the tournament with the entries' names at the seats the pairing gave them.
+   for the tournament with the entries' names at the seats the pairing gave them; a
+   finished tournament has a result for every table it paired.
+
+Lines are told apart by their top-level ``type``, never by text found anywhere in them: a
+player's name may hold any words.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ class TournamentReport(msgspec.Struct, kw_only=True):
     tables: dict[str, Report] = msgspec.field(default_factory=dict)
     tournament: Any = None  # the stream folded, once it verified
     failure: TournamentFailure | None = None
+    pairings_rerun: bool = True  # False while the seed is secret
 
     @property
     def ok(self) -> bool:
@@ -70,15 +76,34 @@ class _Recorded(msgspec.Struct, frozen=True):
     event: TournamentEvent
 
 
+class _Line(msgspec.Struct):
+    type: Any = None
+
+
+_kind = msgspec.json.Decoder(_Line)
+
+
+def _type_of(raw: bytes) -> Any:
+    """A line's top-level ``type`` (None when it is no JSON object)."""
+    try:
+        return _kind.decode(raw).type
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
 def is_tournament_export(first_line: bytes) -> bool:
-    return b'"tournament_header"' in first_line
+    return bool(_type_of(first_line) == "tournament_header")
 
 
-def verify_tournament_lines(lines: Iterable[bytes]) -> TournamentReport:
+def verify_tournament_lines(lines: Iterable[bytes], head: str | None = None) -> TournamentReport:
+    """``head``: the stream's last hash as published apart from the file; a forger who
+    rewrote the stream and its chain cannot match it."""
     report = TournamentReport()
     try:
         header, recorded, table_lines = _parse(lines, report)
         _check_chain(header, recorded, report)
+        if head is not None:
+            _check_anchor(header, head.strip().lower(), report)
         tables = _check_tables(header, table_lines, report)
         report.tournament = _rerun(header, recorded, tables, report)
     except Stop as stop:
@@ -107,10 +132,11 @@ def _parse(
                 raise Stop(failure) from None
             report.header = header
             continue
-        if current is None and b'"tournament_event"' in raw:
+        kind = _type_of(raw)
+        if current is None and kind == "tournament_event":
             recorded.append(_event(raw, number, len(recorded) + 1))
             continue
-        if b'"type":"header"' in raw:
+        if kind == "header":
             table = msgspec.json.decode(raw).get("table", "")
             current = tables.setdefault(str(table), [])
         if current is None:
@@ -164,6 +190,18 @@ def _check_chain(
     )
 
 
+def _check_anchor(header: TournamentHeader, head: str, report: TournamentReport) -> None:
+    if header.head != head:
+        raise Stop(
+            TournamentFailure(
+                f"the stream ends at {header.head[:16]}…, not at the published head"
+                f" {head[:16]}…: this is not the tournament's history as published",
+                header.version,
+            )
+        )
+    report.checks.append(f"the stream ends at the published head {head[:16]}…")
+
+
 # --- 2. the tables ----------------------------------------------------------------------
 
 
@@ -210,6 +248,7 @@ def _rerun(
     if not isinstance(first, TournamentCreated) or first.tournament != header.tournament:
         raise Stop(TournamentFailure("the stream does not open with its tournament_created", 1))
     folded = stream.fold([r.event for r in recorded])
+    _check_described(header, folded)
     seed = bytes.fromhex(folded.seed) if folded.seed is not None else None
     if seed is not None and hashlib.sha256(seed).hexdigest() != first.seed_hash:
         raise Stop(TournamentFailure("the revealed seed is not the one committed to", None))
@@ -228,17 +267,44 @@ def _rerun(
             scored += 1
         tournament = stream.evolve(tournament, event)
     if seed is None:
+        report.pairings_rerun = False
         report.notes.append(
             "the tournament has not finished: its seed is still secret, so the pairings"
             " are re-run once it is revealed"
         )
     else:
+        unscored = [
+            t.table for r in tournament.rounds for t in r.tables if t.table not in r.results
+        ]
+        if unscored:
+            raise Stop(
+                TournamentFailure(
+                    "the tournament finished with no result recorded for this table",
+                    None,
+                    unscored[0],
+                )
+            )
         report.checks.append(
             f"the seed matches its commitment; {paired} pairings re-run from the entries,"
             " the results before them and the seed: each is exactly the one recorded"
         )
     report.checks.append(f"{scored} table results recomputed from their tables as re-run")
     return tournament
+
+
+def _check_described(header: TournamentHeader, folded: Tournament) -> None:
+    """The header describes the stream: a report shows the header's words."""
+    created = folded.created
+    said = (header.name, header.game, header.tournament_format, header.status)
+    found = (created.name, created.game, created.format, folded.status)
+    if said != found:
+        raise Stop(
+            TournamentFailure(
+                f"the header says {' / '.join(map(str, said))}, the stream"
+                f" {' / '.join(map(str, found))}",
+                None,
+            )
+        )
 
 
 def _check_pairing(tournament: Tournament, event: RoundPaired, seed: bytes, version: int) -> None:
@@ -299,7 +365,7 @@ def _check_scored(
         or result.aborted != event.aborted
         or reason != event.reason
         or [list(d) for d in result.deal_scores] != event.deal_scores
-        or (event.deal_decks and list(result.deal_decks) != event.deal_decks)
+        or list(result.deal_decks) != event.deal_decks
     ):
         raise Stop(
             TournamentFailure(

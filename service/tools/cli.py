@@ -370,7 +370,7 @@ def verify_command(args: argparse.Namespace) -> int:
         print(f"cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
     if lines and is_tournament_export(lines[0]):
-        tournament = verify_tournament_lines(lines)
+        tournament = verify_tournament_lines(lines, args.head)
         sys.stdout.write(render_tournament(tournament))
         return 0 if tournament.ok else 1
     report = verify_lines(lines, args.head)

@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
+from service.audit.render import render_tournament
+from service.audit.tournament_verify import verify_tournament_lines
 from tests.support.api import OPERATOR, bearer, ok
-from tests.support.audit import lines_of
+from tests.support.audit import document_of, lines_of, rechain_tournament
 from tests.support.refusals import assert_problem
 from tests.support.tournaments import (
     assert_verifies,
@@ -296,6 +298,23 @@ async def test_duplicate_standings_rank_by_matchpoints(client: Any, events: Even
     assert all(0 <= s["percentage"] <= 100 for s in played.standings)
     keys = [(s["points"], s["matchpoints"], s["percentage"]) for s in played.standings]
     assert keys == sorted(keys, reverse=True)
+
+
+async def test_a_results_decks_emptied_to_wipe_its_matchpoints_is_refused(
+    client: Any, events: Events
+) -> None:
+    """Matchpoints compare the tables dealt the same deck: a result whose decks are
+    emptied scores against nobody, so the decks are checked like the scores."""
+    played = await events("duplicate")
+    lines = lines_of(await tournament_export(client, played.event))
+    report = verify_tournament_lines(document_of(lines).splitlines())
+    assert report.ok, render_tournament(report)
+    scored = next(line for line in lines if line.get("data", {}).get("type") == "table_scored")
+    assert scored["data"]["deal_decks"]
+    scored["data"]["deal_decks"] = []
+    report = verify_tournament_lines(rechain_tournament(document_of(lines)).splitlines())
+    assert report.failure is not None, "the emptied decks verified"
+    assert report.failure.table == scored["data"]["table"]
 
 
 # --- every event --------------------------------------------------------------------------

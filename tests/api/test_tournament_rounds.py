@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from service.audit.render import render_tournament
-from service.audit.tournament_verify import verify_tournament_lines
+from service.audit.tournament_verify import is_tournament_export, verify_tournament_lines
 from service.choices import choose, pick_index
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import document_of, lines_of, rechain_tournament
@@ -74,6 +74,60 @@ async def test_a_forged_pairing_with_a_recomputed_chain_is_refused(
     assert report.failure is not None, "the forged pairing verified"
     assert report.failure.version == second["version"]
     assert "not the pairing that follows" in report.failure.message
+
+
+async def test_a_finished_tournament_that_lost_a_result_is_refused(
+    client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
+) -> None:
+    """A forger who drops the last table_scored, and chains the stream again, changes the
+    standings: a finished tournament must hold a result for every table it paired."""
+    lines = lines_of(await tournament_export(client, swiss[0]))
+    last = max(
+        (i for i, line in enumerate(lines) if line.get("data", {}).get("type") == "table_scored")
+    )
+    dropped = lines[last]["data"]["table"]
+    del lines[last]
+    report = verify_tournament_lines(rechain_tournament(document_of(lines)).splitlines())
+    assert report.failure is not None, "the lost result verified"
+    assert report.failure.table == dropped
+    assert "no result recorded" in report.failure.message
+
+
+async def test_a_header_that_misdescribes_the_stream_is_refused(
+    client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
+) -> None:
+    """The report shows the header's name and status: they must be the stream's. Here the
+    tournament_finished (and its seed) is dropped, the header still saying finished."""
+    lines = lines_of(await tournament_export(client, swiss[0]))
+    lines = [line for line in lines if line.get("data", {}).get("type") != "tournament_finished"]
+    assert lines[0]["status"] == "finished"
+    report = verify_tournament_lines(rechain_tournament(document_of(lines)).splitlines())
+    assert report.failure is not None, "the header's finished verified"
+    assert "the header says" in report.failure.message
+    lines[0]["status"] = "playing"
+    report = verify_tournament_lines(rechain_tournament(document_of(lines)).splitlines())
+    assert report.ok, render_tournament(report)
+    assert "the pairings are not re-run until the seed is revealed" in render_tournament(report)
+
+
+async def test_the_published_head_anchors_a_tournament_export(
+    client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
+) -> None:
+    document = await tournament_export(client, swiss[0])
+    head = lines_of(document)[0]["head"]
+    report = verify_tournament_lines(document.splitlines(), head.upper())
+    assert report.ok, render_tournament(report)
+    assert any("published head" in check for check in report.checks)
+    report = verify_tournament_lines(document.splitlines(), "0" * 64)
+    assert report.failure is not None, "a wrong head verified"
+    assert "not the tournament's history as published" in report.failure.message
+
+
+def test_lines_are_told_apart_by_their_type_not_by_a_name_in_them() -> None:
+    """A player may be called anything, the words of the format included."""
+    assert is_tournament_export(b'{"type":"tournament_header","name":"x"}')
+    assert not is_tournament_export(b'{"type":"header","players":["tournament_header"]}')
+    assert not is_tournament_export(b"not json")
 
 
 async def resign(client: Any, me: dict[str, Any]) -> None:

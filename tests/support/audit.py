@@ -132,18 +132,19 @@ def rechain(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def rechain_tournament(document: bytes) -> bytes:
     """:func:`rechain` for a tournament export's own stream (its table exports as they
-    are): a forger's edit of a tournament event, with every later hash recomputed."""
+    are): a forger's edit of a tournament event (or one removed), with the versions
+    numbered again and every later hash recomputed."""
     header, *rest = lines_of(document)
     stream = [line for line in rest if line["type"] == "tournament_event"]
     tables = [line for line in rest if line["type"] != "tournament_event"]
     previous = GENESIS
-    for line in stream:
+    for version, line in enumerate(stream, start=1):
+        line["version"] = version
         at = msgspec.convert(line["recorded_at"], datetime)
         event = NewEvent(line["data"], line["actor"], line["command"])
-        previous = chain(
-            previous, canonical_bytes(header["tournament"], line["version"], at, event)
-        )
+        previous = chain(previous, canonical_bytes(header["tournament"], version, at, event))
         line["hash"] = previous.hex()
+    header["version"] = len(stream)
     header["head"] = previous.hex()
     return document_of([header, *stream, *tables])
 
