@@ -207,4 +207,12 @@ def _set_clock(
         raise Mismatch(
             entry.version, f"the clock step says the player moved; the batch it times is {by}"
         )
+    if not step.moved and acted is not None and acted.by_player:
+        # The service records every player's own command as moved: a batch relabelled
+        # from the clock's or the computer's to the player's would keep its false here.
+        raise Mismatch(
+            entry.version,
+            f"the clock step says the player did not move; the batch it times (version"
+            f" {acted.version}) was sent by {acted.actor!r}",
+        )
     return liveness.set_clock(table, at, step.acted, moved=step.moved)

@@ -124,6 +124,8 @@ class Rerun:
         if command is None:
             raise Mismatch(entry.version, f"{describe(entry.event)} was caused by no command")
         kind = command.get("type")
+        if not isinstance(kind, str):
+            raise Mismatch(entry.version, f"a command without a type: {command}")
         if kind in ("supply_deck", "reveal_seed"):
             raise Mismatch(entry.version, f"the table was waiting for no chance step ({kind})")
         # A clock step times the batch just before it, and the clock may play a seat only

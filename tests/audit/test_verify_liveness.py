@@ -132,6 +132,28 @@ def test_moved_is_for_a_players_own_command_only() -> None:
     assert "the player moved; the batch it times is sent by 'computer:1'" in found.message
 
 
+def test_a_players_own_command_is_timed_as_moved() -> None:
+    """A batch relabelled to the player (from the clock's or the computer's) keeps the
+    clock step's moved: false, which the service never writes after a player's command."""
+    lines = started().lines()
+    version = next(v for v in commands(lines, "set_clock") if lines[v]["command"]["acted"] == 2)
+    assert lines[version]["command"]["moved"] is True  # seat 2 is a player's
+    lines[version]["command"]["moved"] = False
+    found = failure(lines)
+    assert found.version == version
+    assert "says the player did not move" in found.message
+    assert "was sent by 'seat:2'" in found.message
+
+
+def test_a_command_whose_type_is_no_string_is_a_failure_not_a_crash() -> None:
+    lines = started().lines()
+    version = next(v for v, line in enumerate(lines) if v and line["actor"] == "seat:2")
+    lines[version]["command"]["type"] = ["bid"]
+    found = failure(lines)
+    assert found.version == version
+    assert "a command without a type" in found.message
+
+
 def test_a_move_recorded_past_its_deadline_is_refused() -> None:
     lines = started().lines()
     version = next(
