@@ -42,8 +42,8 @@ async def read_body(request: Request[Any, Any, Any]) -> bytes:
     ``application/json`` is required, with any parameters (a ``charset``, if given, must
     be UTF-8, the only encoding JSON has). Other JSON-based types such as
     ``application/merge-patch+json`` name other formats and are refused, as is a body
-    sent without a type, or compressed (a ``Content-Encoding``). A request without a
-    body is left to the schema (400).
+    sent without a type, or compressed (a ``Content-Encoding``, or a transfer coding
+    other than ``chunked``). A request without a body is left to the schema (400).
     """
     coding = request.headers.get("content-encoding", "identity").strip().lower()
     if coding != "identity":
@@ -52,6 +52,15 @@ async def read_body(request: Request[Any, Any, Any]) -> bytes:
         raise ApiProblem(
             "unsupported-media-type",
             f"send the body uncompressed, not with Content-Encoding: {coding}",
+            headers={"Accept-Encoding": "identity"},
+        )
+    transfer = request.headers.get("transfer-encoding")
+    if transfer is not None and [c.strip().lower() for c in transfer.split(",")] != ["chunked"]:
+        # The server takes chunked alone (it undoes it); under another coding the bytes
+        # read would not be the body sent, nor the one a proxy that undid it saw.
+        raise ApiProblem(
+            "unsupported-media-type",
+            f"send the body with no transfer coding but chunked, not {transfer.strip()}",
             headers={"Accept-Encoding": "identity"},
         )
     content_type = request.headers.get("content-type")
