@@ -320,4 +320,11 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         it would hide a command that was made."""
         if self.transport.is_closing():
             return
-        self._drop(self._answer(400, _UNREADABLE)[0])
+        answer = self._answer(400, _UNREADABLE)[0]
+        if not self.reading_head and (self.cycle is None or not self.cycle.response_started):
+            # The request's own body is unreadable (a bad chunk): it is answered now,
+            # its app waiting for a body that will not come.
+            self.transport.write(answer)
+            self.transport.close()
+            return
+        self._drop(answer)

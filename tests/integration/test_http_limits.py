@@ -191,6 +191,23 @@ async def test_a_body_under_a_transfer_coding_other_than_chunked_is_refused(base
     assert headers["accept-encoding"] == "identity"
 
 
+async def test_a_request_whose_own_chunked_body_is_unreadable_is_answered_at_once(
+    base: str,
+) -> None:
+    """Unlike bytes after a whole request, a bad chunk of the request being read leaves
+    its app waiting for a body that will not come: it is answered 400 there and then."""
+    head = b"POST /tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(head + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n")
+        status, _, answer = await asyncio.wait_for(read_response(reader), 10)
+        assert status == 400, answer
+        assert json.loads(answer)["code"] == "malformed-request"
+        assert await closed_by_server(reader, 5)
+    finally:
+        writer.close()
+
+
 def created_tables(base: str, status: str) -> float:
     """How many ``POST /tables`` the server has counted under ``status``."""
     text = httpx.get(f"{base}/metrics", timeout=10).text
