@@ -312,6 +312,16 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.head_tail = b""
         self.rest_bytes = 0
 
+    def _unsupported_upgrade_warning(self) -> None:
+        """A request asking to switch protocols (the service has none to switch to) is
+        answered as an ordinary one. The parser reads nothing after it on this
+        connection, so the connection closes once it is answered: a request sent right
+        behind it is not left unanswered on an open connection, and the client sends it
+        again on a new one. (uvicorn's own warning here, to install a WebSocket library,
+        would only mislead.)"""
+        if self.cycle is not None:
+            self.cycle.keep_alive = False
+
     def send_400_response(self, msg: str) -> None:
         """A request the parser cannot read is answered as every refusal is, a problem
         document with its own X-Request-ID (uvicorn's own is plain text), and closed.

@@ -93,6 +93,23 @@ def test_a_request_for_a_websocket_is_answered_by_the_app(base: str, key: str) -
         )
 
 
+async def test_a_request_behind_an_upgrade_request_is_not_left_unanswered(base: str) -> None:
+    """Nothing after a request to switch protocols is read on its connection: once that
+    request is answered the connection closes, so the client knows to send the next one
+    again, rather than wait on an open connection for an answer that never comes."""
+    upgrade = b"Connection: Upgrade\r\nUpgrade: websocket\r\n"
+    first = b"GET /tables HTTP/1.1\r\nHost: x\r\n" + upgrade + b"\r\n"
+    behind = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(first + behind)
+        status, _, _ = await asyncio.wait_for(read_response(reader), 10)
+        assert status == 200
+        assert await closed_by_server(reader, 5)
+    finally:
+        writer.close()
+
+
 def test_the_server_does_not_name_itself(base: str) -> None:
     """No ``server: uvicorn`` header; the security headers come through uvicorn too."""
     for path in ("/healthz", "/no-such-route", "/docs"):
