@@ -7,6 +7,8 @@ from typing import Any
 import msgspec
 
 from domain import RULES_ENGINE_VERSION
+from domain.tournament.model import Format
+from domain.tournament.standings import TIE_BREAKS
 from projections.deals import DealRecord
 from service.audit.tournament_verify import TournamentFailure, TournamentReport
 from service.audit.verify import Report
@@ -115,6 +117,8 @@ def render_tournament(report: TournamentReport) -> str:
     failure = report.failure
     if failure is not None:
         lines.append(f"  FAIL  {_tournament_where(failure)}: {failure.message}")
+    if report.standings:
+        lines += ["", "standings", *_standing_lines(report)]
     if report.notes:
         lines += ["", "notes", *(f"  - {note}" for note in report.notes)]
     lines.append("")
@@ -137,3 +141,19 @@ def _tournament_where(failure: TournamentFailure) -> str:
     if failure.table is not None:
         where.append(f"table {failure.table}")
     return ", ".join(where) or "the export"
+
+
+def _standing_lines(report: TournamentReport) -> list[str]:
+    """One line an entry: rank, name, points, wins-losses-draws, game points and the
+    format's tie-breaks, in the order they rank by."""
+    header = report.header
+    format = Format(header.tournament_format) if header is not None else Format.OPEN
+    breaks = TIE_BREAKS.get(format, ())
+    lines = []
+    for s in report.standings:
+        figures = "".join(f"  {field} {getattr(s, field):g}" for field in breaks)
+        lines.append(
+            f"  {s.rank:>3}  {s.name or s.entry}  {s.points:g} pts"
+            f"  {s.wins}-{s.losses}-{s.draws}{figures}  score {s.score}"
+        )
+    return lines

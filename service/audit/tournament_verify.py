@@ -13,7 +13,9 @@ Checks, stopping at the first failure:
    re-chained still fails here;
 4. every ``table_scored`` is the result of its table as re-run, and each table was opened
    for the tournament with the entries' names at the seats the pairing gave them; a
-   finished tournament has a result for every table it paired.
+   finished tournament has a result for every table it paired;
+5. the standings, recomputed from those results by the format's rules (the report lists
+   them, to compare with the ones published).
 
 Lines are told apart by their top-level ``type``, never by text found anywhere in them: a
 player's name may hold any words.
@@ -31,6 +33,8 @@ import msgspec
 from domain.events import Event, SeatTaken
 from domain.tournament import results, stream
 from domain.tournament.events import RoundPaired, TableScored, TournamentCreated, TournamentEvent
+from domain.tournament.model import Format
+from domain.tournament.standings import Standing, standings
 from domain.tournament.stream import Tournament
 from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.audit.format import TournamentEventLine, TournamentHeader
@@ -56,6 +60,7 @@ class TournamentReport(msgspec.Struct, kw_only=True):
     notes: list[str] = msgspec.field(default_factory=list)
     tables: dict[str, Report] = msgspec.field(default_factory=dict)
     tournament: Any = None  # the stream folded, once it verified
+    standings: list[Standing] = msgspec.field(default_factory=list)  # recomputed, best first
     failure: TournamentFailure | None = None
     pairings_rerun: bool = True  # False while the seed is secret
 
@@ -106,6 +111,7 @@ def verify_tournament_lines(lines: Iterable[bytes], head: str | None = None) -> 
             _check_anchor(header, head.strip().lower(), report)
         tables = _check_tables(header, table_lines, report)
         report.tournament = _rerun(header, recorded, tables, report)
+        report.standings = _standings(report.tournament, report)
     except Stop as stop:
         report.failure = stop.failure
     return report
@@ -293,6 +299,22 @@ def _rerun(
         )
     report.checks.append(f"{scored} table results recomputed from their tables as re-run")
     return tournament
+
+
+def _standings(tournament: Tournament, report: TournamentReport) -> list[Standing]:
+    """The standings the verified results give, as the service ranks them (an open
+    tournament, whose tables the operator opens by hand, ranks no entries)."""
+    if tournament.format is Format.OPEN:
+        return []
+    records, _ = stream.results_so_far(tournament)
+    names = {e.entry: " & ".join(e.names) for e in tournament.entries.values()}
+    entrants = stream.entrants_of(tournament)
+    ranked = standings(tournament.format, tournament.shape, entrants, records, names)
+    report.checks.append(
+        f"standings of {len(ranked)} entries recomputed from the results by the"
+        f" {tournament.format} rules (below)"
+    )
+    return ranked
 
 
 def _check_described(header: TournamentHeader, folded: Tournament) -> None:

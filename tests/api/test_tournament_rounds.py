@@ -123,6 +123,21 @@ async def test_the_published_head_anchors_a_tournament_export(
     assert "not the tournament's history as published" in report.failure.message
 
 
+async def test_verification_recomputes_the_standings_the_service_publishes(
+    client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
+) -> None:
+    event = swiss[0]
+    report = verify_tournament_lines((await tournament_export(client, event)).splitlines())
+    assert report.ok, render_tournament(report)
+    published = ok(await client.get(f"/tournaments/{event['id']}/standings"))
+    fields = ("entry", "name", "rank", "points", "wins", "losses", "buchholz", "score")
+    recomputed = [{f: getattr(s, f) for f in fields} for s in report.standings]
+    assert recomputed == [{f: e[f] for f in fields} for e in published["entries"]]
+    shown = render_tournament(report)
+    for s in report.standings:
+        assert f"  {s.rank:>3}  {s.name}  {s.points:g} pts" in shown
+
+
 def test_lines_are_told_apart_by_their_type_not_by_a_name_in_them() -> None:
     """A player may be called anything, the words of the format included."""
     assert is_tournament_export(b'{"type":"tournament_header","name":"x"}')
