@@ -132,17 +132,6 @@ def _hours(env: Mapping[str, str], name: str) -> float:
     return hours
 
 
-def _seconds(env: Mapping[str, str], name: str, default: str, most: float) -> float:
-    """A time limit of the contract: more than 0 (zero or less would refuse everything)
-    and at most ``most`` (what clients are promised: a dead connection closed within
-    10 s, a 503 within 2 s when the database does not answer)."""
-    value = env.get(name, default)
-    seconds = float(value)
-    if not (math.isfinite(seconds) and 0 < seconds <= most):
-        raise ValueError(f"{name} must be more than 0 and at most {most:g}, not {value!r}")
-    return seconds
-
-
 def _replica_urls(value: str) -> tuple[str, ...]:
     """Comma-separated Postgres URLs (or key=value connection strings)."""
     urls = tuple(dict.fromkeys(u.strip() for u in value.split(",") if u.strip()))
@@ -157,10 +146,14 @@ def _replica_urls(value: str) -> tuple[str, ...]:
     return urls
 
 
-def _positive(name: str, value: str) -> float:
+def _positive(name: str, value: str, most: float = math.inf) -> float:
+    """Seconds, more than 0 (zero or less would refuse everything) and at most ``most``
+    where the contract promises clients a bound: a dead connection closed within 10 s,
+    a 503 within 2 s when the database does not answer."""
     seconds = float(value)
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise ValueError(f"{name} must be more than 0, not {value!r}")
+    if not (math.isfinite(seconds) and 0 < seconds <= most):
+        bound = "" if math.isinf(most) else f" and at most {most:g}"
+        raise ValueError(f"{name} must be more than 0{bound}, not {value!r}")
     return seconds
 
 
@@ -226,7 +219,9 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         retention=_flag(env.get("CARDROOM_RETENTION", "1")),
         idempotency_hours=_hours(env, "CARDROOM_IDEMPOTENCY_HOURS"),
         waiting_hours=_hours(env, "CARDROOM_WAITING_HOURS"),
-        request_seconds=_seconds(env, "CARDROOM_REQUEST_SECONDS", "1.5", most=2),
+        request_seconds=_positive(
+            "CARDROOM_REQUEST_SECONDS", env.get("CARDROOM_REQUEST_SECONDS", "1.5"), most=2
+        ),
         rate_limits=_flag(env.get("CARDROOM_RATE_LIMITS", "1")),
         rate_create=env.get("CARDROOM_RATE_CREATE", RATE_CREATE),
         rate_seat=env.get("CARDROOM_RATE_SEAT", RATE_SEAT),
@@ -238,7 +233,11 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         ),
         embedded=_embedded(env.get("CARDROOM_EMBEDDED", "auto")),
         shutdown_seconds=float(env.get("CARDROOM_SHUTDOWN_SECONDS", "20")),
-        header_timeout_seconds=_seconds(env, "CARDROOM_HEADER_TIMEOUT_SECONDS", "10", most=10),
+        header_timeout_seconds=_positive(
+            "CARDROOM_HEADER_TIMEOUT_SECONDS",
+            env.get("CARDROOM_HEADER_TIMEOUT_SECONDS", "10"),
+            most=10,
+        ),
         replica_urls=_replica_urls(env.get("CARDROOM_REPLICA_URLS", "")),
         replica_max_lag_seconds=_positive(
             "CARDROOM_REPLICA_MAX_LAG_SECONDS", env.get("CARDROOM_REPLICA_MAX_LAG_SECONDS", "5")

@@ -42,6 +42,7 @@ from domain.tournament.model import (
     TableResult,
 )
 from domain.tournament.pairing import fits, pair, rounds_needed
+from domain.tournament.standings import Standing, standings
 
 Status = Literal["open", "playing", "finished"]
 
@@ -449,6 +450,19 @@ def round_in_secret(tournament: Tournament) -> int | None:
     if not tournament.rounds or tournament.rounds[-1].complete:
         return None
     return tournament.rounds[-1].number
+
+
+def ranking(tournament: Tournament) -> tuple[list[Standing], list[list[str]]]:
+    """The entries ranked by the format's rules from the results the public may see
+    (:func:`results_so_far`), each named (a pair by both names), with the ids of each
+    round's tables in the order the standings index them. An open tournament, whose
+    tables the operator opens by hand, ranks no entries."""
+    if tournament.format is Format.OPEN:
+        return [], []
+    records, ids = results_so_far(tournament)
+    names = {e.entry: " & ".join(e.names) for e in tournament.entries.values()}
+    ranked = standings(tournament.format, tournament.shape, entrants_of(tournament), records, names)
+    return ranked, ids
 
 
 def results_so_far(tournament: Tournament) -> tuple[list[RoundRecord], list[list[str]]]:

@@ -33,8 +33,7 @@ import msgspec
 from domain.events import Event, SeatTaken
 from domain.tournament import results, stream
 from domain.tournament.events import RoundPaired, TableScored, TournamentCreated, TournamentEvent
-from domain.tournament.model import Format
-from domain.tournament.standings import Standing, standings
+from domain.tournament.standings import Standing
 from domain.tournament.stream import Tournament
 from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.audit.format import TournamentEventLine, TournamentHeader
@@ -82,22 +81,24 @@ class _Recorded(msgspec.Struct, frozen=True):
 
 
 class _Line(msgspec.Struct):
+    """What tells a line apart: its top-level ``type`` (and a table header's table)."""
+
     type: Any = None
+    table: Any = None
 
 
 _kind = msgspec.json.Decoder(_Line)
 
 
-def _type_of(raw: bytes) -> Any:
-    """A line's top-level ``type`` (None when it is no JSON object)."""
+def _line_of(raw: bytes) -> _Line:
     try:
-        return _kind.decode(raw).type
+        return _kind.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
+        return _Line()  # no JSON object: the line is none of the export's
 
 
 def is_tournament_export(first_line: bytes) -> bool:
-    return bool(_type_of(first_line) == "tournament_header")
+    return bool(_line_of(first_line).type == "tournament_header")
 
 
 def verify_tournament_lines(lines: Iterable[bytes], head: str | None = None) -> TournamentReport:
@@ -138,13 +139,12 @@ def _parse(
                 raise Stop(failure) from None
             report.header = header
             continue
-        kind = _type_of(raw)
-        if current is None and kind == "tournament_event":
+        line = _line_of(raw)
+        if current is None and line.type == "tournament_event":
             recorded.append(_event(raw, number, len(recorded) + 1))
             continue
-        if kind == "header":
-            table = msgspec.json.decode(raw).get("table", "")
-            current = tables.setdefault(str(table), [])
+        if line.type == "header":
+            current = tables.setdefault(str(line.table or ""), [])
         if current is None:
             raise Stop(TournamentFailure(f"line {number} is neither the stream nor a table"))
         current.append(raw)
@@ -282,15 +282,14 @@ def _rerun(
             " are re-run once it is revealed"
         )
     else:
-        unscored = [
-            t.table for r in tournament.rounds for t in r.tables if t.table not in r.results
-        ]
-        if unscored:
+        unscored = next((r for r in tournament.rounds if not r.complete), None)
+        if unscored is not None:
+            missing = next(t.table for t in unscored.tables if t.table not in unscored.results)
             raise Stop(
                 TournamentFailure(
                     "the tournament finished with no result recorded for this table",
                     None,
-                    unscored[0],
+                    missing,
                 )
             )
         report.checks.append(
@@ -302,18 +301,13 @@ def _rerun(
 
 
 def _standings(tournament: Tournament, report: TournamentReport) -> list[Standing]:
-    """The standings the verified results give, as the service ranks them (an open
-    tournament, whose tables the operator opens by hand, ranks no entries)."""
-    if tournament.format is Format.OPEN:
-        return []
-    records, _ = stream.results_so_far(tournament)
-    names = {e.entry: " & ".join(e.names) for e in tournament.entries.values()}
-    entrants = stream.entrants_of(tournament)
-    ranked = standings(tournament.format, tournament.shape, entrants, records, names)
-    report.checks.append(
-        f"standings of {len(ranked)} entries recomputed from the results by the"
-        f" {tournament.format} rules (below)"
-    )
+    """The standings the verified results give, ranked as the service ranks them."""
+    ranked, _ = stream.ranking(tournament)
+    if ranked:
+        report.checks.append(
+            f"standings of {len(ranked)} entries recomputed from the results by the"
+            f" {tournament.format} rules (below)"
+        )
     return ranked
 
 

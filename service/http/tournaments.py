@@ -19,7 +19,7 @@ from domain.registry import GAMES
 from domain.tournament import stream
 from domain.tournament.errors import TournamentCode, TournamentError
 from domain.tournament.model import Format
-from domain.tournament.standings import Placing, standings
+from domain.tournament.standings import Placing
 from domain.tournament.stream import Tournament as TournamentStream
 from projections.standings import Standings
 from service.http import sample
@@ -293,18 +293,12 @@ def _media_range(text: str) -> tuple[str, str, int, float]:
 
 def ranked_entries(tournament: TournamentStream) -> list[EntryStanding]:
     """The entries ranked by the format's rules, each round's table named by its id."""
-    if tournament.format is Format.OPEN:
-        return []
-    records, ids = stream.results_so_far(tournament)
-    names = {e.entry: " & ".join(e.names) for e in tournament.entries.values()}
-    ranked = standings(
-        tournament.format, tournament.shape, stream.entrants_of(tournament), records, names
-    )
+    ranked, ids = stream.ranking(tournament)
     entries = []
     for s in ranked:
-        # The figures as the domain ranked them; the API always names the entry and
-        # names each round's table by its id.
-        placing = {f: getattr(s, f) for f in Placing.__struct_fields__} | {"name": names[s.entry]}
+        # The figures as the domain ranked them; the API names each round's table by its
+        # id.
+        placing = {f: getattr(s, f) for f in Placing.__struct_fields__}
         rounds = [
             RoundLine(
                 line.round,
