@@ -37,7 +37,7 @@ from domain.tournament.standings import Standing
 from domain.tournament.stream import Tournament
 from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.audit.format import TournamentEventLine, TournamentHeader
-from service.audit.verify import Report, Stop, verify_lines
+from service.audit.verify import Report, Stop, anchored, unanchored, verify_lines
 from service.write.codec import event_decoder
 from service.write.tournament_store import decode_event
 
@@ -197,15 +197,10 @@ def _check_chain(
 
 
 def _check_anchor(header: TournamentHeader, head: str, report: TournamentReport) -> None:
-    if header.head != head:
-        raise Stop(
-            TournamentFailure(
-                f"the stream ends at {header.head[:16]}…, not at the published head"
-                f" {head[:16]}…: this is not the tournament's history as published",
-                header.version,
-            )
-        )
-    report.checks.append(f"the stream ends at the published head {head[:16]}…")
+    problem = unanchored(header.head, head, "tournament's")
+    if problem is not None:
+        raise Stop(TournamentFailure(problem, header.version))
+    report.checks.append(anchored(head))
 
 
 # --- 2. the tables ----------------------------------------------------------------------

@@ -218,16 +218,28 @@ def _check_chain(header: ExportHeader, entries: list[Entry], report: Report) -> 
     )
 
 
+def unanchored(head: str, published: str, whose: str) -> str | None:
+    """Why a chain ending at ``head`` is not the history published as ending at
+    ``published`` (None when it is): a forger who rewrote the events and every hash
+    after them cannot match a head published apart from the file."""
+    if head == published:
+        return None
+    return (
+        f"the chain ends at {head[:16]}…, not at the published head {published[:16]}…:"
+        f" this is not the {whose} history as published"
+    )
+
+
+def anchored(published: str) -> str:
+    """The report's line for a chain that ends at the head published apart."""
+    return f"the chain ends at the published head {published[:16]}…"
+
+
 def _check_anchor(header: ExportHeader, head: str, report: Report) -> None:
-    if header.head != head:
-        raise Stop(
-            Failure(
-                header.version,
-                f"the chain ends at {header.head[:16]}…, not at the published head"
-                f" {head[:16]}…: this is not the table's history as published",
-            )
-        )
-    report.checks.append(f"the chain ends at the published head {head[:16]}…")
+    problem = unanchored(header.head, head, "table's")
+    if problem is not None:
+        raise Stop(Failure(header.version, problem))
+    report.checks.append(anchored(head))
 
 
 # --- 3. the header ----------------------------------------------------------------------

@@ -77,16 +77,24 @@ def docs_router() -> Router:
     )
 
 
-def assets_router() -> Router:
+def static_router(path: str, directory: PathType, name: str, **options: Any) -> Router:
+    """The files of ``directory`` under ``path``, outside the API's document: a path no
+    file can have is not found (:class:`Assets`), and each file is revalidated on use,
+    answered 304 while unchanged (:mod:`service.http.conditional`)."""
     return create_static_files_router(
-        path=ASSETS,
-        directories=[swagger_ui_path],
+        path=path,
+        directories=[directory],
         file_system=Assets(),
         include_in_schema=False,
         cache_control=REVALIDATE,
         middleware=[revalidating],
-        name="docs-assets",
+        name=name,
+        **options,
     )
+
+
+def assets_router() -> Router:
+    return static_router(ASSETS, swagger_ui_path, "docs-assets")
 
 
 def problem_table() -> str:

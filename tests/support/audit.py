@@ -114,19 +114,25 @@ def document_of(lines: list[dict[str, Any]]) -> bytes:
     return b"".join(msgspec.json.encode(line) + b"\n" for line in lines)
 
 
-def rechain(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Number the events 1, 2, … and recompute every hash and the head, as a forger who
-    knows the format would: only the rules can catch what such a forger changed."""
-    header, *events = lines
+def _chain_again(header: dict[str, Any], events: list[dict[str, Any]], key: str) -> None:
+    """Number ``events`` 1, 2, … and recompute every hash (the stream is ``header[key]``'s),
+    and the header's version and head."""
     previous = GENESIS
     for version, line in enumerate(events, start=1):
         line["version"] = version
         at = msgspec.convert(line["recorded_at"], datetime)
         event = NewEvent(line["data"], line["actor"], line["command"])
-        previous = chain(previous, canonical_bytes(header["table"], version, at, event))
+        previous = chain(previous, canonical_bytes(header[key], version, at, event))
         line["hash"] = previous.hex()
     header["version"] = len(events)
     header["head"] = previous.hex()
+
+
+def rechain(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Number the events 1, 2, … and recompute every hash and the head, as a forger who
+    knows the format would: only the rules can catch what such a forger changed."""
+    header, *events = lines
+    _chain_again(header, events, "table")
     return [header, *events]
 
 
@@ -137,15 +143,7 @@ def rechain_tournament(document: bytes) -> bytes:
     header, *rest = lines_of(document)
     stream = [line for line in rest if line["type"] == "tournament_event"]
     tables = [line for line in rest if line["type"] != "tournament_event"]
-    previous = GENESIS
-    for version, line in enumerate(stream, start=1):
-        line["version"] = version
-        at = msgspec.convert(line["recorded_at"], datetime)
-        event = NewEvent(line["data"], line["actor"], line["command"])
-        previous = chain(previous, canonical_bytes(header["tournament"], version, at, event))
-        line["hash"] = previous.hex()
-    header["version"] = len(stream)
-    header["head"] = previous.hex()
+    _chain_again(header, stream, "tournament")
     return document_of([header, *stream, *tables])
 
 

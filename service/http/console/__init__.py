@@ -16,10 +16,8 @@ from typing import Any
 
 from litestar import Response, get
 from litestar.router import Router
-from litestar.static_files import create_static_files_router
 
-from service.http.conditional import REVALIDATE, revalidating
-from service.http.reference import Assets
+from service.http.reference import static_router
 
 CONSOLE = "/console"
 ASSETS_DIR = Path(str(files(__package__) / "assets"))
@@ -78,13 +76,6 @@ def console_router() -> Router:
 
 
 def console_assets_router() -> Router:
-    return create_static_files_router(
-        path=f"{CONSOLE}/assets",
-        directories=[ASSETS_DIR],
-        file_system=Assets(),
-        include_in_schema=False,
-        cache_control=REVALIDATE,
-        middleware=[revalidating],
-        name="console-assets",
-        after_request=console_headers,
+    return static_router(
+        f"{CONSOLE}/assets", ASSETS_DIR, "console-assets", after_request=console_headers
     )
