@@ -20,9 +20,9 @@ timekeeper's and the operator's commands are re-run in ``service.audit.liveness_
 A deck comes from the operator's list in ``table_created`` (its commitment is the
 SHA-256 of the deck's text) or from the shuffle's seed, which the export reveals later in
 ``seed_revealed`` (its commitment is the SHA-256 of the seed). A deal still in play when
-the table was exported has no revealed seed yet: its events are taken as exported, after
-checking what can be (they deal exactly the game's pack under the next shuffle number),
-and the report says so.
+the table was exported has no revealed seed yet: its deck is taken back from the cards it
+dealt and dealt again, so that its batch is checked like any other; only whether the
+hidden seed shuffles that deck waits, and the report says so.
 """
 
 from __future__ import annotations
@@ -34,10 +34,9 @@ from msgspec.structs import replace
 
 from domain import liveness
 from domain import table as tables
-from domain.cards import same_cards
 from domain.commands import SEAT_COMMANDS, PlayerCommand
 from domain.errors import RuleError
-from domain.events import CardsDealt, ChanceEvent, ClockSettings, Event, SeedRevealed, TableCreated
+from domain.events import ChanceEvent, ClockSettings, Event, SeedRevealed, TableCreated
 from domain.protocol import Chance
 from domain.registry import GAMES
 from domain.shuffle import SEED_BYTES
@@ -45,6 +44,7 @@ from domain.table import Table
 from service.audit import liveness_rerun
 from service.audit.entries import Entry, Mismatch, describe, difference
 from service.audit.liveness_rerun import Acted, Timing, instant
+from service.audit.redeal import deck_behind
 from service.write.codec import convert
 
 SYSTEM = "system"
@@ -330,26 +330,18 @@ class Rerun:
         return seed
 
     def _in_play(self, pos: int, entry: Entry, shuffle_no: int, chance: Chance) -> int:
-        """A deal whose seed is not revealed yet: take its batch as exported, checked as
-        far as it can be without the deck."""
+        """A deal whose seed is not revealed yet: the deck it dealt is taken back from its
+        cards (``service.audit.redeal``) and dealt again by the rules, so that its whole
+        batch is checked; only the deck's match with the hidden seed waits."""
         dealt = entry.event
         if not isinstance(dealt, ChanceEvent) or dealt.shuffle != shuffle_no:
             raise Mismatch(entry.version, f"shuffle {shuffle_no} deals {describe(dealt)}")
         if type(dealt).kind != chance.kind:
             raise Mismatch(entry.version, f"the game waits for a {chance.kind}, not {dealt}")
-        if isinstance(dealt, CardsDealt):
-            cards = [c for hand in dealt.hands for c in hand or ()] + list(dealt.rest or ())
-            if not same_cards(cards, chance.pack):
-                raise Mismatch(entry.version, "the cards dealt are not exactly the pack")
-        end = pos + 1
-        while end < len(self.entries) and self.entries[end].command is None:
-            end += 1
-        for step in self.entries[pos:end]:
-            if step.event is None or step.actor != SYSTEM:
-                raise Mismatch(step.version, f"not a dealing event: {step.data}")
-            self.table = tables.evolve(self.table, step.event)
+        deck = deck_behind(self.table, dealt, chance.pack, entry.version)
+        after = self._expect(pos, tables.supply(self.table, deck, dealt.commitment), SYSTEM)
         self.counts.in_play.append((shuffle_no, entry.version))
-        return end
+        return after
 
     def _entry(self, index: int) -> Entry:
         if index >= len(self.entries):

@@ -304,13 +304,18 @@ def _rerun(
     report.checks.append(
         f"{shuffles} shuffles: {counts.seeded} decks recomputed from their revealed seeds,"
         f" {counts.supplied} operator decks, each matching its commitment"
-        + (f"; {len(counts.in_play)} deal in play, not yet checkable" if counts.in_play else "")
+        + (
+            f"; {len(counts.in_play)} deal in play, dealt again from its own cards"
+            if counts.in_play
+            else ""
+        )
     )
     for shuffle_no, version in counts.in_play:
         report.notes.append(
             f"shuffle {shuffle_no} (version {version}) was still in play when the table was"
-            " exported: its seed is revealed only when the deal ends, so its deck and"
-            " commitment cannot be checked yet (the cards dealt are exactly the pack)"
+            " exported: its seed is revealed only when the deal ends, so whether the seed"
+            " shuffles this deck, and the commitment, cannot be checked yet (the cards"
+            " dealt are exactly the pack, and the rules deal them as exported)"
         )
     _final(header, table, entries, report)
 

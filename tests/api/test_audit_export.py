@@ -158,7 +158,7 @@ async def test_seeds_are_revealed_only_once_their_deal_is_over(
     assert [d.outcome for d in report.deals][-1] == "in_play"
     assert report.deals[-1].seed is None and all(d.seed for d in report.deals[:-1])
     assert any(note.startswith(f"shuffle {current} ") for note in report.notes)
-    assert "1 deal in play, not yet checkable" in render(report)
+    assert "1 deal in play, dealt again from its own cards" in render(report)
 
 
 async def test_cardroom_verify_needs_only_the_file(

@@ -211,3 +211,67 @@ def test_an_anchored_head_catches_a_re_chained_history(finished: bytes) -> None:
     report = verify_lines(document_of(cut).splitlines(), head=head)
     assert report.failure is not None and report.failure.version == boundary - 1
     assert "not at the published head" in report.failure.message
+
+
+# --- a deal still in play: its seed not revealed yet -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+async def turned_up(client: AsyncClient, app: Litestar) -> bytes:
+    """A complete game of three-handed Pinochle, whose deals end with a turned-up trump."""
+    table_id = await complete_game(client, app.state.service, "pinochle-three", seed=4)
+    return await export(client, table_id)
+
+
+def second_deal_in_play(document: bytes) -> Lines:
+    """The export cut short, and re-chained, right after its second deal's batch: a true
+    earlier history in which that deal is in play, its seed not revealed yet."""
+    lines = lines_of(document)
+    second = of_type(lines, "cards_dealt")[1]
+    end = next(v for v in range(second + 1, len(lines)) if lines[v]["command"] is not None)
+    cut = rechain(copy.deepcopy(lines[:end]))
+    cut[0]["status"] = "playing"
+    assert [line["data"]["type"] for line in cut[second:]] == ["cards_dealt", "trump_turned_up"]
+    assert cut[second]["data"]["shuffle"] not in {
+        line["data"]["shuffle"] for line in cut[1:] if line["data"]["type"] == "seed_revealed"
+    }
+    return cut
+
+
+def test_a_deal_in_play_is_dealt_again_from_its_own_cards(turned_up: bytes) -> None:
+    report = verify_lines(document_of(second_deal_in_play(turned_up)).splitlines())
+    assert report.ok, render(report)
+    assert "1 deal in play, dealt again from its own cards" in render(report)
+
+
+def test_an_event_slipped_in_after_a_deal_in_play_fails_there(turned_up: bytes) -> None:
+    lines = second_deal_in_play(turned_up)
+    forged = copy.deepcopy(lines[-1])
+    forged["data"] = {"type": "deal_thrown_in", "deal": 2}
+    found = failure(rechain([*lines, forged]))
+    assert found.version == len(lines)
+    assert "which the rules end before it" in found.message
+
+
+def test_an_altered_turn_up_of_a_deal_in_play_fails_at_it(turned_up: bytes) -> None:
+    lines = second_deal_in_play(turned_up)
+    dealer = lines[-2]["data"]["dealer"]
+    turned = lines[-1]["data"]
+    other = next(c for c in lines[-2]["data"]["hands"][dealer] if c != turned["card"])
+    turned["card"] = other
+    found = failure(rechain(lines))
+    assert found.version == len(lines) - 1
+    assert "trump_turned_up differs from what the rules give" in found.message
+
+
+def test_a_deal_in_play_must_deal_as_the_rules_do(turned_up: bytes) -> None:
+    lines = second_deal_in_play(turned_up)
+    version = len(lines) - 2
+    hands = lines[version]["data"]["hands"]
+    moved = copy.deepcopy(lines)
+    moved[version]["data"]["hands"][1].append(moved[version]["data"]["hands"][0].pop())
+    assert "the rules deal hands of [16, 16, 16] cards" in failure(rechain(moved)).message
+    swapped = copy.deepcopy(lines)
+    swapped[version]["data"]["hands"][0][0] = hands[0][1] if hands[0][1] != hands[0][0] else "9C"
+    found = failure(rechain(swapped))
+    assert found.version == version and "not exactly the pack" in found.message
