@@ -144,6 +144,11 @@ class Tournament(msgspec.Struct, frozen=True, kw_only=True):
         asked = self.created.rounds
         return schedule if asked is None else min(asked, schedule)
 
+    @property
+    def round_tables(self) -> list[str]:
+        """Every table its rounds paired, round by round: the tables of its export."""
+        return [t.table for played in self.rounds for t in played.tables]
+
     def round_of(self, table_id: str) -> RoundState | None:
         for played in reversed(self.rounds):
             if any(t.table == table_id for t in played.tables):

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import msgspec
 
-from domain.tournament.stream import Tournament, fold
+from domain.tournament.stream import fold
 from service.audit.export import export_lines, line_fields
 from service.audit.format import TOURNAMENT_FORMAT, TournamentEventLine, TournamentHeader
 from service.refusals import TournamentNotFound
@@ -15,10 +15,6 @@ from service.write.handler import TableService
 from service.write.tournament_store import TournamentStore, decode_event
 
 _encode = msgspec.json.Encoder().encode
-
-
-def round_tables(tournament: Tournament) -> list[str]:
-    return [t.table for played in tournament.rounds for t in played.tables]
 
 
 async def tournament_lines(
@@ -29,7 +25,7 @@ async def tournament_lines(
     if not stored:
         raise TournamentNotFound(f"no tournament {tournament_id}")
     tournament = fold([decode_event(s.data) for s in stored])
-    tournament_tables = round_tables(tournament)
+    tournament_tables = tournament.round_tables
     header = TournamentHeader(
         format=TOURNAMENT_FORMAT,
         tournament=tournament.id,

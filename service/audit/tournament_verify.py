@@ -6,7 +6,8 @@ Checks, stopping at the first failure:
    hashes are recomputed (the tournament's id in place of a table's), ending at the
    header's ``head`` (and at the head published apart, when one is given); the header's
    name, game, format and status are the stream's;
-2. every round table's export, through the table verifier (``service.audit.verify``);
+2. every round table's export, through the table verifier (``service.audit.verify``): the
+   file holds exactly the tables the header lists, which are every table the rounds paired;
 3. once the tournament has finished, its revealed seed matches the commitment in
    ``tournament_created``, and every ``round_paired`` is re-run: the pairing must follow
    from the entries, the results recorded before it and the seed — a pairing edited and
@@ -215,6 +216,9 @@ def _check_tables(
     header: TournamentHeader, table_lines: dict[str, list[bytes]], report: TournamentReport
 ) -> dict[str, _Verified]:
     verified: dict[str, _Verified] = {}
+    unlisted = [table_id for table_id in table_lines if table_id not in header.tables]
+    if unlisted:
+        raise Stop(TournamentFailure("a table export the header does not list", table=unlisted[0]))
     for table_id in header.tables:
         lines = table_lines.get(table_id)
         if lines is None:
@@ -307,7 +311,8 @@ def _standings(tournament: Tournament, report: TournamentReport) -> list[Standin
 
 
 def _check_described(header: TournamentHeader, folded: Tournament) -> None:
-    """The header describes the stream: a report shows the header's words."""
+    """The header describes the stream: a report shows the header's words, and the
+    tables it lists, whose exports follow, are every table the rounds paired."""
     created = folded.created
     said = (header.name, header.game, header.tournament_format, header.status)
     found = (created.name, created.game, created.format, folded.status)
@@ -316,6 +321,14 @@ def _check_described(header: TournamentHeader, folded: Tournament) -> None:
             TournamentFailure(
                 f"the header says {' / '.join(map(str, said))}, the stream"
                 f" {' / '.join(map(str, found))}",
+                None,
+            )
+        )
+    if header.tables != folded.round_tables:
+        raise Stop(
+            TournamentFailure(
+                f"the header lists tables {header.tables}; the stream's rounds paired"
+                f" {folded.round_tables}",
                 None,
             )
         )
@@ -346,9 +359,7 @@ def _check_opened(
     tables: dict[str, _Verified],
     version: int,
 ) -> None:
-    found = tables.get(table_id)
-    if found is None:
-        return  # a table of the round in play, not exported yet
+    found = tables[table_id]  # every table paired is exported: the header lists them all
     table = found.table
     expected = stream.seat_names(tournament, seats)
     if table.tournament != tournament.id or table.ends_at != event.deadline:

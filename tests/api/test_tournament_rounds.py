@@ -603,3 +603,28 @@ async def test_me_is_the_entrys_own_and_says_so_to_anyone_else(client: Any) -> N
     for token in (OPERATOR, bearer(event["director_token"]), bearer(stranger["token"])):
         assert_problem(await client.get(me, headers=token), 403, "entry-only")
     assert ok(await client.get(me, headers=bearer(ann["token"])))["entry"] == ann["entry"]
+
+
+async def test_a_tournament_export_holds_every_table_paired_and_no_other(
+    client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
+) -> None:
+    """A table left out (from the file and the header's list) would go unverified; one
+    added would be verified and reported as the tournament's."""
+    lines = lines_of(await tournament_export(client, swiss[0]))
+    header, stream = lines[0], [line for line in lines if line["type"] == "tournament_event"]
+    starts = [i for i, line in enumerate(lines) if line["type"] == "header"]
+    exports = [lines[a:b] for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
+    assert [export[0]["table"] for export in exports] == header["tables"]
+
+    short = {**header, "tables": header["tables"][:-1]}
+    report = verify_tournament_lines(
+        document_of([short, *stream, *[line for e in exports[:-1] for line in e]]).splitlines()
+    )
+    assert report.failure is not None, "a tournament export short of a table verified"
+    assert "the stream's rounds paired" in report.failure.message
+
+    stranger = [{**exports[0][0], "table": "00000000-0000-4000-8000-000000000000"}]
+    report = verify_tournament_lines(document_of([*lines, *stranger, *exports[0][1:]]).splitlines())
+    assert report.failure is not None, "a table the header does not list verified"
+    assert report.failure.table == "00000000-0000-4000-8000-000000000000"
+    assert "the header does not list" in report.failure.message
