@@ -3,4 +3,13 @@
 Pure: no I/O, no clock, no randomness, no logging (a test enforces it).
 """
 
-RULES_ENGINE_VERSION = "1.0.0"
+RULES_ENGINE_VERSION = "1.1.0"
+"""The engine a new table is created under; it keeps it (``table_created.rules_version``)
+and is decided and re-run by it for good, so that an export verifies as it was played.
+A change to what the rules or the computer decide raises this version, and the old way
+stays for the tables created before it (``Table.engine_since``):
+
+- 1.1.0: a pause holds each running turn where it stood (1.0.0 stopped the clocks, and
+  resuming gave the seat to act a whole new turn); a table that ended while paused cannot
+  be resumed; the verifier re-derives every move of the computer and the clock.
+"""

@@ -41,6 +41,7 @@ from domain.events import (
 from domain.table import Table
 
 ABSENT_AFTER = 2  # expiries in a row that mark a seat absent
+HELD_PAUSE = "1.1.0"  # the engine from which a pause holds the clocks (domain/__init__.py)
 
 
 def decide(table: Table[Any], command: PlayerCommand, seat: int, at: datetime) -> list[Event]:
@@ -116,6 +117,8 @@ def pause(table: Table[Any], at: datetime) -> list[Event]:
 
 def resume(table: Table[Any], at: datetime) -> list[Event]:
     """Clocks restart where they stood: each running turn is moved on by the pause."""
+    if table.engine_since(HELD_PAUSE):
+        _refuse_if_over(table)  # aborted while paused: it stays as it ended
     if table.paused_at is None:
         tables.require_open(table)
         raise RuleError(RuleCode.NOT_PAUSED, "the table is not paused")
@@ -138,9 +141,13 @@ def set_clock(
     seat no longer to act are charged for their turn (past ``action_seconds``, from the
     bank) and stopped; every seat to act that is not running starts now. ``moved``: the
     seat that acted is its player (not the computer or the clock), so its strikes end.
-    No event when nothing changed, and never one on a table without a clock."""
+    No event when nothing changed, never one on a table without a clock, and none while
+    the table is paused (the pause holds the clocks)."""
     if table.clock is None:
         return []
+    if table.paused_at is not None and table.engine_since(HELD_PAUSE):
+        return []  # a pause holds every running turn where it stood; resume moves it on
+    # Engine 1.0.0's pause: every running turn charged and stopped.
     on = set(tables.to_act(table)) if table.paused_at is None else set()
     since, banks = list(table.since), list(table.banks)
     action_ms = table.clock.action_seconds * 1000

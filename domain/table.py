@@ -131,6 +131,10 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
             return "waiting"
         return "finished" if self.rules.finished(self.state) else "playing"
 
+    def engine_since(self, version: str) -> bool:
+        """Whether the table was created under rules engine ``version`` or a later one."""
+        return engine_of(self.rules_version) >= engine_of(version)
+
     def epoch(self, seat: int) -> int:
         """How many tokens of ``seat`` were revoked: a token is good for one epoch."""
         return self.revoked.count(seat)
@@ -160,6 +164,15 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
         if self.ends_at is not None and not self.time_called and self.status == "playing":
             deadlines.append(self.ends_at)
         return min(deadlines, default=None)
+
+
+def engine_of(version: str) -> tuple[int, ...]:
+    """``"1.1.0"`` as ``(1, 1, 0)``, to compare; a version that is not dotted numbers (as
+    a forged export may hold) comes before every real one."""
+    parts = version.split(".")
+    if not all(part.isdigit() for part in parts):
+        return (-1,)
+    return tuple(int(part) for part in parts)
 
 
 def create(
@@ -564,7 +577,7 @@ def view(table: Table[Any], audience: Audience) -> View:
         you=audience if isinstance(audience, int) else None,
         deadline=table.turn_deadline,
         clock=_clock_view(table),
-        paused=table.paused_at is not None,
+        paused=table.paused_at is not None and table.status == "playing",
         result=table.result,
     )
     return table.rules.view(table.state, audience, header)

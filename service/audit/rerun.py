@@ -14,7 +14,8 @@ Liveness (DESIGN 10) brings time in: a player's command (``seat:N``) goes throug
 ``domain.liveness.decide`` at its batch's ``recorded_at`` (the instant the service passed
 to the rules) — its deadline, leaving, resigning, coming back — while the computer's
 (``computer:N``, for its own seats and absent ones) and the clock's autoplay (``clock:N``,
-right after the expiry of seat N) go through the game's rules alone. The clock steps, the
+right after the expiry of seat N) go through the game's rules alone, and must be the very
+move the computer makes there (tables of engine 1.1.0 on). The clock steps, the
 timekeeper's and the operator's commands are re-run in ``service.audit.liveness_rerun``.
 
 A deck comes from the operator's list in ``table_created`` (its commitment is the
@@ -32,7 +33,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from domain import liveness
+from domain import computer, liveness
 from domain import table as tables
 from domain.commands import SEAT_COMMANDS, PlayerCommand
 from domain.errors import RuleError
@@ -48,6 +49,9 @@ from service.audit.redeal import deck_behind
 from service.write.codec import convert
 
 SYSTEM = "system"
+# The computer is pure and deterministic: from this engine on (domain/__init__.py) its
+# moves, and the clock's, are re-derived, not only checked as legal.
+COMPUTER_REPLAYED = "1.1.0"
 
 
 class Counts(msgspec.Struct, kw_only=True):
@@ -195,6 +199,16 @@ class Rerun:
                 f"the rules refuse seat {seat}'s {command.get('type')}: {exc.code.value}:"
                 f" {exc.message}",
             ) from None
+        # A legal move, but the computer's own? (Checked second: a move the rules refuse
+        # is reported as such.)
+        if kind != "seat" and self.table.engine_since(COMPUTER_REPLAYED):
+            chosen = computer.choose(self.table, seat)
+            if decided != chosen:
+                raise Mismatch(
+                    entry.version,
+                    f"{entry.actor!r} sent {command}; the computer plays"
+                    f" {msgspec.to_builtins(chosen)} here",
+                )
         self.counts.commands += 1
         self.timing.acted = Acted(seat, entry.actor, entry.version)
         return self._expect(pos, produced, entry.actor)

@@ -12,10 +12,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import msgspec
+import pytest
 
-from domain import liveness
+from domain import RULES_ENGINE_VERSION, computer, liveness
 from domain import table as tables
-from domain.commands import Leave, Resign
+from domain.commands import Leave, PlayerCommand, Resign
 from domain.events import ClockSet, ClockSettings
 from service.audit.render import render
 from service.audit.verify import Failure, Report, verify_lines
@@ -54,9 +55,9 @@ def failure_when_sent_by(lines: Lines, kind: str, actor: str) -> Failure:
     return found
 
 
-def started() -> Recorder:
+def started(engine: str = RULES_ENGINE_VERSION) -> Recorder:
     """A Forty-Five table whose seat 1 the computer plays, a few moves into its first deal."""
-    recorder = Recorder()
+    recorder = Recorder(engine=engine)
     recorder.seat_everyone(computers=(1,))
     recorder.play(6)
     return recorder
@@ -306,8 +307,9 @@ def test_a_vacant_seat_has_no_player_to_act() -> None:
 
 
 def test_an_off_turn_leave_with_no_clock_step_then_a_pause_verifies() -> None:
-    """A leave that changes no clock has no clock step; the next step times the pause."""
-    recorder = started()
+    """A leave that changes no clock has no clock step; the next step times the pause
+    (engine 1.0.0, whose pause stopped the clocks: its exports verify as played)."""
+    recorder = started(engine="1.0.0")
     seat = next(s for s in (0, 2, 3) if s not in tables.to_act(recorder.table))
     recorder.player(seat, Leave())
     assert recorder.events[-1]["data"]["type"] == "seat_left"  # no clock step after it
@@ -332,14 +334,53 @@ def test_a_resign_sent_by_the_computer_fails() -> None:
     assert "only seat 1's player may resign, not 'computer:1'" in found.message
 
 
+def another_move(recorder: Recorder, actor: str) -> tuple[int, PlayerCommand]:
+    """A turn of ``actor`` (the computer's seat 1, or the clock's on an expiry) with a
+    choice to make: the seat, and a legal move that is not the computer's choice."""
+    for _ in range(50):
+        if actor == "computer":
+            until_turn_of(recorder, 1)
+            seat = 1
+        else:
+            seat = recorder.expire()
+        chosen = computer.choose(recorder.table, seat)
+        legal = tables.legal_actions(recorder.table, seat)
+        others = [a for a in legal if isinstance(a, PlayerCommand) and a != chosen]
+        if others:
+            return seat, others[0]
+        recorder.computer(seat, actor=f"{actor}:{seat}")
+    raise AssertionError("the seat never had a choice")
+
+
+@pytest.mark.parametrize("actor", ["computer", "clock"])
+def test_a_legal_move_that_is_not_the_computers_fails(actor: str) -> None:
+    """The computer is deterministic: a move recorded as its own (or the clock's, which
+    plays the computer's move) must be the one it makes there, not just a legal one."""
+    recorder = started()
+    seat, other = another_move(recorder, actor)
+    chosen = computer.choose(recorder.table, seat)
+    recorder.computer(seat, actor=f"{actor}:{seat}", command=other)
+    lines = recorder.lines()
+    sent = msgspec.to_builtins(other)
+    version = max(v for v, line in enumerate(lines) if v and line["command"] == sent)
+    found = failure(lines)
+    assert found.version == version
+    assert f"the computer plays {msgspec.to_builtins(chosen)} here" in found.message
+    # Under engine 1.0.0 the computer's moves were checked as legal only.
+    old = started(engine="1.0.0")
+    seat, other = another_move(old, actor)
+    old.computer(seat, actor=f"{actor}:{seat}", command=other)
+    verified(old)
+
+
 # --- the operator -------------------------------------------------------------------------
 
 
 def test_replace_verifies() -> None:
     recorder = started()
-    for seat, name, computer in ((2, "Bea", True), (3, "Cy", False)):
-        events = liveness.replace_seat(recorder.table, seat, name, computer=computer)
-        command = {"type": "replace", "seat": seat, "name": name, "computer": computer}
+    for seat, name, by_computer in ((2, "Bea", True), (3, "Cy", False)):
+        events = liveness.replace_seat(recorder.table, seat, name, computer=by_computer)
+        command = {"type": "replace", "seat": seat, "name": name, "computer": by_computer}
         recorder.operator(events, command)
     recorder.play(12)
     lines = recorder.lines()
@@ -357,6 +398,39 @@ def test_pause_and_resume_verify() -> None:
     verified(recorder)
     found = failure_when_sent_by(recorder.lines(), "pause", "seat:0")
     assert "pause recorded for 'seat:0', not 'operator'" in found.message
+
+
+def test_a_pause_writes_no_clock_step_and_resume_moves_the_turn_on() -> None:
+    recorder = started()
+    seat = recorder.to_act()
+    recorder.wait(5)
+    deadline = recorder.table.deadline(seat)
+    recorder.operator(liveness.pause(recorder.table, recorder.at), {"type": "pause"})
+    assert recorder.events[-1]["data"]["type"] == "table_paused"  # the clocks are held
+    recorder.wait(900)
+    recorder.operator(liveness.resume(recorder.table, recorder.at), {"type": "resume"})
+    assert deadline is not None
+    assert recorder.table.deadline(seat) == deadline + timedelta(seconds=900)
+    verified(recorder)
+
+
+def test_an_engine_1_0_0_pause_re_runs_as_it_was_played() -> None:
+    """Under engine 1.0.0 a pause stopped the clocks and resume started a new turn."""
+    recorder = started(engine="1.0.0")
+    recorder.wait(5)
+    recorder.operator(liveness.pause(recorder.table, recorder.at), {"type": "pause"})
+    assert recorder.events[-1]["command"]["type"] == "set_clock"
+    recorder.wait(900)
+    recorder.operator(liveness.resume(recorder.table, recorder.at), {"type": "resume"})
+    recorder.play(6)
+    report = verified(recorder)
+    assert any("played under rules engine 1.0.0" in note for note in report.notes)
+    lines = recorder.lines()
+    lines[1]["data"]["rules_version"] = lines[0]["rules_version"] = RULES_ENGINE_VERSION
+    pause = commands(lines, "pause")[0]
+    assert lines[pause + 1]["command"]["type"] == "set_clock"
+    found = failure(lines)  # the same history claimed for engine 1.1.0
+    assert found.version == pause + 1 and "produces no event" in found.message
 
 
 def test_abort_verifies() -> None:

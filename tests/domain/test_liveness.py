@@ -205,6 +205,8 @@ def test_pause_stops_the_clocks_and_resume_moves_them_on() -> None:
     playout = clocked()
     seat = seat_to_act(playout)
     playout.apply(liveness.pause(playout.table, T0 + timedelta(seconds=10)))
+    # The service's clock step after the pause: the pause holds the clocks as they stood.
+    assert liveness.set_clock(playout.table, T0 + timedelta(seconds=10), None) == []
     table = playout.table
     assert table.next_deadline is None and tables.legal_actions(table, seat) == []
     with pytest.raises(RuleError) as refused:
@@ -218,6 +220,16 @@ def test_pause_stops_the_clocks_and_resume_moves_them_on() -> None:
     with pytest.raises(RuleError) as again:
         liveness.resume(playout.table, T0 + timedelta(seconds=301))
     assert again.value.code is RuleCode.NOT_PAUSED
+
+
+def test_a_table_aborted_while_paused_cannot_be_resumed() -> None:
+    playout = clocked()
+    playout.apply(liveness.pause(playout.table, T0 + timedelta(seconds=10)))
+    playout.apply(liveness.abort(playout.table, "the hall closes"))
+    assert not tables.view(playout.table, "spectator").paused
+    with pytest.raises(RuleError) as refused:
+        liveness.resume(playout.table, T0 + timedelta(seconds=20))
+    assert refused.value.code is RuleCode.TABLE_ABORTED
 
 
 def test_abort_ends_the_table_once_and_opens_every_deck_to_audit() -> None:

@@ -17,7 +17,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from domain import computer
 from domain import table as tables
-from domain.errors import RuleError
+from domain.errors import RuleCode, RuleError
 from domain.events import ClockSettings
 from domain.registry import GAMES
 from service.audit.export import export_lines
@@ -225,6 +225,38 @@ async def test_a_service_stopped_across_a_deadline_charges_nobody_for_the_downti
     await restarted.beat()
     clock.advance(2)
     assert await Timekeeper(service_on(pool, clock), None, clock).recover() == 0
+
+
+async def test_a_pause_keeps_the_time_the_turn_had_left(pool: Any, clock: FakeClock) -> None:
+    """Through the service's own write, clock step included: the seat to act comes back
+    from a pause with what it had left, its bank untouched by the pause."""
+    service = service_on(pool, clock)
+    table_id = await clocked_table(service)  # 20 s a turn, a 10 s bank
+    before = await deadline_of(service, table_id)
+    clock.advance(25)  # 5 s into the bank
+    paused = await interventions.pause(service, table_id)
+    assert paused.next_deadline is None
+    clock.advance(600)
+    assert await Timekeeper(service, None, clock).step() == 0, "nothing runs while paused"
+    await interventions.resume(service, table_id)
+    after = await deadline_of(service, table_id)
+    assert after - before == timedelta(seconds=600)
+    assert after - clock() == timedelta(seconds=5)
+    await assert_export_verifies(service, table_id)
+
+
+async def test_a_table_aborted_while_paused_stays_aborted(pool: Any, clock: FakeClock) -> None:
+    service = service_on(pool, clock)
+    table_id = await clocked_table(service)
+    await interventions.pause(service, table_id)
+    aborted = await interventions.abort(service, table_id, "the hall closes")
+    assert aborted.status == "aborted"
+    assert not tables.view(aborted, "spectator").paused
+    with pytest.raises(RuleError) as refused:
+        await interventions.resume(service, table_id)
+    assert refused.value.code is RuleCode.TABLE_ABORTED
+    assert (await service.load(table_id)).table.version == aborted.version
+    await assert_export_verifies(service, table_id)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))

@@ -44,14 +44,18 @@ class Recorder:
         seed: int = 7,
         options: dict[str, Any] | None = None,
         ends_at: datetime | None = None,
+        engine: str = RULES_ENGINE_VERSION,
     ) -> None:
+        """``engine``: the rules engine the table is created under (an older one records
+        its table as that engine played it)."""
         self.rng = random.Random(seed)
         self.seeds: dict[int, bytes] = {}
         self.at = T0
         self.events: Lines = []
         options = options or {}
-        created = tables.create(
-            "0b7e6a52-liveness", game, seats, options, clock=clock, ends_at=ends_at
+        created = msgspec.structs.replace(
+            tables.create("0b7e6a52-liveness", game, seats, options, clock=clock, ends_at=ends_at),
+            rules_version=engine,
         )
         request: dict[str, Any] = {"game": game, "seats": seats, "options": options}
         if clock is not None:  # as service.http.schemas takes it
@@ -103,9 +107,12 @@ class Recorder:
         events = liveness.decide(self.table, chosen, seat, self.at)
         self.batch(events, f"seat:{seat}", msgspec.to_builtins(chosen), acted=seat)
 
-    def computer(self, seat: int, actor: str | None = None) -> None:
-        """The computer plays ``seat`` (as ``computer:N``, or as ``actor``: ``clock:N``)."""
-        chosen = computer.choose(self.table, seat)
+    def computer(
+        self, seat: int, actor: str | None = None, command: PlayerCommand | None = None
+    ) -> None:
+        """The computer plays ``seat`` (as ``computer:N``, or as ``actor``: ``clock:N``),
+        its own choice or, for a forgery, ``command``."""
+        chosen = command or computer.choose(self.table, seat)
         events = tables.decide(self.table, chosen, seat)
         self.batch(events, actor or f"computer:{seat}", msgspec.to_builtins(chosen), acted=seat)
 
@@ -166,7 +173,7 @@ class Recorder:
             "game": self.table.game,
             "seats": len(self.table.names),
             "options": self.table.options,
-            "rules_version": RULES_ENGINE_VERSION,
+            "rules_version": self.table.rules_version,
             "tournament": None,
             "players": [{"seat": s, "name": n} for s, n in enumerate(self.table.names)],
             "status": self.table.status,
