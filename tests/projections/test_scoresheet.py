@@ -8,10 +8,12 @@ import msgspec
 from domain import liveness
 from domain import table as tables
 from domain.commands import Leave
+from domain.pinochle.events import ChipsSettled
 from domain.protocol import Result
 from projections import scoresheet
 from projections.scoresheet import ScoreSheet
 from tests.support.endings import FORFEIT, T0, abort, forfeit, play_until_scored, resign, seated
+from tests.support.pinochle import PinochlePlayout
 from tests.support.playout import Playout
 
 NAMES = ["Ann", "Bob", "Cid", "Dee"]
@@ -93,3 +95,25 @@ def test_a_sheet_stored_before_results_existed_still_reads() -> None:
     )
     sheet = msgspec.json.decode(stored, type=ScoreSheet)
     assert sheet.result is None and sheet.rows == [] and not sheet.finished
+
+
+def test_a_table_playing_for_chips_has_a_row_per_deal_and_the_tables_totals() -> None:
+    """Auction Pinochle for chips reports a deal with chips_settled moves — the ante, the
+    contract's chips, the kitty shared out after the last deal — not hand_scored."""
+    playout = PinochlePlayout(tables.create("t9", "pinochle", 3, {"deals": 4}), seed=5)
+    playout.seat_everyone()
+    playout.play_out()
+    settled = [e for e in playout.events if isinstance(e, ChipsSettled)]
+    assert {e.reason for e in settled} >= {"ante", "kitty_shared"}
+    sheet = None
+    for version, event in enumerate(playout.events, start=1):
+        sheet = scoresheet.fold(sheet, event, version, version)
+        if isinstance(event, ChipsSettled):
+            assert sheet is not None
+            table = tables.fold(playout.events[:version])
+            assert sheet.totals == list(tables.view(table, "operator").scores), version
+    assert sheet is not None and sheet.finished
+    assert [row.deal for row in sheet.rows] == list(range(1, playout.table.deals + 1))
+    assert scoresheet.check_totals(sheet)
+    final = list(tables.view(playout.table, "operator").scores)
+    assert sheet.rows[-1].totals == sheet.totals == final
