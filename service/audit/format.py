@@ -127,7 +127,11 @@ class TournamentHeader(
     version: Annotated[int, msgspec.Meta(description="The last version exported.")]
     head: Annotated[Hash, msgspec.Meta(description="The chain hash of that last version.")]
     tables: Annotated[
-        list[str], msgspec.Meta(description="The round tables whose exports follow, in order.")
+        list[str],
+        msgspec.Meta(
+            description="The tables whose exports follow, in order: those its rounds"
+            " paired, then those the operator opened for it by hand."
+        ),
     ]
     exported_at: datetime
 

@@ -1,4 +1,5 @@
-"""Writing a tournament's export (DESIGN 14): its stream, then every round table's export."""
+"""Writing a tournament's export (DESIGN 14): its stream, then the export of every table
+it opened: the tables its rounds paired, then those the operator opened for it by hand."""
 
 from __future__ import annotations
 
@@ -25,7 +26,11 @@ async def tournament_lines(
     if not stored:
         raise TournamentNotFound(f"no tournament {tournament_id}")
     tournament = fold([decode_event(s.data) for s in stored])
-    tournament_tables = tournament.round_tables
+    # The tables its rounds paired, then any the operator opened for it by hand (all of
+    # an open tournament's): every table it opened.
+    paired = tournament.round_tables
+    by_hand = [t for t in await store.tables_of(tournament_id) if t not in paired]
+    tournament_tables = [*paired, *by_hand]
     header = TournamentHeader(
         format=TOURNAMENT_FORMAT,
         tournament=tournament.id,

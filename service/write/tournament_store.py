@@ -21,7 +21,7 @@ from domain.tournament.events import TOURNAMENT_EVENTS, TournamentEvent
 from domain.tournament.stream import Tournament, evolve, fold
 from service import metrics
 from service.audit.chain import GENESIS, canonical_bytes, chain
-from service.pg import fetch_all, fetch_one
+from service.pg import fetch_all, fetch_column, fetch_one
 from service.refusals import TournamentNotFound
 from service.write.codec import event_data
 from service.write.store import (
@@ -332,6 +332,14 @@ class TournamentStore(Stores):
             (list(ENDED), list(passed_over), limit),
         )
         return [(row[0], row[1]) for row in rows]
+
+    async def tables_of(self, tournament_id: str) -> list[str]:
+        """Every table tagged with the tournament, in the order they were opened."""
+        return await fetch_column(
+            self.pool,
+            "SELECT id::text FROM tables WHERE tournament = %s ORDER BY seq",
+            (tournament_id,),
+        )
 
     async def tables_in_play(self, tournament_id: str) -> int:
         """How many of the tables tagged with the tournament have not ended."""

@@ -18,13 +18,15 @@ from litestar import Litestar
 from domain.cards import pinochle_pack
 from domain.events import CardsDealt, DealThrownIn, Event, HandScored
 from domain.registry import GAMES
+from service.audit.render import render_tournament
+from service.audit.tournament_verify import verify_tournament_lines
 from service.audit.verify import verify_lines
 from service.http.app import create_app
 from service.settings import Settings
 from service.write.codec import event_decoder
 from service.write.handler import etag
 from tests.support.api import OPERATOR, bearer, ok
-from tests.support.audit import Player, export, lines_of, play
+from tests.support.audit import Player, document_of, export, lines_of, new_game, play
 from tests.support.live import serving
 from tests.support.refusals import assert_problem, stored
 
@@ -333,3 +335,37 @@ async def test_a_tournament_deck_that_is_not_the_pack_is_refused(
         assert refused.status_code == 400, refused.text
         assert refused.json()["code"] == "invalid-deck"
     assert count() == before
+
+
+async def test_an_open_tournaments_export_holds_every_table_it_opened(
+    client: AsyncClient,
+) -> None:
+    """An open tournament has no rounds: its tables are the ones the operator opened for
+    it, and its export carries each of them, verified as the tournament's."""
+    tournament = await open_tournament(client, "pitch", shuffled_decks("pitch", 2, seed=8), 0)
+    opened = []
+    for players in (["Ann", "Bob", "Cy"], ["Di", "Ed", "Flo"]):
+        body = {"players": players}
+        made = await client.post(f"/tournaments/{tournament}/tables", json=body, headers=OPERATOR)
+        opened.append(ok(made, 201)["table"]["id"])
+    ok(await client.post(f"/tables/{opened[1]}/abort", json={"reason": "void"}, headers=OPERATOR))
+    answer = await client.get(f"/tournaments/{tournament}/export", headers=OPERATOR)
+    lines = lines_of(ok_bytes(answer))
+    assert lines[0]["tables"] == opened
+    report = verify_tournament_lines(document_of(lines).splitlines())
+    assert report.ok, render_tournament(report)
+    assert list(report.tables) == opened
+    assert any("opened for the tournament by hand" in note for note in report.notes)
+
+    casual, _, _ = await new_game(client, "pitch")
+    stranger = lines_of(await export(client, casual))
+    forged = [{**lines[0], "tables": [*opened, casual]}, *lines[1:], *stranger]
+    report = verify_tournament_lines(document_of(forged).splitlines())
+    assert report.failure is not None, "a casual table passed for the tournament's"
+    assert report.failure.table == casual
+    assert "not opened for this tournament" in report.failure.message
+
+
+def ok_bytes(response: Any) -> bytes:
+    assert response.status_code == 200, response.text
+    return response.content  # type: ignore[no-any-return]
