@@ -251,10 +251,13 @@ def _misfit(field: str, message: str) -> TournamentError:
 def enter(
     tournament: Tournament, entry: str, names: Sequence[str], *, computer: bool = False
 ) -> list[TournamentEvent]:
-    """A new entry; it joins the next round to be paired."""
+    """A new entry; it joins the next round to be paired. The computer may be entered
+    under one name in a partnership event: it plays both seats under it."""
     _require_rounds(tournament)
     _require_unfinished(tournament)
     wanted = tournament.shape.entry_seats
+    if computer and len(names) == 1:
+        names = list(names) * wanted
     if len(names) != wanted:
         kind = "two names (a partnership)" if wanted == 2 else "one name"
         raise TournamentError(TournamentCode.WRONG_ENTRY, f"an entry here is {kind}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -85,17 +86,23 @@ RATE_LIMIT_HEADERS = {
 }
 
 
-def _problemize(openapi: Any) -> None:
-    """Litestar documents its own 400s as plain JSON; ours are problem documents."""
-    ref = Reference("#/components/schemas/Problem")
+def _operations(openapi: Any) -> Iterator[Any]:
     for item in openapi.paths.values():
         for method in ("get", "put", "post", "delete", "patch"):
             operation = getattr(item, method, None)
-            for status, response in (operation.responses or {}).items() if operation else ():
-                if not isinstance(response, OpenAPIResponse) or not status.startswith("4"):
-                    continue
-                if response.content and "application/json" in response.content:
-                    response.content = {PROBLEM_JSON: OpenAPIMediaType(schema=ref)}
+            if operation is not None:
+                yield operation
+
+
+def _problemize(openapi: Any) -> None:
+    """Litestar documents its own 400s as plain JSON; ours are problem documents."""
+    ref = Reference("#/components/schemas/Problem")
+    for operation in _operations(openapi):
+        for status, response in (operation.responses or {}).items():
+            if not isinstance(response, OpenAPIResponse) or not status.startswith("4"):
+                continue
+            if response.content and "application/json" in response.content:
+                response.content = {PROBLEM_JSON: OpenAPIMediaType(schema=ref)}
 
 
 def _response_headers(openapi: Any) -> None:
@@ -111,19 +118,58 @@ def _response_headers(openapi: Any) -> None:
         )
     }
     by_status = {"429": RATE_LIMIT_HEADERS, "503": retry_after, "401": challenge}
-    for item in openapi.paths.values():
-        for method in ("get", "put", "post", "delete", "patch"):
-            operation = getattr(item, method, None)
-            for status, headers in by_status.items():
-                response = (operation.responses or {}).get(status) if operation else None
-                if not isinstance(response, OpenAPIResponse):
-                    continue
-                if status != "429" and PROBLEM_JSON not in (response.content or {}):
-                    continue
-                response.headers = {
-                    name: OpenAPIHeader(schema=schema, description=text, required=True)
-                    for name, (text, schema) in headers.items()
-                }
+    for operation in _operations(openapi):
+        for status, headers in by_status.items():
+            response = (operation.responses or {}).get(status)
+            if not isinstance(response, OpenAPIResponse):
+                continue
+            if status != "429" and PROBLEM_JSON not in (response.content or {}):
+                continue
+            response.headers = {
+                name: OpenAPIHeader(schema=schema, description=text, required=True)
+                for name, (text, schema) in headers.items()
+            }
+
+
+def _counted_fields(openapi: Any) -> None:
+    """Every answer of a rate-limited operation (one that documents its 429) may carry
+    the ``RateLimit-*`` fields, not only the 429 itself; they are not required, since
+    the operator's token is not counted."""
+    fields = {name: field for name, field in RATE_LIMIT_HEADERS.items() if name != "Retry-After"}
+    openapi.components.headers = {
+        name: OpenAPIHeader(schema=schema, description=text)
+        for name, (text, schema) in fields.items()
+    }
+    for operation in _operations(openapi):
+        responses = operation.responses or {}
+        if "429" not in responses:
+            continue
+        for status, response in responses.items():
+            if status != "429" and isinstance(response, OpenAPIResponse):
+                refs = {name: Reference(f"#/components/headers/{name}") for name in fields}
+                response.headers = {**(response.headers or {}), **refs}
+
+
+def _revalidation_fields(openapi: Any) -> None:
+    """A 304 carries the ``ETag`` and caching fields of the 200 it stands for (RFC 9110
+    15.4.5); a command's 412 carries the table's current ``ETag``, to read or retry from."""
+    for operation in _operations(openapi):
+        responses = operation.responses or {}
+        full, unchanged = responses.get("200"), responses.get("304")
+        if isinstance(full, OpenAPIResponse) and isinstance(unchanged, OpenAPIResponse):
+            kept = ("ETag", "Cache-Control", "Vary")
+            unchanged.headers = {k: v for k, v in (full.headers or {}).items() if k in kept}
+        stale = responses.get("412")
+        if isinstance(stale, OpenAPIResponse):
+            stale.headers = {
+                **(stale.headers or {}),
+                "ETag": OpenAPIHeader(
+                    schema=Schema(type=OpenAPIType.STRING),
+                    description="The table's current ETag for this caller: the version the"
+                    " command must be chosen from.",
+                    required=True,
+                ),
+            }
 
 
 def _standings_csv(openapi: Any) -> None:
@@ -155,21 +201,19 @@ def _standings_csv(openapi: Any) -> None:
 def _tidy_parameters(openapi: Any) -> None:
     """An optional query or header parameter is absent, never JSON ``null``: drop the
     ``null`` branch Litestar gives ``X | None`` parameters, or clients send "null"."""
-    for item in openapi.paths.values():
-        for method in ("get", "put", "post", "delete", "patch"):
-            operation = getattr(item, method, None)
-            for parameter in (operation.parameters or []) if operation else ():
-                schema = getattr(parameter, "schema", None)
-                if not isinstance(schema, Schema) or not schema.one_of:
-                    continue
-                kept = [
-                    s
-                    for s in schema.one_of
-                    if not (isinstance(s, Schema) and s.type == OpenAPIType.NULL)
-                ]
-                if len(kept) == 1 and isinstance(kept[0], Schema) and kept[0].type is not None:
-                    schema.type = kept[0].type
-                    schema.one_of = None
+    for operation in _operations(openapi):
+        for parameter in operation.parameters or []:
+            schema = getattr(parameter, "schema", None)
+            if not isinstance(schema, Schema) or not schema.one_of:
+                continue
+            kept = [
+                s
+                for s in schema.one_of
+                if not (isinstance(s, Schema) and s.type == OpenAPIType.NULL)
+            ]
+            if len(kept) == 1 and isinstance(kept[0], Schema) and kept[0].type is not None:
+                schema.type = kept[0].type
+                schema.one_of = None
 
 
 def _stream_records(openapi: Any) -> None:
@@ -208,10 +252,13 @@ def openapi_config() -> OpenAPIConfig:
 
 
 def finish(openapi: OpenAPI) -> None:
-    """Problem documents for every 4xx, the headers of 429s, 503s and 401s, parameters
+    """Problem documents for every 4xx, the headers of 429s, 503s, 401s, 304s and 412s (and
+    the rate-limit fields of every counted answer), parameters
     without ``null``, and the examples."""
     _problemize(openapi)
     _response_headers(openapi)
+    _counted_fields(openapi)
+    _revalidation_fields(openapi)
     _tidy_parameters(openapi)
     _stream_records(openapi)
     attach_examples(openapi)

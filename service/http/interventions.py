@@ -16,7 +16,7 @@ from domain.table import Table
 from service.http.auth import Caller
 from service.http.docs import TOKEN_ONLY, errors
 from service.http.schemas import AbortTable, ReplaceSeat, SeatHandedOver
-from service.http.tables import SeatPath, seat_name
+from service.http.tables import PRIVATE_VIEW_HEADERS, SeatPath, seat_name
 from service.read.records import TableView
 from service.write import interventions
 from service.write.handler import TableService, etag
@@ -95,6 +95,7 @@ class InterventionController(Controller):
             " in no standings. Aborting it again is a 409 `table-aborted`."
         ),
         status_code=200,
+        response_headers=PRIVATE_VIEW_HEADERS,
         responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def abort_table(
@@ -114,7 +115,8 @@ class InterventionController(Controller):
             " runs; a turn in progress keeps the time it had left."
         ),
         status_code=200,
-        responses=errors(400, 401, 403, 404, 409, 503),
+        response_headers=PRIVATE_VIEW_HEADERS,
+        responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def pause_table(self, target: NamedDependency[Target]) -> Response[TableView]:
         await target.require_in_charge("only the operator pauses a table")
@@ -125,7 +127,8 @@ class InterventionController(Controller):
         operation_id="resumeTable",
         summary="Restart a paused table's clocks (operator, or the director)",
         status_code=200,
-        responses=errors(400, 401, 403, 404, 409, 503),
+        response_headers=PRIVATE_VIEW_HEADERS,
+        responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def resume_table(self, target: NamedDependency[Target]) -> Response[TableView]:
         await target.require_in_charge("only the operator resumes a table")

@@ -13,7 +13,8 @@ from service.read.models import Tournament, TournamentSummary
 
 class NewEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One player (``name``), or a fixed partnership (``names``, two); ``computer: true``
-    enters the computer, which plays every table it is paired to."""
+    enters the computer, which plays every table it is paired to (both seats of its side
+    in a partnership event, under the one ``name`` it is given, "Computer" by default)."""
 
     name: Name | None = None
     names: Annotated[list[Name], msgspec.Meta(min_length=2, max_length=2)] | None = None

@@ -123,7 +123,7 @@ class RoundController(Controller):
         operation_id="withdrawEntry",
         summary="Withdraw an entry: paired no more, its results stand (director or entry)",
         status_code=200,
-        **token_only(400, 401, 403, 404, 409, 503),
+        **token_only(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def withdraw_entry(
         self, access: NamedDependency[TournamentAccess], entry: FromPath[str]
@@ -155,7 +155,7 @@ class RoundController(Controller):
         summary="Pair the next round and open its tables (director)",
         status_code=201,
         response_headers=location(f"/tournaments/{sample.TOURNAMENT}/rounds/1"),
-        **token_only(400, 401, 403, 404, 409, 503),
+        **token_only(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def pair_round(self, access: NamedDependency[TournamentAccess]) -> Response[RoundInfo]:
         access.require_director("the director pairs rounds")
@@ -179,7 +179,7 @@ class RoundController(Controller):
             " be verified."
         ),
         status_code=200,
-        **token_only(400, 401, 403, 404, 409, 503),
+        **token_only(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def finish_tournament(
         self, access: NamedDependency[TournamentAccess], read_side: NamedDependency[ReadSide]

@@ -126,21 +126,26 @@ _TAG = ResponseHeader(
     value='"1.spectator"',
     documentation_only=True,
 )
-_VIEW_HEADERS = [
+_REVALIDATE = ResponseHeader(
+    name="Cache-Control",
+    description="Revalidate before reuse: `no-cache` for a spectator, `private,"
+    " no-cache` for a seat or the operator (never kept by a shared cache).",
+    value="no-cache",
+    documentation_only=True,
+)
+_VARY = ResponseHeader(
+    name="Vary",
+    description="`Authorization`: the answer is the audience's own (a seat's cards).",
+    value="Authorization",
+    documentation_only=True,
+)
+_VIEW_HEADERS = [_TAG, _REVALIDATE, _VARY]
+# A command's answer, and the operator's after an intervention: the caller's own view.
+PRIVATE_VIEW_HEADERS = [
     _TAG,
     ResponseHeader(
         name="Cache-Control",
-        description="Revalidate before reuse: `no-cache` for a spectator, `private,"
-        " no-cache` for a seat or the operator (never kept by a shared cache).",
-        value="no-cache",
-        documentation_only=True,
-    ),
-]
-_ACTION_HEADERS = [
-    _TAG,
-    ResponseHeader(
-        name="Cache-Control",
-        description="The seat's own answer: never kept by a shared cache.",
+        description="The caller's own answer: never kept by a shared cache.",
         value="private, no-cache",
         documentation_only=True,
     ),
@@ -371,7 +376,7 @@ class TableController(Controller):
             " operator token."
         ),
         status_code=201,
-        response_headers=location(f"/tables/{sample.TABLE}"),
+        response_headers=[*location(f"/tables/{sample.TABLE}"), *_VIEW_HEADERS],
         **token_optional(400, 401, 403, 404, 413, 415, 503),
     )
     async def create_table(
@@ -531,7 +536,7 @@ class TableController(Controller):
             " the command caused and the seat's new view."
         ),
         status_code=200,
-        response_headers=_ACTION_HEADERS,
+        response_headers=PRIVATE_VIEW_HEADERS,
         **token_only(400, 401, 403, 404, 409, 412, 413, 415, 422, 503),
     )
     async def post_action(
@@ -556,6 +561,7 @@ class TableController(Controller):
         "/{table_id:uuid}/events",
         operation_id="listEvents",
         summary="The table's events after a version, as the caller may see them",
+        response_headers=[_REVALIDATE, _VARY],
         **token_optional(400, 401, 403, 404, 503),
     )
     async def list_events(

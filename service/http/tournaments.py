@@ -9,6 +9,7 @@ from uuid import UUID
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody, QueryParameter
 
@@ -208,6 +209,21 @@ class TournamentController(Controller):
             " model's `standings` are empty but to the operator and the director."
             " `Accept: text/csv` gives the ranking as CSV."
         ),
+        response_headers=[
+            ResponseHeader(
+                name="Vary",
+                description="`Accept, Authorization`: JSON or CSV, and what the caller may see.",
+                value="Accept, Authorization",
+                documentation_only=True,
+            ),
+            ResponseHeader(
+                name="Content-Disposition",
+                description="With `Accept: text/csv` only: the CSV's file name.",
+                value=f'inline; filename="standings-{sample.TOURNAMENT}.csv"',
+                documentation_only=True,
+                required=False,
+            ),
+        ],
         **token_optional(400, 401, 404, 503),
     )
     async def get_standings(

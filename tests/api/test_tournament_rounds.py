@@ -628,3 +628,22 @@ async def test_a_tournament_export_holds_every_table_paired_and_no_other(
     assert report.failure is not None, "a table the header does not list verified"
     assert report.failure.table == "00000000-0000-4000-8000-000000000000"
     assert "the header does not list" in report.failure.message
+
+
+async def test_the_computer_enters_a_partnership_event_under_one_name(client: Any) -> None:
+    """As in an event of single entries, ``{"computer": true}`` is enough: the computer
+    plays both seats of its side, under the one name given (or "Computer")."""
+    event = await open_event(client, game="forty-five", format="swiss", rounds=1, entry="pair")
+    bare = await enter(client, event, computer=True)
+    named = await enter(client, event, name="Bot", computer=True)
+    assert bare["partner_token"] is None and named["partner_token"] is None
+    listed = ok(await client.get(f"/tournaments/{event['id']}/entries"))
+    names = {e["entry"]: e["names"] for e in listed["entries"]}
+    assert names[bare["entry"]] == ["Computer", "Computer"]
+    assert names[named["entry"]] == ["Bot", "Bot"]
+    alone = await client.post(
+        f"/tournaments/{event['id']}/entries",
+        json={"name": "Ann"},
+        headers=bearer(event["director_token"]),
+    )
+    assert_problem(alone, 422, "wrong-entry")  # a person's partnership is two names
