@@ -99,12 +99,12 @@ def replace_seat(table: Table[Any], seat: int, name: str, *, computer: bool) -> 
     """The operator seats another player (or the computer); the old token is revoked."""
     if not 0 <= seat < len(table.names):
         raise RuleError(RuleCode.NO_SUCH_SEAT, f"this table has seats 0 to {len(table.names) - 1}")
-    _refuse_if_over(table)
+    refuse_if_over(table)
     return [SeatReplaced(seat=seat, name=name, computer=computer)]
 
 
 def abort(table: Table[Any], reason: str) -> list[Event]:
-    _refuse_if_over(table)  # a paused table may be aborted
+    refuse_if_over(table)  # a paused table may be aborted
     return [TableAborted(reason=reason)]
 
 
@@ -118,7 +118,7 @@ def pause(table: Table[Any], at: datetime) -> list[Event]:
 def resume(table: Table[Any], at: datetime) -> list[Event]:
     """Clocks restart where they stood: each running turn is moved on by the pause."""
     if table.engine_since(HELD_PAUSE):
-        _refuse_if_over(table)  # aborted while paused: it stays as it ended
+        refuse_if_over(table)  # aborted while paused: it stays as it ended
     if table.paused_at is None:
         tables.require_open(table)
         raise RuleError(RuleCode.NOT_PAUSED, "the table is not paused")
@@ -126,7 +126,8 @@ def resume(table: Table[Any], at: datetime) -> list[Event]:
     return [resumed, *_shifted(tables.evolve(table, resumed), at - table.paused_at, None)]
 
 
-def _refuse_if_over(table: Table[Any]) -> None:
+def refuse_if_over(table: Table[Any]) -> None:
+    """The refusal of a table that ended: finished, aborted or expired."""
     if table.status in ("finished", "aborted", "expired"):
         tables.require_open(table)
 

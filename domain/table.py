@@ -8,6 +8,7 @@ once its cards are out of play — that is, when the game next needs a deck or e
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any, Generic, Literal, Protocol, TypeVar
@@ -133,7 +134,9 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
 
     def engine_since(self, version: str) -> bool:
         """Whether the table was created under rules engine ``version`` or a later one."""
-        return engine_of(self.rules_version) >= engine_of(version)
+        mine, since = engine_of(self.rules_version), engine_of(version)
+        assert since is not None
+        return mine is not None and mine >= since
 
     def epoch(self, seat: int) -> int:
         """How many tokens of ``seat`` were revoked: a token is good for one epoch."""
@@ -166,13 +169,16 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
         return min(deadlines, default=None)
 
 
-def engine_of(version: str) -> tuple[int, ...]:
-    """``"1.1.0"`` as ``(1, 1, 0)``, to compare; a version that is not dotted numbers (as
-    a forged export may hold) comes before every real one."""
-    parts = version.split(".")
-    if not all(part.isdigit() for part in parts):
-        return (-1,)
-    return tuple(int(part) for part in parts)
+_ENGINE = re.compile(r"[0-9]+(?:\.[0-9]+){0,2}")
+
+
+def engine_of(version: str) -> tuple[int, int, int] | None:
+    """``"1.1.0"`` as ``(1, 1, 0)`` (and ``"1.1"`` too), to compare; None for what is no
+    rules engine version (an export may hold anything)."""
+    if not _ENGINE.fullmatch(version):
+        return None
+    major, minor, patch = [*map(int, version.split(".")), 0, 0][:3]
+    return major, minor, patch
 
 
 def create(

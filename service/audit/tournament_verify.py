@@ -262,12 +262,11 @@ def _rerun(
     folded = stream.fold([r.event for r in recorded])
     _check_described(header, folded)
     by_hand = len(header.tables) - len(folded.round_tables)
-    if by_hand:
-        report.notes.append(
-            f"{by_hand} of the tables were opened for the tournament by hand, which its"
-            " stream does not record: each one exported is verified, but one left out of"
-            " the export could not be told"
-        )
+    report.notes.append(
+        f"{by_hand} table(s) opened for the tournament by hand (an open tournament's all):"
+        " its stream does not record those, so each one exported is verified, but one left"
+        " out of the export could not be told"
+    )
     seed = bytes.fromhex(folded.seed) if folded.seed is not None else None
     if seed is not None and hashlib.sha256(seed).hexdigest() != first.seed_hash:
         raise Stop(TournamentFailure("the revealed seed is not the one committed to", None))

@@ -26,6 +26,7 @@ from domain import RULES_ENGINE_VERSION
 from domain import table as tables
 from domain.events import Event, GameWon, TableCreated
 from domain.registry import GAMES
+from domain.table import engine_of
 from projections.deals import DealRecord, deal_records
 from projections.units import scoring_units
 from service.audit.chain import GENESIS, canonical_bytes, chain
@@ -273,6 +274,22 @@ def _check_header(header: ExportHeader, entries: list[Entry]) -> TableCreated:
 def _rerun(
     header: ExportHeader, created: TableCreated, entries: list[Entry], report: Report
 ) -> None:
+    engine = engine_of(created.rules_version)
+    if engine is None:
+        raise Stop(
+            Failure(1, f"{created.rules_version!r} is no rules engine version", entries[0].line)
+        )
+    current = engine_of(RULES_ENGINE_VERSION)
+    assert current is not None
+    if engine > current:
+        raise Stop(
+            Failure(
+                1,
+                f"the table was played under rules engine {created.rules_version}, newer than"
+                f" this verifier's {RULES_ENGINE_VERSION}: verify it with a newer cardroom",
+                entries[0].line,
+            )
+        )
     if created.rules_version != RULES_ENGINE_VERSION:
         report.notes.append(
             f"the table was played under rules engine {created.rules_version}; this"
@@ -291,7 +308,7 @@ def _rerun(
     counts = rerun.counts
     report.checks.append(
         f"{counts.seats_taken} seats taken and {counts.commands} commands re-run through the"
-        f" rules (engine {RULES_ENGINE_VERSION}): all {len(entries)} events are exactly"
+        f" rules (engine {created.rules_version}): all {len(entries)} events are exactly"
         " what they give"
     )
     if counts.clock_steps or counts.table_commands:

@@ -8,7 +8,6 @@ from uuid import UUID
 import anyio
 import msgspec
 from litestar import Controller, get
-from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, QueryParameter
@@ -23,7 +22,6 @@ from service.audit.queries import tournament_streams
 from service.audit.render import render_tournament
 from service.audit.tournament_export import tournament_lines
 from service.audit.tournament_verify import verify_tournament_lines
-from service.http import sample
 from service.http.auth import Caller
 from service.http.docs import TOKEN_ONLY, Access, errors
 from service.http.problems import ApiProblem
@@ -76,24 +74,6 @@ def _export(line: Any) -> Access:
     return {"media_type": NDJSON, "responses": {200: lines, **errors(400, 401, 403, 404, 503)}}
 
 
-def _saved_as(file: str) -> list[ResponseHeader]:
-    """An export's headers: a file to save (``file``, an example name), cached nowhere."""
-    return [
-        ResponseHeader(
-            name="Content-Disposition",
-            description="A file to save, named after what it holds and its last version.",
-            value=f'attachment; filename="{file}"',
-            documentation_only=True,
-        ),
-        ResponseHeader(
-            name="Cache-Control",
-            description="Never stored by any cache: it holds every hand.",
-            value="private, no-store",
-            documentation_only=True,
-        ),
-    ]
-
-
 class AuditController(Controller):
     path = "/"
     tags = ("audit",)
@@ -111,7 +91,6 @@ class AuditController(Controller):
             " events, which are written only once a deal is over. `cardroom verify FILE`"
             " checks an export offline."
         ),
-        response_headers=_saved_as(f"table-{sample.TABLE}-v42.ndjson"),
         **_export(ExportLine),
     )
     async def export_table(
@@ -145,7 +124,6 @@ class AuditController(Controller):
             " re-runs every pairing from the recorded results and the revealed seed, and"
             " recomputes the standings (operator or the tournament's director)."
         ),
-        response_headers=_saved_as(f"tournament-{sample.TOURNAMENT}-v9.ndjson"),
         **_export(TournamentExportLine),
     )
     async def export_tournament(

@@ -74,6 +74,7 @@ nor are `/healthz`, `/readyz` and `/metrics`.
 """
 
 _INTEGER = Schema(type=OpenAPIType.INTEGER, minimum=0)
+_STRING = Schema(type=OpenAPIType.STRING)
 RATE_LIMIT_HEADERS = {
     "Retry-After": ("Seconds to wait before the next request can pass.", _INTEGER),
     "RateLimit-Limit": ("The budget: requests that may pass at once.", _INTEGER),
@@ -81,7 +82,7 @@ RATE_LIMIT_HEADERS = {
     "RateLimit-Reset": ("Seconds until the budget is whole again.", _INTEGER),
     "RateLimit-Policy": (
         "The budget and its window, `BURST;w=SECONDS` (e.g. `30;w=60`).",
-        Schema(type=OpenAPIType.STRING),
+        _STRING,
     ),
 }
 
@@ -114,10 +115,18 @@ def _response_headers(openapi: Any) -> None:
         "WWW-Authenticate": (
             'The scheme to authenticate with: `Bearer realm="cardroom"`, with'
             ' `error="invalid_token"` when the token sent was refused.',
-            Schema(type=OpenAPIType.STRING),
+            _STRING,
         )
     }
-    by_status = {"429": RATE_LIMIT_HEADERS, "503": retry_after, "401": challenge}
+    accept_post = {
+        "Accept-Post": ("The media type a body is taken in: `application/json`.", _STRING)
+    }
+    by_status = {
+        "429": RATE_LIMIT_HEADERS,
+        "503": retry_after,
+        "401": challenge,
+        "415": accept_post,
+    }
     for operation in _operations(openapi):
         for status, headers in by_status.items():
             response = (operation.responses or {}).get(status)
@@ -150,6 +159,40 @@ def _counted_fields(openapi: Any) -> None:
                 response.headers = {**(response.headers or {}), **refs}
 
 
+_SAVED = {
+    "Content-Disposition": "A file to save, named after what it holds and its last version:"
+    ' `attachment; filename="table-{id}-v{version}.ndjson"` (`tournament-…` for a tournament).',
+    "Cache-Control": "`private, no-store`: no cache keeps it, since it holds every hand.",
+}
+_STREAMED = {
+    "Cache-Control": "`no-cache` (`private, no-cache` for a seat's or the operator's stream"
+    " of a table): no cache keeps a stream.",
+    "X-Accel-Buffering": "`no`: a proxy that honours it (nginx) passes each message on at once.",
+}
+# The fields of answers whose 200 Litestar documents from a ResponseSpec of their own (it
+# then leaves out the route's response_headers): the exports and the streams.
+_ROUTE_FIELDS = {
+    "exportTable": _SAVED,
+    "exportTournament": _SAVED,
+    "streamTable": {**_STREAMED, "Vary": "`Authorization`: a seat's stream holds its cards."},
+    "streamTournament": _STREAMED,
+}
+
+
+def _route_fields(openapi: Any) -> None:
+    for operation in _operations(openapi):
+        fields = _ROUTE_FIELDS.get(operation.operation_id, {})
+        response = (operation.responses or {}).get("200")
+        if fields and isinstance(response, OpenAPIResponse):
+            response.headers = {
+                **(response.headers or {}),
+                **{
+                    name: OpenAPIHeader(schema=_STRING, description=text, required=True)
+                    for name, text in fields.items()
+                },
+            }
+
+
 def _revalidation_fields(openapi: Any) -> None:
     """A 304 carries the ``ETag`` and caching fields of the 200 it stands for (RFC 9110
     15.4.5); a command's 412 carries the table's current ``ETag``, to read or retry from."""
@@ -164,7 +207,7 @@ def _revalidation_fields(openapi: Any) -> None:
             stale.headers = {
                 **(stale.headers or {}),
                 "ETag": OpenAPIHeader(
-                    schema=Schema(type=OpenAPIType.STRING),
+                    schema=_STRING,
                     description="The table's current ETag for this caller: the version the"
                     " command must be chosen from.",
                     required=True,
@@ -257,8 +300,9 @@ def finish(openapi: OpenAPI) -> None:
     without ``null``, and the examples."""
     _problemize(openapi)
     _response_headers(openapi)
-    _counted_fields(openapi)
+    _route_fields(openapi)
     _revalidation_fields(openapi)
+    _counted_fields(openapi)  # last: onto every answer, the 304s made just before included
     _tidy_parameters(openapi)
     _stream_records(openapi)
     attach_examples(openapi)

@@ -52,7 +52,13 @@ async def pause(service: TableService, table_id: str) -> Table[Any]:
 
 
 async def resume(service: TableService, table_id: str) -> Table[Any]:
-    return await _operate(service, table_id, {"type": "resume"}, liveness.resume)
+    def decide(table: Table[Any], at: datetime) -> list[Event]:
+        # Every table, whatever its engine: a 1.0.0 table's rules took a resume after
+        # an abort (re-run as they were), but none is taken any more.
+        liveness.refuse_if_over(table)
+        return liveness.resume(table, at)
+
+    return await _operate(service, table_id, {"type": "resume"}, decide)
 
 
 async def _operate(

@@ -194,6 +194,25 @@ def test_the_rules_engine_a_table_was_played_under_is_reported(finished: bytes) 
     assert f"engine 0.9.0 (verifier {RULES_ENGINE_VERSION})" in render(report)
 
 
+@pytest.mark.parametrize(
+    ("claimed", "said"),
+    [
+        ("1.1.²", "is no rules engine version"),
+        ("1.1-x", "is no rules engine version"),
+        ("", "is no rules engine version"),
+        ("9.0.0", "newer than this verifier's"),
+    ],
+)
+def test_a_rules_engine_the_verifier_cannot_run_fails_at_table_created(
+    finished: bytes, claimed: str, said: str
+) -> None:
+    """Not a crash, and never a quiet fall-back to an older engine's checks."""
+    lines = lines_of(finished)
+    lines[0]["rules_version"] = lines[1]["data"]["rules_version"] = claimed
+    found = failure(rechain(lines))
+    assert found.version == 1 and said in found.message
+
+
 def test_an_anchored_head_catches_a_re_chained_history(finished: bytes) -> None:
     """Cut short at a batch boundary and re-chained, an export is a true earlier history
     that the rules accept; the head published when the game ended tells it apart."""

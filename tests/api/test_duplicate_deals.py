@@ -355,7 +355,11 @@ async def test_an_open_tournaments_export_holds_every_table_it_opened(
     report = verify_tournament_lines(document_of(lines).splitlines())
     assert report.ok, render_tournament(report)
     assert list(report.tables) == opened
-    assert any("opened for the tournament by hand" in note for note in report.notes)
+    assert any("2 table(s) opened for the tournament by hand" in n for n in report.notes)
+    # Every table taken out, the header's list too: nothing to catch it by, but said.
+    stream = [line for line in lines if line["type"] == "tournament_event"]
+    bare = verify_tournament_lines(document_of([{**lines[0], "tables": []}, *stream]).splitlines())
+    assert bare.ok and any("0 table(s) opened" in note for note in bare.notes)
 
     casual, _, _ = await new_game(client, "pitch")
     stranger = lines_of(await export(client, casual))

@@ -425,6 +425,7 @@ def test_an_engine_1_0_0_pause_re_runs_as_it_was_played() -> None:
     recorder.play(6)
     report = verified(recorder)
     assert any("played under rules engine 1.0.0" in note for note in report.notes)
+    assert any("re-run through the rules (engine 1.0.0)" in check for check in report.checks)
     lines = recorder.lines()
     lines[1]["data"]["rules_version"] = lines[0]["rules_version"] = RULES_ENGINE_VERSION
     pause = commands(lines, "pause")[0]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import msgspec
 import pytest
 
 from domain import computer, liveness
@@ -273,3 +274,20 @@ def test_absurd_clocks_are_refused(clock: tuple[int, int]) -> None:
     with pytest.raises(RuleError) as refused:
         tables.create("t", "pitch", 2, {}, clock=settings)
     assert refused.value.code is RuleCode.INVALID_OPTIONS
+
+
+@pytest.mark.parametrize(
+    ("version", "parsed"),
+    [("1.1.0", (1, 1, 0)), ("1.1", (1, 1, 0)), ("10.0.2", (10, 0, 2)), ("1.1.²", None)],
+)
+def test_an_engine_version_is_dotted_ascii_numbers(
+    version: str, parsed: tuple[int, int, int] | None
+) -> None:
+    assert tables.engine_of(version) == parsed
+
+
+def test_an_older_or_unreadable_engine_takes_the_old_way() -> None:
+    table = clocked().table
+    assert table.engine_since("1.1.0") and table.engine_since("1.0.0")
+    for old in ("1.0.0", "0.9", "nonsense"):
+        assert not msgspec.structs.replace(table, rules_version=old).engine_since("1.1.0")
