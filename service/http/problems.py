@@ -22,6 +22,7 @@ from domain.errors import MEANINGS, RuleCode, RuleError
 from domain.tournament.errors import MEANINGS as TOURNAMENT_MEANINGS
 from domain.tournament.errors import TournamentCode, TournamentError
 from service.http.access import allow
+from service.http.schemas import TEXT, UUID_PATTERN
 from service.refusals import PreconditionFailed, ServiceError
 from service.write.handler import rule_error_context
 
@@ -302,13 +303,31 @@ def client_gone() -> Response[Any]:
 _LEFT_MID_BODY = "client disconnected prematurely"
 
 
+# What the API's patterns mean, said in words where the validator would quote the pattern.
+_PATTERNS_IN_WORDS = {
+    TEXT: "visible text: no control, bidi, zero-width or other invisible character, and no"
+    " space first or last",
+    UUID_PATTERN: "a UUID (8-4-4-4-12 hexadecimal digits)",
+}
+
+
+def _in_words(message: Any) -> Any:
+    if not isinstance(message, str):
+        return message
+    for pattern, words in _PATTERNS_IN_WORDS.items():
+        message = message.replace(f"`str` matching regex {pattern!r}", words)
+    return message
+
+
 def on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     if exc.status_code == 500 and exc.detail == _LEFT_MID_BODY:
         return client_gone()
     errors = None
     code = None
     if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
-        errors = [e for e in exc.extra if isinstance(e, dict)]
+        errors = [
+            {**e, "message": _in_words(e.get("message"))} for e in exc.extra if isinstance(e, dict)
+        ]
         code = _validation_code(errors)
     code = code or _HTTP_CODES.get(exc.status_code)
     detail = exc.detail

@@ -78,9 +78,12 @@ export async function api(path, options = {}) {
 
 /**
  * Follows a Server-Sent Events stream and resumes it after a dropped connection from the
- * last id seen (Last-Event-ID), until `stop()` is called.
+ * last id seen (Last-Event-ID), until `stop()` is called, or until the stream ends and
+ * `over()` says that what it follows has ended (the service ends a finished table's
+ * stream after its last event: asking again would only be answered the same way).
+ * Reconnections back off from a quarter of a second to five while no event comes.
  * @param {string} path
- * @param {{token?: string | null, after?: number, onEvent: (id: number, data: any) => void, onState?: (state: string) => void}} options
+ * @param {{token?: string | null, after?: number, onEvent: (id: number, data: any) => void, onState?: (state: string) => void, over?: () => Promise<boolean>}} options
  * @returns {{stop: () => void}}
  */
 export function follow(path, options) {
@@ -101,7 +104,6 @@ export function follow(path, options) {
     const response = await fetch(path, { headers, signal: abort.signal, cache: "no-store" });
     if (!response.ok || !response.body) throw new Problem(response.status, null);
     state("live");
-    pause = 250;
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";
     for (;;) {
@@ -124,6 +126,7 @@ export function follow(path, options) {
         if (id !== null && Number.isFinite(id) && data) {
           if (id <= last) continue; // a repeat after resuming
           last = id;
+          pause = 250;
           options.onEvent(id, JSON.parse(data));
         }
       }
@@ -135,6 +138,10 @@ export function follow(path, options) {
     while (!stopped) {
       try {
         await once();
+        if (!stopped && options.over && (await options.over())) {
+          state("over");
+          return;
+        }
       } catch (error) {
         if (stopped) return;
         if (error instanceof Problem && error.status >= 400 && error.status < 500 && error.status !== 429) {

@@ -129,8 +129,17 @@ function seatBox(view, seat, at) {
   );
   const n = view.seats.length;
   const angle = (2 * Math.PI * at) / n;
-  box.style.left = `${50 - 40 * Math.sin(angle)}%`;
-  box.style.top = `${50 + 39 * Math.cos(angle)}%`;
+  const x = 50 - 40 * Math.sin(angle);
+  box.style.top = `${50 + 36 * Math.cos(angle)}%`;
+  // A seat on either side is held to its edge of the felt, growing inwards; centred on
+  // its place it would stick out of the table by half its width.
+  if (x < 35) {
+    box.classList.add("west");
+    box.style.left = "2%";
+  } else if (x > 65) {
+    box.classList.add("east");
+    box.style.right = "2%";
+  } else box.style.left = `${x}%`;
   return box;
 }
 
@@ -163,7 +172,11 @@ function centre(view) {
     lines.push(h("div", { class: "last" }, h("span", null, `Last trick${won}`), cardRow(view.last_trick.cards.map((/** @type {any} */ p) => p.card), "The last trick", "small")));
   }
   if ((view.to_act || []).length && view.status === "playing") lines.push(h("p", { class: "turn" }, `${view.to_act.map(who).join(", ")} to act`));
-  if (view.result) lines.push(h("p", { class: "result" }, `Result: ${view.result.reason}${view.result.winners ? ` — ${view.result.winners.map(who).join(", ")} won` : ""}`));
+  if (view.result) {
+    const winners = view.result.winners || [];
+    const won = winners.length ? ` — ${winners.map(who).join(", ")} won` : view.result.reason === "aborted" ? "" : " — a draw";
+    lines.push(h("p", { class: "result" }, `Result: ${view.result.reason}${won}`));
+  }
   return h("div", { class: "centre" }, lines);
 }
 

@@ -13,8 +13,28 @@ import { scoreSheet } from "./tournament.js";
 /** @param {HTMLElement} main @param {string} table */
 export async function tablePage(main, table) {
   const seat = seatToken(table);
-  const operator = operatorToken();
-  const token = seat || operator;
+  // A tournament director's token (typed in as the operator's) is refused at any other
+  // table: there the page watches as a spectator does.
+  let operator = operatorToken();
+  let token = seat || operator;
+  /** @type {any} */
+  let first = null;
+  /** @type {unknown} */
+  let refused = null;
+  try {
+    first = await api(`/tables/${table}`, { token });
+  } catch (error) {
+    refused = error;
+    if (error instanceof Problem && error.status === 403 && !seat && operator) {
+      operator = null;
+      token = null;
+      first = await api(`/tables/${table}`).catch((again) => {
+        refused = again;
+        return null;
+      });
+      if (first) refused = null;
+    }
+  }
   const audience = seat ? "seat" : operator ? "operator" : "spectator";
   /** @type {any} */
   let view = null;
@@ -28,6 +48,7 @@ export async function tablePage(main, table) {
   const sheet = h("section", { class: "box", "aria-label": "Score sheet" });
   const live = h("span", { class: "live" }, "connecting");
   const message = h("p", { class: "message", role: "alert" });
+  const notice = h("p", { class: "notice", role: "status" });
 
   replace(
     main,
@@ -40,6 +61,7 @@ export async function tablePage(main, table) {
       operator ? [" · ", h("a", { href: `/console/tables/${table}/replay` }, "Replay")] : null,
     ),
     message,
+    notice,
     board,
     mine,
     side,
@@ -58,10 +80,28 @@ export async function tablePage(main, table) {
       const game = await api(`/games/${v.game}`);
       const seating = game.seatings.find((/** @type {any} */ s) => s.seats === v.seats.length);
       twoSides = (seating && seating.partnerships ? seating.partnerships.length : v.seats.length) === 2;
-      if (twoSides && view) replace(mine, drawMine(view));
+      if (twoSides && view) {
+        mineDrawn = "";
+        drawOwn(view);
+      }
     } catch {
       // Without the catalogue the page offers leaving only.
     }
+  }
+
+  // What the seat's own panel and the operator's were last drawn from: each is drawn
+  // again only when that changes, so that cards being picked and words being typed
+  // there survive the other seats' moves.
+  let mineDrawn = "";
+  let operatorDrawn = "";
+  const operatorPanel = h("div");
+
+  /** @param {any} v */
+  function drawOwn(v) {
+    const key = JSON.stringify([v.hand, v.legal_actions, v.to_act, v.status, twoSides]);
+    if (key === mineDrawn) return;
+    mineDrawn = key;
+    replace(mine, drawMine(v));
   }
 
   /** @param {any} next */
@@ -73,9 +113,14 @@ export async function tablePage(main, table) {
     document.body.dataset.version = String(view.version);
     document.body.dataset.status = view.status;
     replace(board, drawTable(view));
-    replace(mine, seat ? drawMine(view) : null);
+    if (seat) drawOwn(view);
     if (seat && !sidesAsked) askSides(view);
-    replace(side, drawAuction(view), drawDetails(view), operator && !seat ? drawOperator(view) : null);
+    if (operator && !seat) {
+      const key = JSON.stringify([view.status, view.paused, view.seats]);
+      if (key !== operatorDrawn) replace(operatorPanel, drawOperator(view));
+      operatorDrawn = key;
+    }
+    replace(side, drawAuction(view), drawDetails(view), operator && !seat ? operatorPanel : null);
     document.body.dataset.rendered = String(view.version);
   }
 
@@ -116,7 +161,7 @@ export async function tablePage(main, table) {
 
   async function loadSheet() {
     try {
-      const found = await api(`/tables/${table}/scoresheet`);
+      const found = await api(`/tables/${table}/scoresheet`, { token });
       replace(sheet, h("h2", null, "Score sheet"), scoreSheet(table, found.sheet.players.map((/** @type {string | null} */ p) => p || "–"), found.sheet));
     } catch {
       replace(sheet, h("h2", null, "Score sheet"), h("p", null, "No deal scored yet."));
@@ -126,6 +171,7 @@ export async function tablePage(main, table) {
   /** @param {any} command */
   async function send(command) {
     message.textContent = "";
+    notice.textContent = "";
     try {
       const answer = await api(`/tables/${table}/actions`, { method: "POST", body: command, token: seat });
       render(answer.table);
@@ -164,7 +210,7 @@ export async function tablePage(main, table) {
     const turn = v.to_act.includes(v.you) && v.status === "playing";
     return h(
       "section",
-      { class: `box yours${turn ? " turn" : ""}`, "aria-label": "Your seat", "data-actions": actions.length, "data-version": v.version },
+      { class: `box yours${turn ? " turn" : ""}`, "aria-label": "Your seat", "data-actions": actions.length },
       h("h2", null, turn ? "Your turn" : v.status === "playing" ? "Waiting for the others" : `The table is ${v.status}`),
       hand,
       picks,
@@ -228,9 +274,11 @@ export async function tablePage(main, table) {
         class: "action",
         onclick: async () => {
           if (!window.confirm(question)) return;
+          message.textContent = "";
+          notice.textContent = "";
           try {
-            const answer = await api(`/tables/${table}/${path}`, { method: "POST", body: body(), token: operator });
-            if (answer && answer.token) message.textContent = `New token for seat ${answer.seat + 1}: hand it to the player (/console/tables/${table}#token=…).`;
+            await api(`/tables/${table}/${path}`, { method: "POST", body: body(), token: operator });
+            notice.textContent = `${label.replace("…", "")}: done.`;
             await refresh();
           } catch (error) {
             fail(error);
@@ -239,7 +287,7 @@ export async function tablePage(main, table) {
       }, label);
     const reason = h("input", { id: "abort-reason", type: "text", value: "Stopped by the operator", maxlength: 200 });
     const seatSelect = h("select", { id: "replace-seat" }, v.seats.map((/** @type {any} */ s) => h("option", { value: s.seat }, `${s.seat + 1}: ${who(s.seat)}`)));
-    const newName = h("input", { id: "replace-name", type: "text", placeholder: "computer if empty", maxlength: 60 });
+    const newName = h("input", { id: "replace-name", type: "text", placeholder: "computer if empty", maxlength: 40 });
     const playing = v.status === "playing";
     return h(
       "section",
@@ -258,9 +306,11 @@ export async function tablePage(main, table) {
             const s = Number(/** @type {HTMLSelectElement} */ (seatSelect).value);
             const name = /** @type {HTMLInputElement} */ (newName).value.trim();
             if (!window.confirm(`Hand seat ${s + 1} (${who(s)}) to ${name || "the computer"}? The old token stops working.`)) return;
+            message.textContent = "";
+            notice.textContent = "";
             try {
               const answer = await api(`/tables/${table}/seats/${s}/replace`, { method: "POST", body: name ? { name } : { computer: true }, token: operator });
-              message.textContent = answer.token ? `Seat ${s + 1}'s new link: ${location.origin}/console/tables/${table}#token=${answer.token}` : `The computer plays seat ${s + 1}.`;
+              notice.textContent = answer.token ? `Seat ${s + 1}'s new link: ${location.origin}/console/tables/${table}#token=${answer.token}` : `The computer plays seat ${s + 1}.`;
               await refresh();
             } catch (error) {
               fail(error);
@@ -271,12 +321,11 @@ export async function tablePage(main, table) {
   }
 
   // The last events, then live.
-  try {
-    render(await api(`/tables/${table}`, { token }));
-  } catch (error) {
-    fail(error);
+  if (refused) {
+    fail(refused);
     return () => {};
   }
+  render(first);
   loadSheet();
   const who = () => namer(view);
   const after = Math.max(0, view.version - 20);
@@ -297,12 +346,19 @@ export async function tablePage(main, table) {
     onEvent: (id, data) => {
       addLog(id, data.event);
       // The sheet is a projection, written just after the event: read it a moment later.
-      if (data.event.type === "hand_scored" || data.event.type === "game_won") setTimeout(loadSheet, 500);
+      if (["hand_scored", "chips_settled", "game_won"].includes(data.event.type)) setTimeout(loadSheet, 500);
       if (!view || id > view.version) refresh();
     },
     onState: (state) => {
       live.textContent = state;
       if (state === "live") refresh(); // catch up after a reconnection
+    },
+    // The service ends a table's stream once the table has ended and its last events
+    // are out: then there is nothing more to follow.
+    over: async () => {
+      const now = await api(`/tables/${table}`, { token });
+      render(now);
+      return !["waiting", "playing"].includes(now.status);
     },
   });
   const ticker = setInterval(() => {

@@ -2,7 +2,7 @@
 // The tables list, live (read again every two seconds while the page is shown), with
 // filters kept in the address (they hold no secret).
 
-import { api } from "./api.js";
+import { api, Problem } from "./api.js";
 import { grid, h, keepFresh, replace } from "./dom.js";
 
 const GAMES = ["", "forty-five", "pitch", "pinochle", "pinochle-three", "pinochle-widow", "pinochle-four", "reserve-bridge"];
@@ -16,7 +16,7 @@ export async function tablesPage(main) {
     h("label", { for: id }, label),
     h("select", { id, name: id }, values.map((v) => h("option", { value: v, selected: params.get(id) === v }, v || "any"))),
   ];
-  const tournament = h("input", { id: "tournament", name: "tournament", type: "text", value: params.get("tournament") || "", size: 12 });
+  const tournament = h("input", { id: "tournament", name: "tournament", type: "text", value: params.get("tournament") || "", size: 36, placeholder: "the tournament's whole id" });
   const form = h("form", { class: "filters", method: "get", action: "/console", "aria-label": "Filters" }, select("game", "Game", GAMES), select("status", "Status", STATUSES), h("label", { for: "tournament" }, "Tournament"), tournament, h("button", { type: "submit" }, "Filter"));
   const list = h("div", { id: "tables" }, h("p", null, "Loading…"));
   replace(main, h("h1", null, "Tables"), form, list);
@@ -25,7 +25,15 @@ export async function tablesPage(main) {
     const query = new URLSearchParams();
     for (const key of ["game", "status", "tournament"]) if (params.get(key)) query.set(key, String(params.get(key)));
     query.set("limit", "50");
-    const page = await api(`/tables?${query}`);
+    let page;
+    try {
+      page = await api(`/tables?${query}`);
+    } catch (error) {
+      // A filter the service refuses: say so under the form, which stays to be corrected.
+      if (!(error instanceof Problem && error.status === 400)) throw error;
+      replace(list, h("p", { class: "message", role: "alert" }, `The filter was refused: ${error.message}`));
+      return;
+    }
     const rows = page.tables.map((/** @type {any} */ t) => [
       h("a", { href: `/console/tables/${t.id}` }, t.id.slice(0, 8)),
       t.game,

@@ -2,7 +2,7 @@
 // Tournaments: the list, and one tournament's standings, rounds with each table's score
 // sheet, the duplicate-deal comparison, and (operator) the export and its verification.
 
-import { api, follow, operatorToken } from "./api.js";
+import { api, follow, operatorToken, Problem } from "./api.js";
 import { grid, h, keepFresh, replace } from "./dom.js";
 
 /** @param {HTMLElement} main */
@@ -16,9 +16,9 @@ export async function tournamentsPage(main) {
       t.game,
       t.format,
       t.status,
-      `${t.round}${t.rounds ? ` of ${t.rounds}` : ""}`,
+      new Date(t.created_at).toLocaleString(),
     ]);
-    replace(list, rows.length ? grid("Tournaments, newest first", ["Name", "Game", "Format", "Status", "Round"], rows) : h("p", null, "No tournament yet."));
+    replace(list, rows.length ? grid("Tournaments, newest first", ["Name", "Game", "Format", "Status", "Opened"], rows) : h("p", null, "No tournament yet."));
   }
   return keepFresh(load, 3000);
 }
@@ -70,7 +70,9 @@ export async function tournamentPage(main, id) {
       rounds.push({ r, sheets });
     }
     const loose = t.round ? [] : await Promise.all(t.tables.map(sheetOf));
-    const deals = token ? await api(`/tournaments/${id}/deals`, { token }).catch(() => null) : null;
+    // The comparison is the operator's, or this tournament's director's: any other token
+    // is told so rather than shown an empty report.
+    const deals = token ? await api(`/tournaments/${id}/deals`, { token }).catch((error) => (error instanceof Problem && error.status === 403 ? "refused" : null)) : null;
     const data = { t, entries: table.entries, standings: table.standings && table.standings.players, names: entries.entries, rounds, loose, deals };
     const signature = JSON.stringify(data);
     if (signature === shown) return;
@@ -115,7 +117,9 @@ export async function tournamentPage(main, id) {
     for (const { r, sheets } of data.rounds) {
       tables.push(h("h3", null, `Round ${r.round} · ${r.status}`));
       r.tables.forEach((/** @type {any} */ pairing, /** @type {number} */ i) => {
-        tables.push(scoreSheet(pairing.table, pairing.seats.map((/** @type {string} */ e) => names.get(e) || e), sheets[i].sheet));
+        // A partnership holds two seats: each side is named once.
+        const sides = [...new Set(pairing.seats)].map((/** @type {any} */ e) => names.get(e) || e);
+        tables.push(scoreSheet(pairing.table, sides, sheets[i].sheet));
       });
       if (r.byes.length) tables.push(h("p", null, `Byes: ${r.byes.map((/** @type {string} */ e) => names.get(e) || e).join(", ")}`));
     }
@@ -124,7 +128,13 @@ export async function tournamentPage(main, id) {
 
     if (token) {
       const report = data.deals;
-      replace(duplicate, h("h2", null, "Duplicate deals"), report && report.deals.length ? report.deals.map(dealCompared) : h("p", null, "No deal was played at more than one table."));
+      const compared =
+        report === "refused"
+          ? h("p", null, "Comparing the deals is for the operator, or this tournament's director.")
+          : report && report.deals.length
+            ? report.deals.map(dealCompared)
+            : h("p", null, "No deal was played at more than one table.");
+      replace(duplicate, h("h2", null, "Duplicate deals"), compared);
       if (!audited) drawAudit();
       audited = true;
     } else {
@@ -157,7 +167,12 @@ export async function tournamentPage(main, id) {
   }
 
   await load();
-  const stream = follow(`/tournaments/${id}/stream`, { onEvent: () => load(), after: 0 });
+  const stream = follow(`/tournaments/${id}/stream`, {
+    onEvent: () => load(),
+    after: 0,
+    // The service ends the stream after tournament_finished: nothing more will come.
+    over: async () => (await api(`/tournaments/${id}`)).status === "finished",
+  });
   const timer = setInterval(() => {
     if (document.visibilityState === "visible") load().catch(() => {});
   }, 5000);

@@ -1,0 +1,74 @@
+"""What the operator and a watcher meet beyond one game in play: a table that has ended
+(its page stops following it), the operator's half-typed intervention surviving the
+game's moves, a refused filter, and the tournaments list."""
+
+from __future__ import annotations
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+
+from tests.console.conftest import Console
+from tests.support.browser import body, no_errors, rendered, sign_in, wait_for
+
+
+def signed_out(browser: WebDriver, console: Console) -> None:
+    browser.get(f"{console.base}/console")
+    browser.execute_script("sessionStorage.clear()")
+
+
+def test_an_ended_tables_page_stops_following_it(browser: WebDriver, console: Console) -> None:
+    """The service ends an ended table's stream after its last event: the page says the
+    table is over instead of asking again and again."""
+    signed_out(browser, console)
+    table, _ = console.table("pitch", 3, "ended")
+    stopped = console.api.post(f"/tables/{table}/abort", json={"reason": "x"}, headers=console.op())
+    assert stopped.status_code == 200, stopped.text
+    browser.get(f"{console.base}/console/tables/{table}")
+    wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "over")
+    result = browser.find_element(By.CSS_SELECTOR, ".centre .result").text
+    assert result == "Result: aborted", result  # nobody won an aborted table
+    asked = browser.execute_script(
+        "return performance.getEntriesByType('resource')"
+        ".filter(e => e.name.endsWith('/stream')).length"
+    )
+    assert asked == 1, f"the stream was asked for {asked} times"
+    no_errors(browser)
+
+
+def test_the_operators_typing_survives_the_games_moves(
+    browser: WebDriver, console: Console
+) -> None:
+    table, tokens = console.table("pitch", 3, "typing")
+    signed_out(browser, console)
+    sign_in(browser, console.operator)
+    browser.get(f"{console.base}/console/tables/{table}")
+    rendered(browser, console.view(table)["version"])
+    browser.find_element(By.ID, "replace-name").send_keys("Zoe")
+    reason = browser.find_element(By.ID, "abort-reason")
+    reason.clear()
+    reason.send_keys("the hall closes")
+    moved = console.act(table, tokens)["version"]
+    rendered(browser, moved)
+    assert browser.find_element(By.ID, "replace-name").get_attribute("value") == "Zoe"
+    assert browser.find_element(By.ID, "abort-reason").get_attribute("value") == "the hall closes"
+    no_errors(browser)
+
+
+def test_a_refused_filter_leaves_the_form_to_correct_it(
+    browser: WebDriver, console: Console
+) -> None:
+    browser.get(f"{console.base}/console?tournament=b0bcbc93")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#tables .message"))
+    said = browser.find_element(By.CSS_SELECTOR, "#tables .message").text
+    assert said.startswith("The filter was refused: tournament: Expected a UUID"), said
+    assert browser.find_element(By.ID, "tournament").get_attribute("value") == "b0bcbc93"
+    no_errors(browser, expected="400 (Bad Request)")  # the refusal itself
+
+
+def test_the_tournaments_list_says_what_it_knows(browser: WebDriver, console: Console) -> None:
+    browser.get(f"{console.base}/console/tournaments")
+    wait_for(browser, lambda d: body(d, "rendered"))
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "table.grid td"))
+    text = browser.find_element(By.TAG_NAME, "main").text
+    assert "undefined" not in text and "Club night" in text
+    no_errors(browser)
