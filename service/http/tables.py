@@ -238,15 +238,20 @@ async def _long_poll(version: int, access: TableAccess, wait: int) -> Loaded | N
             return fresh
 
 
-def _open_unread(access: TableAccess, audience: Audience) -> bool:
-    """Whether ``audience`` may park a poll before the table is read: a seat or the
-    operator always; a spectator only of a table this process knows to be in no
-    tournament (a tag never changes), since a table closed to spectators must refuse
-    them before they wait (:func:`require_watchable`)."""
-    if audience != "spectator":
-        return True
+def _open_unread(access: TableAccess, audience: Audience, heard: int) -> bool:
+    """Whether the caller may park a poll before the table is read, the process holding
+    its snapshot at ``heard``, the version last announced: a caller that may not see the
+    table must be refused before it waits, or the time of the refusal would tell it when
+    the table moved. A seat token is refused at once if that snapshot shows it revoked,
+    and a director's at another tournament's table (:meth:`Caller.require_current`; a
+    revocation after ``heard`` wakes the poll at once); a spectator parks only at a table
+    in no tournament (a tag never changes), since a tournament may close its tables to
+    spectators (:func:`require_watchable`)."""
     cached = access.service.snapshots.get(access.table_key)
-    return cached is not None and cached.table.tournament is None
+    if cached is None or cached.table.version != heard:
+        return False
+    access.caller.require_current(cached.table)
+    return audience != "spectator" or cached.table.tournament is None
 
 
 async def table_answer(
@@ -263,7 +268,7 @@ async def table_answer(
         and wanted
         and heard is not None
         and etag(heard, audience) in wanted
-        and _open_unread(access, audience)
+        and _open_unread(access, audience, heard)
     ):
         # The caller holds the version this process last heard announced: a read now
         # would most likely find it unchanged, so the poll waits first and reads after

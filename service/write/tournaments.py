@@ -207,9 +207,11 @@ class TournamentService:
         A partnership's player (``member`` 0 or 1) gets their own seat's token and only
         the number of the partner's seat: a token that opened both seats would show one
         player the partner's hand. A whole-entry token (``member`` None) of a pair
-        entered before players had tokens of their own still gets both seats' tokens."""
+        entered before players had tokens of their own still gets both seats' tokens. A
+        computer entry's seats have none (``token`` null), as the computer's seats never
+        do."""
         tournament = await self.load(tournament_id)
-        stream.entry_of(tournament, entry)
+        computer = stream.entry_of(tournament, entry).computer
         if not tournament.rounds:
             return MySeat(entry=entry, round=0, table=None, seat=None, token=None)
         current = tournament.rounds[-1]
@@ -220,7 +222,8 @@ class TournamentService:
                 mine = held[member or 0]  # a partnership holds its two seats, in name order
                 partners = [s for s in held if s != mine]
                 partner = partners[0] if partners else None
-                issued = await self._still_issued(paired.table)
+                # The computer's seats are taken with no token: nobody plays for it.
+                issued = (lambda _: False) if computer else await self._still_issued(paired.table)
                 return MySeat(
                     entry=entry,
                     round=current.number,

@@ -373,3 +373,31 @@ async def test_an_open_tournaments_export_holds_every_table_it_opened(
 def ok_bytes(response: Any) -> bytes:
     assert response.status_code == 200, response.text
     return response.content  # type: ignore[no-any-return]
+
+
+async def test_a_revoked_seats_long_poll_is_refused_before_it_waits(settings: Settings) -> None:
+    """A seat that left holds the ETag of the version its leave made, which is the one
+    this process last heard: the poll must not park before the token is checked, or
+    the time of its 401 would tell the player who left when the table moved."""
+    app = create_app(settings)
+    async with serving(app) as base, AsyncClient(base_url=base, timeout=90) as http:
+        decks = shuffled_decks("pitch", 1, seed=9)
+        tournament = await open_tournament(http, "pitch", decks, 0)
+        body = {"players": ["Ann", "Bob", "Cy"]}
+        opened = ok(
+            await http.post(f"/tournaments/{tournament}/tables", json=body, headers=OPERATOR), 201
+        )
+        table = opened["table"]["id"]
+        seat = next(s for s in opened["seats"] if s["seat"] not in opened["table"]["to_act"])
+        left = await http.post(
+            f"/tables/{table}/actions", json={"type": "leave"}, headers=bearer(seat["token"])
+        )
+        tag = ok(left) and left.headers["etag"]
+        for way in ("", "&by=route"):  # the view's short way, and the route
+            headers = {**bearer(seat["token"]), "If-None-Match": tag}
+            poll = http.get(f"/tables/{table}?wait=60{way}", headers=headers)
+            assert_problem(await asyncio.wait_for(poll, 20), 401, "unauthorized")
+            assert app.state.watcher.waiting_for(table) == 0
+        # The computer plays the seat left: stop the table, or it would go on moving
+        # while later tests count the store's events.
+        ok(await http.post(f"/tables/{table}/abort", json={"reason": "done"}, headers=OPERATOR))

@@ -647,3 +647,26 @@ async def test_the_computer_enters_a_partnership_event_under_one_name(client: An
         headers=bearer(event["director_token"]),
     )
     assert_problem(alone, 422, "wrong-entry")  # a person's partnership is two names
+
+
+async def test_a_computer_entry_finds_its_table_but_gets_no_seat_token(client: Any) -> None:
+    """The computer's seats are taken with no token (nobody plays for it): ``/me`` must
+    not make one up, which would answer 401."""
+    event = await open_event(client, format="swiss", rounds=1)
+    bot = await enter(client, event, name="Bot", computer=True)
+    ann = await enter(client, event, name="Ann")
+    director = bearer(event["director_token"])
+    ok(await client.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
+    path = f"/tournaments/{event['id']}/me"
+    its = ok(await client.get(path, headers=bearer(bot["token"])))
+    assert its["table"] is not None and its["seat"] is not None
+    assert its["token"] is None and its["partner_token"] is None
+    hers = ok(await client.get(path, headers=bearer(ann["token"])))
+    assert hers["table"] == its["table"] and hers["token"]
+    ok(await client.get(f"/tables/{hers['table']}", headers=bearer(hers["token"])))
+    # Stopped, so that the computer does not move on while later tests count the store.
+    ok(
+        await client.post(
+            f"/tables/{hers['table']}/abort", json={"reason": "done"}, headers=OPERATOR
+        )
+    )

@@ -46,9 +46,12 @@ def test_the_operators_typing_survives_the_games_moves(
     browser.find_element(By.ID, "replace-name").send_keys("Zoe")
     reason = browser.find_element(By.ID, "abort-reason")
     reason.clear()
-    reason.send_keys("the hall closes")
+    reason.send_keys("the hall")
     moved = console.act(table, tokens)["version"]
     rendered(browser, moved)
+    # Still in the field, as the operator left it: the next keys go on where he was.
+    assert browser.switch_to.active_element.get_attribute("id") == "abort-reason"
+    browser.switch_to.active_element.send_keys(" closes")
     assert browser.find_element(By.ID, "replace-name").get_attribute("value") == "Zoe"
     assert browser.find_element(By.ID, "abort-reason").get_attribute("value") == "the hall closes"
     no_errors(browser)

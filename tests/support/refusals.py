@@ -76,20 +76,35 @@ OPERATIONS = [
 ]
 
 
-async def stored(database_url: str, tournament: str | None = None) -> tuple[int, ...]:
+# Who writes without a request: the service's chance and clock steps, the computer, the
+# clock's autoplay, retention. A request's own batch is never recorded for one of them.
+_BY_REQUEST = (
+    "actor <> 'system' AND actor <> 'clock' AND actor <> 'retention'"
+    " AND actor NOT LIKE 'computer:%%' AND actor NOT LIKE 'clock:%%'"
+)
+
+
+async def stored(
+    database_url: str, tournament: str | None = None, *, by_requests: bool = False
+) -> tuple[int, ...]:
     """How many events, tables, seat tokens, tournaments and tournament events (with
     entry tokens) the store holds; with ``tournament``, all but the tournaments counted
     for that tournament alone (its tables' events and tokens, its stream, its entries),
-    so that the computers and round keepers of other tests' tournaments may go on."""
+    so that the computers and round keepers of other tests' tournaments may go on. With
+    ``by_requests``, the events counted are those a request caused, so that the clocks
+    and computers of other tests' tables may go on."""
     if tournament is None:
         of_tables = tables = own = ""
     else:
         tables = " WHERE tournament = %(t)s"
         of_tables = f" WHERE table_id IN (SELECT id FROM tables{tables})"
         own = " WHERE tournament_id = %(t)s::uuid"
+    of_events = of_tables
+    if by_requests:
+        of_events = f"{of_tables} AND {_BY_REQUEST}" if of_tables else f" WHERE {_BY_REQUEST}"
     async with await psycopg.AsyncConnection.connect(database_url) as conn:
         cur = await conn.execute(
-            f"SELECT (SELECT count(*) FROM events{of_tables}),"
+            f"SELECT (SELECT count(*) FROM events{of_events}),"
             f" (SELECT count(*) FROM tables{tables}),"
             f" (SELECT count(*) FROM seat_tokens{of_tables}),"
             " (SELECT count(*) FROM tournaments),"

@@ -130,13 +130,16 @@ function seatBox(view, seat, at) {
   const n = view.seats.length;
   const angle = (2 * Math.PI * at) / n;
   const x = 50 - 40 * Math.sin(angle);
-  box.style.top = `${50 + 36 * Math.cos(angle)}%`;
-  // A seat on either side is held to its edge of the felt, growing inwards; centred on
-  // its place it would stick out of the table by half its width.
-  if (x < 35) {
+  const y = 50 + 36 * Math.cos(angle);
+  box.style.top = `${y}%`;
+  // A seat at either side of the oval is held to that edge of the felt, growing inwards:
+  // centred on its place it would stick out of the table by half its width. One nearer
+  // the top or the bottom stays centred on its place, where the oval curves in.
+  const side = y > 25 && y < 75;
+  if (side && x < 35) {
     box.classList.add("west");
     box.style.left = "2%";
-  } else if (x > 65) {
+  } else if (side && x > 65) {
     box.classList.add("east");
     box.style.right = "2%";
   } else box.style.left = `${x}%`;

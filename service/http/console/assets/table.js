@@ -94,11 +94,17 @@ export async function tablePage(main, table) {
   // there survive the other seats' moves.
   let mineDrawn = "";
   let operatorDrawn = "";
+  // The operator's panel stays in the page between versions (taken out and put back,
+  // a field being typed in would lose its focus); only what is beside it is redrawn.
+  const sideInfo = h("div");
   const operatorPanel = h("div");
+  replace(side, sideInfo, operator && !seat ? operatorPanel : null);
 
   /** @param {any} v */
   function drawOwn(v) {
-    const key = JSON.stringify([v.hand, v.legal_actions, v.to_act, v.status, twoSides]);
+    // Whether this seat is to act, not who else is: in Reserve Bridge both seats lay
+    // their reserves at once, and the other's doing so changes nothing here.
+    const key = JSON.stringify([v.hand, v.legal_actions, v.to_act.includes(v.you), v.status, twoSides]);
     if (key === mineDrawn) return;
     mineDrawn = key;
     replace(mine, drawMine(v));
@@ -120,7 +126,7 @@ export async function tablePage(main, table) {
       if (key !== operatorDrawn) replace(operatorPanel, drawOperator(view));
       operatorDrawn = key;
     }
-    replace(side, drawAuction(view), drawDetails(view), operator && !seat ? operatorPanel : null);
+    replace(sideInfo, drawAuction(view), drawDetails(view));
     document.body.dataset.rendered = String(view.version);
   }
 

@@ -19,6 +19,8 @@ export async function tablesPage(main) {
   const tournament = h("input", { id: "tournament", name: "tournament", type: "text", value: params.get("tournament") || "", size: 36, placeholder: "the tournament's whole id" });
   const form = h("form", { class: "filters", method: "get", action: "/console", "aria-label": "Filters" }, select("game", "Game", GAMES), select("status", "Status", STATUSES), h("label", { for: "tournament" }, "Tournament"), tournament, h("button", { type: "submit" }, "Filter"));
   const list = h("div", { id: "tables" }, h("p", null, "Loading…"));
+  // One alert, said again only when what it says changes (the list is read every 2 s).
+  const refusal = h("p", { class: "message", role: "alert" });
   replace(main, h("h1", null, "Tables"), form, list);
 
   async function load() {
@@ -31,7 +33,9 @@ export async function tablesPage(main) {
     } catch (error) {
       // A filter the service refuses: say so under the form, which stays to be corrected.
       if (!(error instanceof Problem && error.status === 400)) throw error;
-      replace(list, h("p", { class: "message", role: "alert" }, `The filter was refused: ${error.message}`));
+      const said = `The filter was refused: ${error.message}`;
+      if (refusal.textContent !== said) refusal.textContent = said;
+      if (!list.contains(refusal)) replace(list, refusal);
       return;
     }
     const rows = page.tables.map((/** @type {any} */ t) => [

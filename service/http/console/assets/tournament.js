@@ -86,7 +86,12 @@ export async function tournamentPage(main, id) {
   async function sheetOf(table) {
     // The operator's (or director's) token: a duplicate event's tables are closed to
     // spectators until it is over.
-    const found = await api(`/tables/${table}/scoresheet`, { token }).catch(() => null);
+    const path = `/tables/${table}/scoresheet`;
+    // Another tournament's director token is refused here: such a table's sheet is then
+    // asked for as anyone would (a finished event's tables are open to all).
+    const found = await api(path, { token }).catch((error) =>
+      error instanceof Problem && error.status === 403 && token ? api(path).catch(() => null) : null,
+    );
     return { table, sheet: found && found.sheet };
   }
 
