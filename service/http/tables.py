@@ -478,7 +478,12 @@ class TableController(Controller):
         "/",
         operation_id="listTables",
         summary="List tables, newest first",
-        description="Filter by game, status, tournament and player; page with `cursor`.",
+        description=(
+            "Filter by game, status, tournament and player; page with `cursor`. A table"
+            " its tournament closes to spectators (one that plays the same deals as"
+            " others, until the event and the table are over) is listed only to the"
+            " operator and that tournament's director."
+        ),
         **token_optional(400, 401, 503),
     )
     async def list_tables(
@@ -504,6 +509,12 @@ class TableController(Controller):
             player=player,
             cursor=cursor,
             limit=limit,
+            # An entry's token is a player's: only a director's opens his event's tables.
+            sees_closed="*"
+            if caller.is_operator
+            else caller.tournament
+            if caller.kind == "director"
+            else None,
         )
         return TablePage(tables=page, next=following)
 

@@ -69,6 +69,18 @@ def decode_cursor(cursor: str) -> int:
     return int(cursor)
 
 
+# A table its tournament closes to spectators, as Tournament.table_watchable says: one that
+# plays the same deals as others (a duplicate event's, or one dealt supplied decks) until
+# the event is over and the table too. Its version would tell a spectator when it moves.
+_OPEN_TO_SPECTATORS = (
+    "NOT EXISTS (SELECT 1 FROM tournaments t WHERE t.id::text = tables.tournament"
+    " AND tables.tournament IS DISTINCT FROM %s"
+    " AND (t.format = 'duplicate' OR tables.decks IS NOT NULL)"
+    " AND NOT (t.status = 'finished'"
+    f" AND tables.status IN ({', '.join(repr(s) for s in ENDED)})))"
+)
+
+
 class ReadSide:
     def __init__(self, pool: Source) -> None:
         self.pool = pool  # a replica may answer (service.read.replicas)
@@ -82,10 +94,15 @@ class ReadSide:
         player: str | None,
         cursor: str | None,
         limit: int,
+        sees_closed: str | None = None,
     ) -> tuple[list[TableSummary], str | None]:
-        """Newest first; the cursor of the next page, or None on the last one."""
+        """Newest first; the cursor of the next page, or None on the last one. Tables a
+        tournament closes to spectators are left out but for ``sees_closed``: ``"*"``
+        (the operator) or the id of the tournament whose director asks."""
         filters = {"game": game, "status": status, "tournament": tournament}
-        extra = [] if player is None else [("%s = ANY(players)", player)]
+        extra: list[tuple[str, Any]] = [] if player is None else [("%s = ANY(players)", player)]
+        if sees_closed != "*":
+            extra.append((_OPEN_TO_SPECTATORS, sees_closed))
         columns = "id::text, game, status, version, players, tournament, created_at"
         rows, following = await self._page("tables", columns, filters, extra, cursor, limit)
         return [TableSummary(*row) for row in rows], following

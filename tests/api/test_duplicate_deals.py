@@ -401,3 +401,36 @@ async def test_a_revoked_seats_long_poll_is_refused_before_it_waits(settings: Se
         # The computer plays the seat left: stop the table, or it would go on moving
         # while later tests count the store's events.
         ok(await http.post(f"/tables/{table}/abort", json={"reason": "done"}, headers=OPERATOR))
+
+
+async def test_a_closed_table_is_listed_to_the_operator_and_its_director_only(
+    client: AsyncClient,
+) -> None:
+    """Its version in the listing would tell a spectator when it moves, as a long-poll
+    would; once the event and the table are over it is anyone's to list."""
+    body = {
+        "game": "pitch",
+        "name": "listed",
+        "deals": [{"deck": shuffled_decks("pitch", 1, 4)[0]}],
+    }
+    event = ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)
+    opened = await client.post(
+        f"/tournaments/{event['id']}/tables",
+        json={"players": ["Ann", "Bob", "Cy"]},
+        headers=OPERATOR,
+    )
+    table = ok(opened, 201)["table"]["id"]
+    other = ok(
+        await client.post("/tournaments", json={**body, "name": "other"}, headers=OPERATOR), 201
+    )
+
+    async def listed(headers: dict[str, str]) -> bool:
+        page = ok(await client.get(f"/tables?tournament={event['id']}", headers=headers))
+        return table in [t["id"] for t in page["tables"]]
+
+    assert await listed(OPERATOR) and await listed(bearer(event["director_token"]))
+    assert not await listed({}) and not await listed(bearer(other["director_token"]))
+    ok(await client.post(f"/tables/{table}/abort", json={"reason": "void"}, headers=OPERATOR))
+    assert not await listed({}), "the event is not over"
+    ok(await client.post(f"/tournaments/{event['id']}/finish", headers=OPERATOR))
+    assert await listed({})
