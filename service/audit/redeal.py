@@ -15,6 +15,7 @@ from collections import Counter
 from typing import Any
 
 from domain import table as tables
+from domain.cards import same_cards
 from domain.events import CardsDealt, ChanceEvent, DealerDrawn
 from domain.table import Table
 from service.audit.entries import Mismatch
@@ -31,7 +32,7 @@ def deck_behind(
         deck = _dealt(table, dealt, pack, version)
     else:
         raise Mismatch(version, f"{type(dealt).__name__} deals no cards to take a deck from")
-    if Counter(deck) != Counter(pack):
+    if not same_cards(deck, pack):
         raise Mismatch(version, "the cards dealt are not exactly the pack")
     return deck
 
@@ -40,18 +41,18 @@ def _drawn(
     table: Table[Any], drawn: DealerDrawn, pack: tuple[str, ...], version: int
 ) -> tuple[str, ...]:
     """The draw gives one card from the top to each drawing seat in seat order; the rest of
-    the deck is never seen, so any order of the remaining cards deals the same."""
+    the deck is never seen, so any order of the remaining cards deals the same (a card
+    drawn that is not the pack's leaves a deck that is not the pack either)."""
     drawing: tuple[int, ...] = table.state.drawing
     cards = [drawn.cards[seat] if seat < len(drawn.cards) else None for seat in drawing]
-    if None in cards:
+    shown = [card for card in cards if card is not None]
+    if len(shown) != len(drawing):
         raise Mismatch(
             version, f"seats {list(drawing)} draw, and the export leaves one without a card"
         )
     left = Counter(pack)
-    left.subtract(c for c in cards if c is not None)
-    if any(n < 0 for n in left.values()):
-        raise Mismatch(version, "the cards drawn are not cards of the pack")
-    return (*[c for c in cards if c is not None], *left.elements())
+    left.subtract(shown)
+    return (*shown, *left.elements())
 
 
 def _dealt(
@@ -62,11 +63,12 @@ def _dealt(
     marks = tuple(str(position) for position in range(len(pack)))
     probe = tables.supply(table, marks, dealt.commitment)[0]
     assert isinstance(probe, CardsDealt)
-    if _shape(probe) != _shape(dealt):
+    (hands, aside), (their_hands, their_aside) = _shape(probe), _shape(dealt)
+    if (hands, aside) != (their_hands, their_aside):
         raise Mismatch(
             version,
-            f"the rules deal hands of {_shape(probe)[0]} cards with {_shape(probe)[1]} aside;"
-            f" the export has {_shape(dealt)[0]} with {_shape(dealt)[1]}",
+            f"the rules deal hands of {hands} cards with {aside} aside;"
+            f" the export has {their_hands} with {their_aside}",
         )
     deck = [""] * len(pack)
     for mark, card in zip(_cards(probe), _cards(dealt), strict=True):

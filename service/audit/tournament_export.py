@@ -29,7 +29,8 @@ async def tournament_lines(
     # The tables its rounds paired, then any the operator opened for it by hand (all of
     # an open tournament's): every table it opened.
     paired = tournament.round_tables
-    by_hand = [t for t in await store.tables_of(tournament_id) if t not in paired]
+    seen = set(paired)
+    by_hand = [t for t in await store.tables_of(tournament_id) if t not in seen]
     tournament_tables = [*paired, *by_hand]
     header = TournamentHeader(
         format=TOURNAMENT_FORMAT,

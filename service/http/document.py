@@ -87,6 +87,14 @@ RATE_LIMIT_HEADERS = {
 }
 
 
+def _required(fields: dict[str, tuple[str, Schema]]) -> dict[str, OpenAPIHeader | Reference]:
+    """Header objects for fields every such answer carries: name -> (meaning, schema)."""
+    return {
+        name: OpenAPIHeader(schema=schema, description=text, required=True)
+        for name, (text, schema) in fields.items()
+    }
+
+
 def _operations(openapi: Any) -> Iterator[Any]:
     for item in openapi.paths.values():
         for method in ("get", "put", "post", "delete", "patch"):
@@ -134,10 +142,7 @@ def _response_headers(openapi: Any) -> None:
                 continue
             if status != "429" and PROBLEM_JSON not in (response.content or {}):
                 continue
-            response.headers = {
-                name: OpenAPIHeader(schema=schema, description=text, required=True)
-                for name, (text, schema) in headers.items()
-            }
+            response.headers = _required(headers)
 
 
 def _counted_fields(openapi: Any) -> None:
@@ -149,32 +154,48 @@ def _counted_fields(openapi: Any) -> None:
         name: OpenAPIHeader(schema=schema, description=text)
         for name, (text, schema) in fields.items()
     }
+    refs = {name: Reference(f"#/components/headers/{name}") for name in fields}
     for operation in _operations(openapi):
         responses = operation.responses or {}
         if "429" not in responses:
             continue
         for status, response in responses.items():
             if status != "429" and isinstance(response, OpenAPIResponse):
-                refs = {name: Reference(f"#/components/headers/{name}") for name in fields}
                 response.headers = {**(response.headers or {}), **refs}
 
 
 _SAVED = {
-    "Content-Disposition": "A file to save, named after what it holds and its last version:"
-    ' `attachment; filename="table-{id}-v{version}.ndjson"` (`tournament-…` for a tournament).',
-    "Cache-Control": "`private, no-store`: no cache keeps it, since it holds every hand.",
+    "Content-Disposition": (
+        "A file to save, named after what it holds and its last version:"
+        ' `attachment; filename="table-{id}-v{version}.ndjson"` (`tournament-…` for a'
+        " tournament).",
+        _STRING,
+    ),
+    "Cache-Control": (
+        "`private, no-store`: no cache keeps it, since it holds every hand.",
+        _STRING,
+    ),
 }
 _STREAMED = {
-    "Cache-Control": "`no-cache` (`private, no-cache` for a seat's or the operator's stream"
-    " of a table): no cache keeps a stream.",
-    "X-Accel-Buffering": "`no`: a proxy that honours it (nginx) passes each message on at once.",
+    "Cache-Control": (
+        "`no-cache` (`private, no-cache` for a seat's or the operator's stream of a table):"
+        " no cache keeps a stream.",
+        _STRING,
+    ),
+    "X-Accel-Buffering": (
+        "`no`: a proxy that honours it (nginx) passes each message on at once.",
+        _STRING,
+    ),
 }
 # The fields of answers whose 200 Litestar documents from a ResponseSpec of their own (it
 # then leaves out the route's response_headers): the exports and the streams.
 _ROUTE_FIELDS = {
     "exportTable": _SAVED,
     "exportTournament": _SAVED,
-    "streamTable": {**_STREAMED, "Vary": "`Authorization`: a seat's stream holds its cards."},
+    "streamTable": {
+        **_STREAMED,
+        "Vary": ("`Authorization`: a seat's stream holds its cards.", _STRING),
+    },
     "streamTournament": _STREAMED,
 }
 
@@ -184,13 +205,7 @@ def _route_fields(openapi: Any) -> None:
         fields = _ROUTE_FIELDS.get(operation.operation_id, {})
         response = (operation.responses or {}).get("200")
         if fields and isinstance(response, OpenAPIResponse):
-            response.headers = {
-                **(response.headers or {}),
-                **{
-                    name: OpenAPIHeader(schema=_STRING, description=text, required=True)
-                    for name, text in fields.items()
-                },
-            }
+            response.headers = {**(response.headers or {}), **_required(fields)}
 
 
 def _revalidation_fields(openapi: Any) -> None:
@@ -204,15 +219,12 @@ def _revalidation_fields(openapi: Any) -> None:
             unchanged.headers = {k: v for k, v in (full.headers or {}).items() if k in kept}
         stale = responses.get("412")
         if isinstance(stale, OpenAPIResponse):
-            stale.headers = {
-                **(stale.headers or {}),
-                "ETag": OpenAPIHeader(
-                    schema=_STRING,
-                    description="The table's current ETag for this caller: the version the"
-                    " command must be chosen from.",
-                    required=True,
-                ),
-            }
+            current = (
+                "The table's current ETag for this caller: the version the command must be"
+                " chosen from.",
+                _STRING,
+            )
+            stale.headers = {**(stale.headers or {}), **_required({"ETag": current})}
 
 
 def _standings_csv(openapi: Any) -> None:

@@ -17,23 +17,24 @@ export async function tablePage(main, table) {
   // table: there the page watches as a spectator does.
   let operator = operatorToken();
   let token = seat || operator;
+  async function firstView() {
+    try {
+      return await api(`/tables/${table}`, { token });
+    } catch (error) {
+      if (!(error instanceof Problem && error.status === 403 && !seat && operator)) throw error;
+      operator = null;
+      token = null;
+      return api(`/tables/${table}`);
+    }
+  }
   /** @type {any} */
   let first = null;
   /** @type {unknown} */
   let refused = null;
   try {
-    first = await api(`/tables/${table}`, { token });
+    first = await firstView();
   } catch (error) {
     refused = error;
-    if (error instanceof Problem && error.status === 403 && !seat && operator) {
-      operator = null;
-      token = null;
-      first = await api(`/tables/${table}`).catch((again) => {
-        refused = again;
-        return null;
-      });
-      if (first) refused = null;
-    }
   }
   const audience = seat ? "seat" : operator ? "operator" : "spectator";
   /** @type {any} */
@@ -80,20 +81,17 @@ export async function tablePage(main, table) {
       const game = await api(`/games/${v.game}`);
       const seating = game.seatings.find((/** @type {any} */ s) => s.seats === v.seats.length);
       twoSides = (seating && seating.partnerships ? seating.partnerships.length : v.seats.length) === 2;
-      if (twoSides && view) {
-        mineDrawn = "";
-        drawOwn(view);
-      }
+      if (twoSides && view) drawOwn(view);
     } catch {
       // Without the catalogue the page offers leaving only.
     }
   }
 
-  // What the seat's own panel and the operator's were last drawn from: each is drawn
-  // again only when that changes, so that cards being picked and words being typed
-  // there survive the other seats' moves.
-  let mineDrawn = "";
-  let operatorDrawn = "";
+  // The seat's own panel and the operator's are drawn again only when what they show
+  // changes, so that cards being picked and words being typed there survive the other
+  // seats' moves.
+  const drawMineOnce = keyed();
+  const drawOperatorOnce = keyed();
   // The operator's panel stays in the page between versions (taken out and put back,
   // a field being typed in would lose its focus); only what is beside it is redrawn.
   const sideInfo = h("div");
@@ -104,10 +102,7 @@ export async function tablePage(main, table) {
   function drawOwn(v) {
     // Whether this seat is to act, not who else is: in Reserve Bridge both seats lay
     // their reserves at once, and the other's doing so changes nothing here.
-    const key = JSON.stringify([v.hand, v.legal_actions, v.to_act.includes(v.you), v.status, twoSides]);
-    if (key === mineDrawn) return;
-    mineDrawn = key;
-    replace(mine, drawMine(v));
+    drawMineOnce(mine, [v.hand, v.legal_actions, v.to_act.includes(v.you), v.status, twoSides], () => drawMine(v));
   }
 
   /** @param {any} next */
@@ -121,11 +116,7 @@ export async function tablePage(main, table) {
     replace(board, drawTable(view));
     if (seat) drawOwn(view);
     if (seat && !sidesAsked) askSides(view);
-    if (operator && !seat) {
-      const key = JSON.stringify([view.status, view.paused, view.seats]);
-      if (key !== operatorDrawn) replace(operatorPanel, drawOperator(view));
-      operatorDrawn = key;
-    }
+    if (operator && !seat) drawOperatorOnce(operatorPanel, [view.status, view.paused, view.seats], () => drawOperator(view));
     replace(sideInfo, drawAuction(view), drawDetails(view));
     document.body.dataset.rendered = String(view.version);
   }
@@ -156,6 +147,12 @@ export async function tablePage(main, table) {
     }
   }
 
+  /** A new action: what was said of the last one goes. */
+  function unsay() {
+    message.textContent = "";
+    notice.textContent = "";
+  }
+
   /** @param {unknown} error */
   function fail(error) {
     message.textContent = error instanceof Error ? error.message : String(error);
@@ -176,8 +173,7 @@ export async function tablePage(main, table) {
 
   /** @param {any} command */
   async function send(command) {
-    message.textContent = "";
-    notice.textContent = "";
+    unsay();
     try {
       const answer = await api(`/tables/${table}/actions`, { method: "POST", body: command, token: seat });
       render(answer.table);
@@ -280,8 +276,7 @@ export async function tablePage(main, table) {
         class: "action",
         onclick: async () => {
           if (!window.confirm(question)) return;
-          message.textContent = "";
-          notice.textContent = "";
+          unsay();
           try {
             await api(`/tables/${table}/${path}`, { method: "POST", body: body(), token: operator });
             notice.textContent = `${label.replace("…", "")}: done.`;
@@ -312,8 +307,7 @@ export async function tablePage(main, table) {
             const s = Number(/** @type {HTMLSelectElement} */ (seatSelect).value);
             const name = /** @type {HTMLInputElement} */ (newName).value.trim();
             if (!window.confirm(`Hand seat ${s + 1} (${who(s)}) to ${name || "the computer"}? The old token stops working.`)) return;
-            message.textContent = "";
-            notice.textContent = "";
+            unsay();
             try {
               const answer = await api(`/tables/${table}/seats/${s}/replace`, { method: "POST", body: name ? { name } : { computer: true }, token: operator });
               notice.textContent = answer.token ? `Seat ${s + 1}'s new link: ${location.origin}/console/tables/${table}#token=${answer.token}` : `The computer plays seat ${s + 1}.`;
@@ -373,5 +367,19 @@ export async function tablePage(main, table) {
   return () => {
     stream.stop();
     clearInterval(ticker);
+  };
+}
+
+/**
+ * Draws into a box only when what it is drawn from changed since the last time.
+ * @returns {(box: HTMLElement, from: unknown, draw: () => any) => void}
+ */
+function keyed() {
+  let last = "";
+  return (box, from, draw) => {
+    const key = JSON.stringify(from);
+    if (key === last) return;
+    last = key;
+    replace(box, draw());
   };
 }
