@@ -67,7 +67,8 @@ async function main(): Promise<void> {
   const tokens: string[] = [];
   for (let seat = 0; seat < Number(seats); seat++) {
     const { data, error } = await api.POST("/tables/{table_id}/seats/{seat}", {
-      params: { path: { table_id, seat } },
+      // The same key on a retry would get the same token back, not seat-taken.
+      params: { path: { table_id, seat }, header: { "Idempotency-Key": crypto.randomUUID() } },
       body: { name: `ts ${seat}` },
     });
     if (!data) fail("takeSeat", error);

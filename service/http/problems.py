@@ -319,15 +319,28 @@ def _in_words(message: Any) -> Any:
     return message
 
 
+def _header_name(parameter: str) -> str:
+    """A header parameter's name on the wire (``idempotency_key`` is ``Idempotency-Key``),
+    the name a client knows it by, where Litestar reports the handler's parameter."""
+    return "-".join(w.upper() if w == "id" else w.capitalize() for w in parameter.split("_"))
+
+
+def _reported(error: dict[str, Any]) -> dict[str, Any]:
+    """A validation error as the client is told it: the message in words, a header by
+    its own name."""
+    error = {**error, "message": _in_words(error.get("message"))}
+    if error.get("source") == "header" and isinstance(error.get("key"), str):
+        error["key"] = _header_name(error["key"])
+    return error
+
+
 def on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     if exc.status_code == 500 and exc.detail == _LEFT_MID_BODY:
         return client_gone()
     errors = None
     code = None
     if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
-        errors = [
-            {**e, "message": _in_words(e.get("message"))} for e in exc.extra if isinstance(e, dict)
-        ]
+        errors = [_reported(e) for e in exc.extra if isinstance(e, dict)]
         code = _validation_code(errors)
     code = code or _HTTP_CODES.get(exc.status_code)
     detail = exc.detail

@@ -66,6 +66,21 @@ IdempotencyKey = Annotated[
         ),
     ),
 ]
+SeatIdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        min_length=16,
+        max_length=200,
+        description=(
+            "A retry with the same key and body, for the same seat, gets the first answer"
+            " again, the same token included, while the server keeps it (24 hours by"
+            " default), instead of `seat-taken`: a client that lost the answer still has"
+            " its seat. The key is what recovers the token, so it must be hard to guess:"
+            " a fresh random one per seat taken, such as a UUID (16 to 200 characters)."
+        ),
+    ),
+]
 
 
 def after_version(description: str) -> QueryParameter:
@@ -428,9 +443,11 @@ class TableController(Controller):
             " sees its hand. On a tournament table, seating the computer or"
             " taking over a seat its player left needs the operator's token (or the"
             " tournament director's). When the last seat is taken the first deal happens."
+            " Send an `Idempotency-Key`, so that a retry after a lost answer gets the same"
+            " token rather than `seat-taken`."
         ),
         status_code=201,
-        **token_optional(400, 401, 403, 404, 409, 413, 415, 503),
+        **token_optional(400, 401, 403, 404, 409, 413, 415, 422, 503),
     )
     async def take_seat(
         self,
@@ -439,6 +456,7 @@ class TableController(Controller):
         data: JSONBody[TakeSeat],
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
+        idempotency_key: SeatIdempotencyKey = None,
     ) -> SeatGranted:
         def allowed(table: tables.Table[Any]) -> None:
             if table.tournament is not None and (data.computer or seat in table.vacant):
@@ -448,10 +466,17 @@ class TableController(Controller):
                 caller.require_director(table.tournament, f"{why} counts in the standings")
 
         name = seat_name(data.name, data.computer, seat)
-        token, table = await service.take_seat(
-            str(table_id), seat, name, computer=data.computer, allowed=allowed
+        seated = await service.take_seat(
+            str(table_id),
+            seat,
+            name,
+            computer=data.computer,
+            allowed=allowed,
+            idempotency_key=idempotency_key,
         )
-        return SeatGranted(table=table.id, seat=seat, token=token, version=table.version)
+        return SeatGranted(
+            table=str(table_id), seat=seat, token=seated.token, version=seated.version
+        )
 
     @get(
         "/{table_id:uuid}",

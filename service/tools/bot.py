@@ -1,10 +1,10 @@
 """``cardroom bot``: a player that chooses from its seat's ``legal_actions`` over HTTP.
 
 The reference client for integrators, and a load generator for demos. A bot takes a seat
-(or is given its token), then loops: long-poll the seat's view (``If-None-Match`` with
-``?wait=``), and when the seat is to act send one of its legal actions with ``If-Match``
-and an ``Idempotency-Key``, until the table is finished. ``--play-all`` creates tables and
-runs a bot in every seat.
+with an ``Idempotency-Key`` (or is given its token), then loops: long-poll the seat's
+view (``If-None-Match`` with ``?wait=``), and when the seat is to act send one of its
+legal actions with ``If-Match`` and an ``Idempotency-Key``, until the table is finished.
+``--play-all`` creates tables and runs a bot in every seat.
 """
 
 from __future__ import annotations
@@ -127,8 +127,11 @@ def _retry_after(response: httpx.Response) -> float:
 
 
 async def take_seat(http: httpx.AsyncClient, table: str, seat: int, name: str) -> str:
+    """Take the seat; a retry after a lost answer carries the same Idempotency-Key, so it
+    gets the same token instead of finding its own seat taken."""
     path = f"/tables/{table}/seats/{seat}"
-    response = await request(http, "POST", path, None, retry_failures=False, json={"name": name})
+    headers = {"Idempotency-Key": str(uuid.uuid4())}
+    response = await request(http, "POST", path, headers, json={"name": name})
     if response.status_code != 201:
         raise Refused(response)
     token: str = response.json()["token"]

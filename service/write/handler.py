@@ -42,6 +42,7 @@ from service.refusals import (
     TableNotFound,
     TokenRevoked,
 )
+from service.write import sealed_tokens
 from service.write.codec import event_data, event_decoder, snapshot_decoder
 from service.write.store import (
     Commit,
@@ -259,7 +260,8 @@ class TableService:
         *,
         computer: bool = False,
         allowed: Callable[[Table[Any]], None] | None = None,
-    ) -> tuple[str | None, Table[Any]]:
+        idempotency_key: str | None = None,
+    ) -> Seated:
         """Seat ``name``; the new bearer token (None for the computer, which plays without
         one: a token would let whoever seated it read its hand and play for it). The last
         seat taken starts the game.
@@ -270,31 +272,53 @@ class TableService:
         (so that a burst spreads out instead of colliding again), until its seat is
         taken — by it, or by someone else (``seat-taken``).
 
+        With ``idempotency_key``, a retry of the same request (a phone that lost the
+        answer) gets the first answer, token included, instead of ``seat-taken``: the
+        record keeps the token sealed with the key (:mod:`service.write.sealed_tokens`).
+
         ``allowed`` judges the caller's right to the seat on the very table it is taken
         from, and raises if it has none: judged on an earlier read, a seat its player left
         just after would be taken as if it were free."""
-        token = None if computer else secrets.token_urlsafe(32)
+        command: dict[str, Any] = {"type": "take_seat", "seat": seat, "name": name}
+        if computer:
+            command["computer"] = True
+        gate = _SeatGate(self.store, table_id, seat, idempotency_key, request_digest(command))
+        if (first := await gate.replay()) is not None:
+            return first
+        token, raw = (None, None) if computer else sealed_tokens.new_token()
         async with self._seating(table_id):
             for attempt in range(SEAT_ATTEMPTS):
                 loaded = await self.load(table_id)
                 if allowed is not None:
                     allowed(loaded.table)
-                events = tables.take_seat(loaded.table, seat, name, computer=computer)
-                command: dict[str, Any] = {"type": "take_seat", "seat": seat, "name": name}
-                if computer:
-                    command["computer"] = True
+                try:
+                    events = tables.take_seat(loaded.table, seat, name, computer=computer)
+                except RuleError:
+                    # Taken by this very request, whose answer was lost on the way?
+                    if (first := await gate.replay()) is not None:
+                        return first
+                    raise
                 at = self.clock()
                 plan = Plan([Batch(events, f"seat:{seat}", command)])
                 settled = await self.settle(loaded.table, plan, at)
                 epoch = settled.table.epoch(seat)
                 granted = [] if token is None else [(token_digest(token), seat, epoch)]
+                seated = Seated(token, settled.table.version)
                 try:
-                    await self._commit(loaded, settled, at=at, seat_tokens=granted)
+                    await self._commit(
+                        loaded,
+                        settled,
+                        at=at,
+                        seat_tokens=granted,
+                        idempotency=gate.record(raw, seated),
+                    )
                 except VersionConflict:
                     self._forget(table_id)
+                    if (first := await gate.replay()) is not None:
+                        return first  # a twin request with this key took the seat
                     await asyncio.sleep(random.uniform(0, min(0.05, 0.002 * 2**attempt)))
                     continue
-                return token, settled.table
+                return seated
         raise CommandConflict("the table kept changing; try again")
 
     @asynccontextmanager
@@ -567,6 +591,23 @@ class Answer(msgspec.Struct, frozen=True, kw_only=True):
     etag: str
 
 
+class Seated(NamedTuple):
+    """A seat taken: its bearer token (None for the computer) and the table's version."""
+
+    token: str | None
+    version: int
+
+
+class _SealedSeat(msgspec.Struct, frozen=True):
+    """What a take-seat's idempotency record keeps: the token sealed, never the token."""
+
+    sealed: bytes | None
+    version: int
+
+
+_seat_record_decoder = msgspec.json.Decoder(_SealedSeat)
+
+
 class _Behind(Exception):
     """The cached snapshot an attempt started from is not the table as committed."""
 
@@ -597,6 +638,36 @@ class _Gate:
         return IdempotencyRecord(
             self.owner, self.key, self.digest, answer.status, answer.body, answer.etag
         )
+
+
+class _SeatGate:
+    """Idempotency for taking a seat: the first answer to ``(table, seat, key)``, its token
+    sealed with the key. The key is the retry's only proof, so it is scoped to the seat
+    it took (a seat's commands keep keys of their own, under the seat's actor)."""
+
+    def __init__(
+        self, store: EventStore, table_id: str, seat: int, key: str | None, digest: bytes
+    ) -> None:
+        self.place = f"{table_id}/{seat}"
+        self.gate = _Gate(store, table_id, f"taker:{seat}", key, digest)
+
+    async def replay(self) -> Seated | None:
+        first = await self.gate.replay()
+        if first is None or self.gate.key is None:
+            return None
+        kept = _seat_record_decoder.decode(first.body)
+        token = None
+        if kept.sealed is not None:
+            token = sealed_tokens.unseal(kept.sealed, self.gate.key, self.place)
+        return Seated(token, kept.version)
+
+    def record(self, raw: bytes | None, seated: Seated) -> IdempotencyRecord | None:
+        key = self.gate.key
+        if key is None:
+            return None
+        sealed = None if raw is None else sealed_tokens.seal(raw, key, self.place)
+        body = _encoder.encode(_SealedSeat(sealed, seated.version))
+        return self.gate.record(Answer(status=201, body=body, etag=""))
 
 
 def action_result(settled: Settled, seat: int, at: datetime) -> ActionResult:

@@ -103,7 +103,11 @@ async def test_a_whole_game_through_the_generated_client(base_url: str, game_id:
     seats = []
     for seat in range(game.min_seats):
         granted = await take_seat.asyncio_detailed(
-            table_id, seat, client=anyone, body=models.TakeSeat(name=f"gen {seat}")
+            table_id,
+            seat,
+            client=anyone,
+            body=models.TakeSeat(name=f"gen {seat}"),
+            idempotency_key=str(uuid.uuid4()),
         )
         assert granted.status_code == 201, granted.content
         seats.append(

@@ -15,7 +15,7 @@ moment, so the interleaving is the same on every run.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from psycopg_pool import AsyncConnectionPool
@@ -25,6 +25,8 @@ from domain.commands import Leave, Pass, PlayerCommand
 from service.write.handler import Answer, TableService, etag
 from service.write.store import EventStore, IdempotencyRecord, new_table_id
 from tests.support import services
+
+T = TypeVar("T")
 
 
 @pytest.fixture(scope="module")
@@ -40,11 +42,11 @@ async def seated_table(service: TableService) -> tuple[str, int]:
 
 
 def first_try_commits_after_the_lookup(
-    retry: TableService, first_try: Callable[[], Awaitable[Answer]]
-) -> list[Answer]:
+    retry: TableService, first_try: Callable[[], Awaitable[T]]
+) -> list[T]:
     """Make ``retry``'s first key lookup miss and ``first_try`` commit right after it;
     the list gets the first try's answer."""
-    answers: list[Answer] = []
+    answers: list[T] = []
     lookup = retry.store.idempotent_answer
 
     async def racing(table_id: str, actor: str, key: str) -> IdempotencyRecord | None:
@@ -89,3 +91,22 @@ async def test_a_retry_that_lost_to_its_first_try_gets_the_first_answer(
     first, retried, gained = await race(pool, command, if_match=if_match, epoch=epoch)
     assert first.status == 200 and gained >= 1
     assert (retried.status, retried.body, retried.etag) == (first.status, first.body, first.etag)
+
+
+async def test_a_seat_retry_that_lost_to_its_first_try_gets_the_same_token(
+    pool: AsyncConnectionPool[Any],
+) -> None:
+    """The first try takes the seat on process A just after the retry on process B looked
+    its key up and found nothing: B then finds the seat taken, by its own first try, and
+    answers with that try's token instead of ``seat-taken``."""
+    a, b = TableService(EventStore(pool)), TableService(EventStore(pool))
+    created = tables.create(new_table_id(), "pitch", 3, {})
+    table, _ = await a.create(created, {}, "operator")
+    key = "a-fresh-random-key-0001"
+    taken = first_try_commits_after_the_lookup(
+        b, lambda: a.take_seat(table.id, 1, "Ann", idempotency_key=key)
+    )
+    retried = await b.take_seat(table.id, 1, "Ann", idempotency_key=key)
+    (first,) = taken
+    assert first.token is not None and retried == first
+    assert (await a.load(table.id)).table.version == table.version + 1

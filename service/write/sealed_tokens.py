@@ -1,0 +1,46 @@
+"""Seat tokens kept for a retry, sealed with the retry's own Idempotency-Key.
+
+The store keeps only a digest of each seat token, so that reading the database seats
+nobody. A seat taken with an ``Idempotency-Key`` must still hand its token again to the
+retry of a client that lost the first answer. The idempotency record therefore holds
+the token's 32 random bytes XORed with a pad that only the key derives: HMAC-SHA-256,
+keyed by the Idempotency-Key, of where the token was granted (table and seat). Each
+record has a place of its own (one record per table, seat and key), so no pad is used
+twice, and the database alone gives no token back: the client's key does.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+TOKEN_BYTES = 32
+
+
+def new_token() -> tuple[str, bytes]:
+    """A fresh seat token, and the random bytes it spells (what :func:`seal` keeps)."""
+    raw = secrets.token_bytes(TOKEN_BYTES)
+    return spelled(raw), raw
+
+
+def spelled(raw: bytes) -> str:
+    """A token's bytes as the token is sent: URL-safe base64, unpadded."""
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def _pad(key: str, place: str) -> bytes:
+    return hmac.new(
+        key.encode(), b"cardroom seat token\0" + place.encode(), hashlib.sha256
+    ).digest()
+
+
+def seal(raw: bytes, key: str, place: str) -> bytes:
+    """``raw`` (:data:`TOKEN_BYTES` long) sealed with ``key`` for ``place``."""
+    return bytes(a ^ b for a, b in zip(raw, _pad(key, place), strict=True))
+
+
+def unseal(sealed: bytes, key: str, place: str) -> str:
+    """The token :func:`seal` sealed with ``key`` for ``place``."""
+    return spelled(seal(sealed, key, place))
