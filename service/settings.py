@@ -1,4 +1,6 @@
-"""Settings from the environment (DESIGN 9). Nothing else reads ``os.environ``."""
+"""Settings from the environment (DESIGN 9). Nothing else in the service reads
+``os.environ``; only ``cardroom bench`` takes two defaults of its own from it
+(``CARDROOM_BENCH_DATABASE_URL``, ``CARDROOM_BENCH_REPLICA_URL``)."""
 
 from __future__ import annotations
 
@@ -173,6 +175,25 @@ def _embedded(value: str) -> str:
     return _switch("CARDROOM_EMBEDDED", value)
 
 
+LOG_LEVEL_NAMES = ("critical", "error", "warning", "info", "debug", "trace")  # uvicorn's
+
+
+def _log_level(value: str) -> str:
+    level = value.strip().lower()
+    if level not in LOG_LEVEL_NAMES:
+        raise SettingsError(
+            f"CARDROOM_LOG_LEVEL must be one of {', '.join(LOG_LEVEL_NAMES)}, not {value!r}"
+        )
+    return level
+
+
+def operator_token_generated(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the operator's token is a random one of this start (nothing configured, or
+    an empty value), which ``cardroom serve`` must then print."""
+    env = os.environ if environ is None else environ
+    return not env.get("CARDROOM_OPERATOR_TOKEN")
+
+
 def _log_format(value: str) -> LogFormat:
     value = value.strip().lower()
     if value == "json":
@@ -205,12 +226,16 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         redis_url=env.get("CARDROOM_REDIS_URL") or None,
         # Without a configured token the operator's powers go to a random one that
         # `cardroom serve` prints once: never a guessable default.
-        operator_token=env.get("CARDROOM_OPERATOR_TOKEN") or secrets.token_urlsafe(24),
+        operator_token=(
+            secrets.token_urlsafe(24)
+            if operator_token_generated(env)
+            else env["CARDROOM_OPERATOR_TOKEN"]
+        ),
         redis_prefix=env.get("CARDROOM_REDIS_PREFIX", "cardroom"),
         data_dir=env.get("CARDROOM_DATA_DIR", ".cardroom"),
         pool_min=int(env.get("CARDROOM_POOL_MIN", "2")),
         pool_max=int(env.get("CARDROOM_POOL_MAX", "10")),
-        log_level=env.get("CARDROOM_LOG_LEVEL", "info"),
+        log_level=_log_level(env.get("CARDROOM_LOG_LEVEL") or "info"),
         log_format=_log_format(env.get("CARDROOM_LOG_FORMAT") or "json"),
         cors_origins=_origins(env.get("CARDROOM_CORS_ORIGINS", "")),
         relay=_flag(env.get("CARDROOM_RELAY", "1")),

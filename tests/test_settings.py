@@ -16,6 +16,7 @@ from service.settings import (
     container_evidence,
     embedded_servers,
     from_env,
+    operator_token_generated,
 )
 
 DB = "postgresql://db/cardroom"
@@ -114,3 +115,24 @@ def test_serve_in_a_pod_without_a_database_fails_at_once() -> None:
     result, seconds = _serve(KUBERNETES_SERVICE_HOST="10.0.0.1", CARDROOM_REDIS_URL=REDIS)
     assert result.returncode != 0 and seconds < 10
     assert "CARDROOM_DATABASE_URL is not set" in result.stderr
+
+
+def test_an_empty_operator_token_is_generated_and_so_printed() -> None:
+    """An empty CARDROOM_OPERATOR_TOKEN is no token: a random one is made, and ``serve``
+    prints it as when the variable is unset (before, it made one and printed nothing)."""
+    settings = from_env({"CARDROOM_OPERATOR_TOKEN": ""})
+    assert len(settings.operator_token) >= 32
+    assert operator_token_generated({"CARDROOM_OPERATOR_TOKEN": ""})
+    assert operator_token_generated({})
+    assert not operator_token_generated({"CARDROOM_OPERATOR_TOKEN": "secret"})
+    assert from_env({"CARDROOM_OPERATOR_TOKEN": "secret"}).operator_token == "secret"
+
+
+def test_an_unknown_log_level_is_refused_by_name_before_anything_starts() -> None:
+    with pytest.raises(SettingsError, match="CARDROOM_LOG_LEVEL"):
+        from_env({"CARDROOM_LOG_LEVEL": "verbose"})
+    assert from_env({"CARDROOM_LOG_LEVEL": "WARNING"}).log_level == "warning"
+    result, seconds = _serve(CARDROOM_LOG_LEVEL="verbose", CARDROOM_EMBEDDED="0")
+    assert result.returncode == 2 and seconds < 10
+    assert "CARDROOM_LOG_LEVEL must be one of" in result.stderr
+    assert "Traceback" not in result.stderr

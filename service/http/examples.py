@@ -193,10 +193,27 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
         "created_at": s.json(s.at(1)),
     }
     record = game.records("spectator", first.version + 1, first.version + 1)  # the first call
-    tournament = {"id": s.TOURNAMENT, "name": "Club night", "game": "forty-five", "options": {}}
+    # An open tournament, as the operator opens it: tables by hand, no rounds.
+    tournament = {
+        **t.TOURNAMENT,
+        "name": "Club night",
+        "game": "forty-five",
+        "tables": [s.TABLE],
+        "format": "open",
+        "status": "open",
+        "seats": None,
+        "rounds": None,
+        "round": 0,
+        "auto_rounds": False,
+    }
     health = {"status": "ok", "checks": {"postgres": "ok", "redis": "ok"}}
     return {
-        ("createTable", "201"): {"created": ("The new table", s.view(game.created, "spectator"))},
+        ("createTable", "201"): {
+            "created": (
+                "The new table, created by the operator with `first_dealer`",
+                s.view(game.created, "operator"),
+            )
+        },
         ("listTables", "200"): {
             "page": ("A page of tables", {"tables": [summary], "next": "1200"}),
         },
@@ -271,7 +288,7 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
             )
         },
         ("getTournament", "200"): {
-            "tournament": ("A tournament", {**tournament, "tables": [s.TABLE]}),
+            "tournament": ("An open tournament", tournament),
             "swiss": ("A Swiss event in its first round", t.TOURNAMENT),
         },
         ("createTournamentTable", "201"): {
@@ -288,8 +305,14 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
         },
         ("getStandings", "200"): {
             "standings": (
-                "After one finished table",
-                {"position": final.version, "standings": s.ranking()},
+                "An open tournament after one finished table",
+                {
+                    "position": final.version,
+                    "standings": s.ranking(),
+                    "format": "open",
+                    "version": 2,
+                    "entries": [],
+                },
             ),
             "swiss": (
                 "A Swiss event after its first round",

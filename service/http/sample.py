@@ -129,8 +129,9 @@ def _seed(shuffle_no: int) -> bytes:
 
 @cache
 def sample() -> Sample:
+    # Created by the operator: only the operator may name the first dealer.
     created = tables.create(TABLE, "forty-five", 4, {}, first_dealer=0)
-    kept = Sample(events=[(1, "anonymous", created)])
+    kept = Sample(events=[(1, "operator", created)])
     table = kept.created = tables.start(created)
     for seat, name in enumerate(NAMES):
         table = kept.record(table, tables.take_seat(table, seat, name), f"seat:{seat}")

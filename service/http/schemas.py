@@ -322,9 +322,9 @@ class StandingsPage(msgspec.Struct, frozen=True):
 
     position: int
     standings: Standings
-    format: str = "open"
-    version: int = 0
-    entries: list[EntryStanding] = []
+    format: str
+    version: int
+    entries: list[EntryStanding]
 
 
 class CreateTableBase(msgspec.Struct, frozen=True):

@@ -28,26 +28,27 @@ class TableSummary(msgspec.Struct, frozen=True):
     created_at: datetime
 
 
-class Tournament(msgspec.Struct, frozen=True):
+class Tournament(msgspec.Struct, frozen=True, kw_only=True):
     """A tournament. ``duplicate_deals`` counts the operator decks its tables share (the
-    decks themselves are never shown); ``first_dealer`` is its tables' first dealer."""
+    decks themselves are never shown); ``first_dealer`` is its tables' first dealer. Every
+    field is sent, so every field is required."""
 
     id: str
     name: str
     game: str
     options: dict[str, Any]
     tables: list[str]
-    duplicate_deals: int = 0
-    first_dealer: int | None = None
-    clock: ClockSettings | None = None  # every table opened in it gets this clock
-    format: str = "open"
-    status: str = "open"
-    entry: Literal["single", "pair"] = "single"
-    seats: int | None = None  # seats at each of its tables (rounds only)
-    rounds: int | None = None  # how many rounds it plays; None: open, or not known yet
-    round: int = 0  # the round now paired (0 before the first)
-    round_minutes: int | None = None
-    auto_rounds: bool = False
+    duplicate_deals: int
+    first_dealer: int | None
+    clock: ClockSettings | None  # every table opened in it gets this clock
+    format: str
+    status: str
+    entry: Literal["single", "pair"]
+    seats: int | None  # seats at each of its tables (rounds only)
+    rounds: int | None  # how many rounds it plays; None: open, or not known yet
+    round: int  # the round now paired (0 before the first)
+    round_minutes: int | None
+    auto_rounds: bool
 
 
 class TournamentSummary(msgspec.Struct, frozen=True):
@@ -215,14 +216,14 @@ class ReadSide:
         clock = None if row[7] is None else msgspec.json.decode(row[7], type=ClockSettings)
         created = {} if row[10] is None else msgspec.json.decode(row[10])
         return Tournament(
-            row[0],
-            row[1],
-            row[2],
-            msgspec.json.decode(row[3]),
-            list(row[4]),
-            row[5],
-            row[6],
-            clock,
+            id=row[0],
+            name=row[1],
+            game=row[2],
+            options=msgspec.json.decode(row[3]),
+            tables=list(row[4]),
+            duplicate_deals=row[5],
+            first_dealer=row[6],
+            clock=clock,
             format=row[8],
             status=row[9],
             entry=created.get("entry", "single"),

@@ -20,6 +20,7 @@ from service.settings import (
     container_evidence,
     embedded_servers,
     from_env,
+    operator_token_generated,
 )
 
 log = logging.getLogger("cardroom")
@@ -70,7 +71,7 @@ def serve(args: argparse.Namespace) -> int:
     from service.write.migrate import migrate
 
     settings = from_env()
-    generated_token = "CARDROOM_OPERATOR_TOKEN" not in os.environ
+    generated_token = operator_token_generated()
     # Before anything starts: a replica without its database fails at once, loudly
     # (main() prints the SettingsError, which names the variable to set; exit 2).
     wanted = embedded_servers(settings, container_evidence())
