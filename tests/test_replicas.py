@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from service.read.replicas import PrimaryPosition, Replicas, lsn, replica_name
+from service.read.replicas import PrimaryPosition, Replica, Replicas, lsn, replica_name
 from service.settings import SettingsError, from_env
 
 
@@ -49,6 +49,30 @@ def test_old_positions_are_forgotten_but_the_newest_before_the_horizon_is_kept()
         replicas.observe(float(second), 10 * second)
     assert replicas.lag(99.0, 0) == pytest.approx(3.0, abs=1.0)  # at least the bound: lagging
     assert len(replicas._samples) <= 4
+
+
+def test_a_replica_far_behind_keeps_the_position_its_lag_is_measured_from() -> None:
+    """Paused for a minute with a bound of 1 s, the replica is a minute behind, not the
+    2 s the pruned samples used to cap it at; once it catches up the samples go."""
+    stuck = Replica("replica-1", NoPool())  # type: ignore[arg-type]
+    stuck.replayed = 5
+    replicas = Replicas(NoPool(), [stuck], max_lag_seconds=1.0, clock=lambda: 0.0)  # type: ignore[arg-type]
+    for second in range(61):
+        replicas.observe(float(second), 10 * second)
+    assert replicas.lag(60.0, stuck.replayed) == 59.0  # the primary passed 5 at second 1
+    assert replicas._lag_said(59.0, stuck.replayed) == "59.0 s behind the primary"
+    stuck.replayed = 600
+    replicas.observe(61.0, 610)
+    assert len(replicas._samples) <= 4
+
+
+def test_a_replica_behind_before_the_first_sample_is_at_least_that_late() -> None:
+    replicas = router()
+    replicas.observe(10.0, 500)
+    replicas.observe(11.0, 600)
+    assert replicas.lag(12.0, 100) == 2.0
+    assert replicas._lag_said(2.0, 100) == "at least 2.0 s behind the primary"
+    assert replicas._lag_said(1.0, 550) == "1.0 s behind the primary"
 
 
 def test_replica_names_show_host_port_and_database_but_never_a_password() -> None:

@@ -51,6 +51,7 @@ from service.read.senders import Senders
 
 log = logging.getLogger("cardroom.replicas")
 CHECK_SECONDS = 0.5
+MAX_SAMPLES = 7_200  # an hour of the primary's positions, one a check
 TRY_SECONDS = 0.5  # a replica that has not answered a read by then is given up for it
 Clock = Callable[[], float]
 
@@ -261,9 +262,17 @@ class Replicas:
         """Remembers that the primary was at ``primary`` at ``now``."""
         if not self._samples or self._samples[-1][1] != primary:
             self._samples.append((now, primary))
-        # Kept: the samples within twice the bound, and the newest one older than it.
+        # Kept: the samples within twice the bound, the newest one older than it, and
+        # the first one past the replay position of the replica furthest behind, which
+        # its lag is measured from: forgotten, its lag would read as twice the bound at
+        # most, however far behind it is. At most MAX_SAMPLES, which bounds the memory a
+        # replica that stays down holds (its lag is then "at least").
         horizon = now - 2 * self.max_lag_seconds
-        while len(self._samples) > 1 and self._samples[1][0] <= horizon:
+        needed = min((r.replayed for r in self.replicas), default=primary)
+        while len(self._samples) > 1 and (
+            len(self._samples) > MAX_SAMPLES
+            or (self._samples[1][0] <= horizon and self._samples[1][1] <= needed)
+        ):
             self._samples.popleft()
 
     def lag(self, now: float, replayed: int) -> float:
@@ -272,6 +281,13 @@ class Replicas:
             if position > replayed:
                 return max(0.0, now - when)
         return 0.0
+
+    def _lag_said(self, behind: float, replayed: int) -> str:
+        """The lag in words: "at least" when the primary was past ``replayed`` in the
+        oldest sample kept (the replica was behind before this process began, or
+        further behind than the samples reach)."""
+        at_least = bool(self._samples) and self._samples[0][1] > replayed
+        return f"{'at least ' if at_least else ''}{behind:.1f} s behind the primary"
 
     async def _check(self, replica: Replica, now: float) -> None:
         async def ask() -> int:
@@ -293,7 +309,7 @@ class Replicas:
             if replica.usable:
                 log.warning("replica %s skipped: %.1f s behind", replica.name, behind)
             replica.usable = False
-            replica.status = f"lagging: {behind:.1f} s behind the primary"
+            replica.status = f"lagging: {self._lag_said(behind, replica.replayed)}"
         else:
             replica.usable = True
             replica.status = "ok"
