@@ -16,6 +16,7 @@ from domain.tournament.stream import RoundState, Tournament
 from service.http import sample
 from service.http.auth import Caller
 from service.http.docs import created, location, token_only, token_optional
+from service.http.idempotency import EntryIdempotencyKey
 from service.http.round_schemas import (
     EntryCreated,
     EntryInfo,
@@ -84,13 +85,17 @@ class RoundController(Controller):
             " (`/me`) and can withdraw it. A partnership's players get one each, `token`"
             " for the first named and `partner_token` for the second: each opens its own"
             " player's seat and never the partner's hand. A late entry joins the next"
-            " round."
+            " round. Send an `Idempotency-Key`, so that a retry after a lost answer gets"
+            " the same entry and tokens rather than entering the players twice."
         ),
         status_code=201,
         **token_only(400, 401, 403, 404, 409, 413, 415, 422, 503),
     )
     async def add_entry(
-        self, access: NamedDependency[TournamentAccess], data: JSONBody[NewEntry]
+        self,
+        access: NamedDependency[TournamentAccess],
+        data: JSONBody[NewEntry],
+        idempotency_key: EntryIdempotencyKey = None,
     ) -> EntryCreated:
         access.require_director("the director enters players")
         names = data.names if data.names is not None else [data.name or "Computer"]
@@ -99,7 +104,11 @@ class RoundController(Controller):
         if data.name is None and data.names is None and not data.computer:
             raise TournamentError(TournamentCode.WRONG_ENTRY, "give the entry's `name`")
         entry, tokens = await access.tournaments.enter(
-            access.tournament_id, list(names), data.computer, access.actor
+            access.tournament_id,
+            list(names),
+            data.computer,
+            access.actor,
+            idempotency_key=idempotency_key,
         )
         partner_token = tokens[1] if len(tokens) > 1 else None
         return EntryCreated(entry=entry, token=tokens[0], partner_token=partner_token)

@@ -23,6 +23,7 @@ from service.http.auth import Caller
 from service.http.conditional import IfNoneMatch, entity_tags, strong_tags
 from service.http.deadline import RequestDeadline, deadline_of
 from service.http.docs import location, token_only, token_optional
+from service.http.idempotency import IdempotencyKey, SeatIdempotencyKey
 from service.http.problems import ApiProblem, client_gone
 from service.http.protocol import hangup_of
 from service.http.schemas import (
@@ -51,34 +52,6 @@ IfMatch = Annotated[
         name="If-Match",
         description="The ETag of the view the command was chosen from; 412 when stale."
         " Compared strongly: a weak tag (`W/`) never matches.",
-    ),
-]
-IdempotencyKey = Annotated[
-    str | None,
-    HeaderParameter(
-        name="Idempotency-Key",
-        min_length=1,
-        max_length=200,
-        description=(
-            "Retries with the same key and body get the first answer again while the server"
-            " keeps it (24 hours by default); after that a retry is a new request. Keys are"
-            " the seat token's: the seat's next player has keys of his own."
-        ),
-    ),
-]
-SeatIdempotencyKey = Annotated[
-    str | None,
-    HeaderParameter(
-        name="Idempotency-Key",
-        min_length=16,
-        max_length=200,
-        description=(
-            "A retry with the same key and body, for the same seat, gets the first answer"
-            " again, the same token included, while the server keeps it (24 hours by"
-            " default), instead of `seat-taken`: a client that lost the answer still has"
-            " its seat. The key is what recovers the token, so it must be hard to guess:"
-            " a fresh random one per seat taken, such as a UUID (16 to 200 characters)."
-        ),
     ),
 ]
 

@@ -377,7 +377,7 @@ class TableService:
     ) -> tuple[Answer, str]:
         """:meth:`act`, with how it ended: ``accepted`` or ``replayed``."""
         digest = request_digest(request.payload)
-        gate = _Gate(self.store, table_id, request.key_owner, idempotency_key, digest)
+        gate = IdempotencyGate(self.store, table_id, request.key_owner, idempotency_key, digest)
         if (first := await gate.replay()) is not None:
             return first, REPLAYED
         for attempt in range(RETRIES):
@@ -406,7 +406,7 @@ class TableService:
         raise CommandConflict("the table kept changing; try again")
 
     async def _attempt(
-        self, loaded: Loaded, request: SeatCommand, gate: _Gate, *, committed: bool
+        self, loaded: Loaded, request: SeatCommand, gate: IdempotencyGate, *, committed: bool
     ) -> Answer:
         """One attempt on ``loaded``; a cached snapshot (not ``committed``: it may be
         behind) is never the ground of a refusal."""
@@ -612,8 +612,9 @@ class _Behind(Exception):
     """The cached snapshot an attempt started from is not the table as committed."""
 
 
-class _Gate:
-    """Idempotency: the first answer to ``(owner, key)`` (:attr:`SeatCommand.key_owner`), for
+class IdempotencyGate:
+    """Idempotency: the first answer to ``(owner, key)`` of one resource (a table, or a
+    tournament; for a seat's commands the owner is :attr:`SeatCommand.key_owner`), for
     every retry of that request."""
 
     def __init__(
@@ -649,7 +650,7 @@ class _SeatGate:
         self, store: EventStore, table_id: str, seat: int, key: str | None, digest: bytes
     ) -> None:
         self.place = f"{table_id}/{seat}"
-        self.gate = _Gate(store, table_id, f"taker:{seat}", key, digest)
+        self.gate = IdempotencyGate(store, table_id, f"taker:{seat}", key, digest)
 
     async def replay(self) -> Seated | None:
         first = await self.gate.replay()

@@ -1,12 +1,12 @@
-"""Seat tokens kept for a retry, sealed with the retry's own Idempotency-Key.
+"""Tokens kept for a retry, sealed with the retry's own Idempotency-Key.
 
-The store keeps only a digest of each seat token, so that reading the database seats
-nobody. A seat taken with an ``Idempotency-Key`` must still hand its token again to the
-retry of a client that lost the first answer. The idempotency record therefore holds
-the token's 32 random bytes XORed with a pad that only the key derives: HMAC-SHA-256,
-keyed by the Idempotency-Key, of where the token was granted (table and seat). Each
-record has a place of its own (one record per table, seat and key), so no pad is used
-twice, and the database alone gives no token back: the client's key does.
+The store keeps only a digest of each seat and entry token, so that reading the database
+seats nobody. A seat taken, or an entry made, with an ``Idempotency-Key`` must still hand
+its tokens again to the retry of a client that lost the first answer. The idempotency
+record therefore holds each token's 32 random bytes XORed with a pad that only the key
+derives: HMAC-SHA-256, keyed by the Idempotency-Key, of where the token was granted (a
+table's seat, or an entry's member). Every token has a place of its own, so no pad is
+used twice, and the database alone gives no token back: the client's key does.
 """
 
 from __future__ import annotations
@@ -31,9 +31,7 @@ def spelled(raw: bytes) -> str:
 
 
 def _pad(key: str, place: str) -> bytes:
-    return hmac.new(
-        key.encode(), b"cardroom seat token\0" + place.encode(), hashlib.sha256
-    ).digest()
+    return hmac.new(key.encode(), b"cardroom token\0" + place.encode(), hashlib.sha256).digest()
 
 
 def seal(raw: bytes, key: str, place: str) -> bytes:

@@ -27,6 +27,7 @@ from service.write.codec import event_data
 from service.write.store import (
     TOURNAMENT_NOTICE,
     Checkpoint,
+    IdempotencyRecord,
     NewEvent,
     Stores,
     VersionConflict,
@@ -189,10 +190,12 @@ class TournamentStore(Stores):
         after: Tournament,
         round_tables: Sequence[tuple[str, int]] = (),
         entry_tokens: Sequence[EntryToken] = (),
+        idempotency: IdempotencyRecord | None = None,
     ) -> None:
         """Append ``events`` after ``tournament.version``; :class:`VersionConflict` if
-        another append got there first. With them, in the same transaction: the tables a
-        round opens and the digests of a new entry's tokens."""
+        another append got there first (or another request with the same idempotency
+        key). With them, in the same transaction: the tables a round opens, the digests
+        of a new entry's tokens and the request's idempotency record."""
         new = [NewEvent(event_data(e), actor, command) for e in events]
         try:
             async with self.pool.connection() as conn, conn.transaction():
@@ -210,6 +213,21 @@ class TournamentStore(Stores):
                         "INSERT INTO entry_tokens (token_hash, tournament_id, entry, member)"
                         " VALUES (%s, %s, %s, %s)",
                         [(t.digest, tournament.id, t.entry, t.member) for t in entry_tokens],
+                    )
+                if idempotency is not None:
+                    await conn.execute(
+                        "INSERT INTO idempotency_keys (table_id, actor, key, request_hash,"
+                        " status, body, etag, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                        (
+                            tournament.id,
+                            idempotency.actor,
+                            idempotency.key,
+                            idempotency.request_hash,
+                            idempotency.status,
+                            idempotency.body,
+                            idempotency.etag,
+                            at,
+                        ),
                     )
         except psycopg.errors.UniqueViolation as exc:
             metrics.CONFLICTS.inc()

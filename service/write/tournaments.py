@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import secrets
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -30,9 +30,17 @@ from domain.tournament.events import TournamentEvent
 from domain.tournament.model import Format
 from domain.tournament.stream import Tournament
 from service.refusals import CommandConflict, TableNotFound
+from service.write import sealed_tokens
 from service.write.codec import event_data, event_decoder
-from service.write.handler import Clock, TableService, token_digest
-from service.write.store import NewEvent, VersionConflict, now
+from service.write.handler import (
+    Answer,
+    Clock,
+    IdempotencyGate,
+    TableService,
+    request_digest,
+    token_digest,
+)
+from service.write.store import EventStore, IdempotencyRecord, NewEvent, VersionConflict, now
 from service.write.tournament_store import EntryToken, Secrets, TournamentStore
 
 ATTEMPTS = 5
@@ -93,14 +101,27 @@ class TournamentService:
         return (await self.store.load(tournament_id))[0]
 
     async def enter(
-        self, tournament_id: str, names: list[str], computer: bool, actor: str
+        self,
+        tournament_id: str,
+        names: list[str],
+        computer: bool,
+        actor: str,
+        *,
+        idempotency_key: str | None = None,
     ) -> tuple[str, list[str]]:
         """A new entry: its id and its tokens, one per player of a partnership (in the
-        order ``names`` gives them), else one for the entry."""
+        order ``names`` gives them), else one for the entry.
+
+        With ``idempotency_key``, a retry of the same request (a director's tablet that
+        lost the answer) gets the first answer, tokens included, instead of entering the
+        same players twice; the record keeps the tokens sealed with the key."""
+        command = {"type": "enter", "names": names, "computer": computer}
+        gate = _EntryGate(self.tables.store, tournament_id, actor, idempotency_key, command)
+        if (first := await gate.replay()) is not None:
+            return first
         entry = uuid.uuid4().hex[:12]
         players = len(names) if len(names) > 1 and not computer else 1
-        tokens = [secrets.token_urlsafe(32) for _ in range(players)]
-        command = {"type": "enter", "names": names, "computer": computer}
+        minted = [sealed_tokens.new_token() for _ in range(players)]
         await self._decide(
             tournament_id,
             lambda t: stream.enter(t, entry, names, computer=computer),
@@ -108,10 +129,14 @@ class TournamentService:
             command,
             entry_tokens=[
                 EntryToken(token_digest(token), entry, None if players == 1 else member)
-                for member, token in enumerate(tokens)
+                for member, (token, _) in enumerate(minted)
             ],
+            idempotency=gate.record(entry, [raw for _, raw in minted]),
+            replayed=gate.recorded,
         )
-        return entry, tokens
+        if (first := await gate.replay()) is not None and first[0] != entry:
+            return first  # a twin request with this key entered first
+        return entry, [token for token, _ in minted]
 
     async def withdraw(self, tournament_id: str, entry: str, actor: str) -> Tournament:
         command = {"type": "withdraw", "entry": entry}
@@ -263,7 +288,13 @@ class TournamentService:
         *,
         opens_round: bool = False,
         entry_tokens: Sequence[EntryToken] = (),
+        idempotency: IdempotencyRecord | None = None,
+        replayed: Callable[[], Awaitable[bool]] | None = None,
     ) -> Tournament:
+        """Decide on the tournament as stored and append, again on a collision. With
+        ``idempotency``, its record goes in the same transaction, and ``replayed`` says
+        after a collision whether a twin request recorded the key first: then nothing
+        more is appended."""
         for _ in range(ATTEMPTS):
             tournament, last_hash = await self.store.load(tournament_id)
             events = decide(tournament)
@@ -287,11 +318,69 @@ class TournamentService:
                     after=after,
                     round_tables=round_tables,
                     entry_tokens=entry_tokens,
+                    idempotency=idempotency,
                 )
             except VersionConflict:
+                if replayed is not None and await replayed():
+                    return tournament
                 continue
             return after
         raise CommandConflict("the tournament kept changing; try again")
+
+
+class _SealedEntry(msgspec.Struct, frozen=True):
+    """What an entry's idempotency record keeps: its id and its tokens sealed."""
+
+    entry: str
+    sealed: list[bytes]
+
+
+_sealed_entry = msgspec.json.Decoder(_SealedEntry)
+
+
+class _EntryGate:
+    """Idempotency for entering players: the first answer to ``(tournament, actor, key)``,
+    its tokens sealed with the key (:mod:`service.write.sealed_tokens`)."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        tournament_id: str,
+        actor: str,
+        key: str | None,
+        command: dict[str, Any],
+    ) -> None:
+        self.tournament_id = tournament_id
+        self.gate = IdempotencyGate(store, tournament_id, actor, key, request_digest(command))
+
+    def _place(self, entry: str, member: int) -> str:
+        return f"{self.tournament_id}/{entry}/{member}"
+
+    async def replay(self) -> tuple[str, list[str]] | None:
+        first = await self.gate.replay()
+        if first is None or self.gate.key is None:
+            return None
+        kept = _sealed_entry.decode(first.body)
+        key = self.gate.key
+        tokens = [
+            sealed_tokens.unseal(sealed, key, self._place(kept.entry, member))
+            for member, sealed in enumerate(kept.sealed)
+        ]
+        return kept.entry, tokens
+
+    async def recorded(self) -> bool:
+        return await self.replay() is not None
+
+    def record(self, entry: str, raws: list[bytes]) -> IdempotencyRecord | None:
+        key = self.gate.key
+        if key is None:
+            return None
+        sealed = [
+            sealed_tokens.seal(raw, key, self._place(entry, member))
+            for member, raw in enumerate(raws)
+        ]
+        body = msgspec.json.encode(_SealedEntry(entry, sealed))
+        return self.gate.record(Answer(status=201, body=body, etag=""))
 
 
 def seat_token(key: bytes, table_id: str, seat: int) -> str:

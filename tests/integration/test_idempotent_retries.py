@@ -22,8 +22,12 @@ from psycopg_pool import AsyncConnectionPool
 
 from domain import table as tables
 from domain.commands import Leave, Pass, PlayerCommand
+from domain.tournament.model import Format
 from service.write.handler import Answer, TableService, etag
 from service.write.store import EventStore, IdempotencyRecord, new_table_id
+from service.write.tournament_store import TournamentStore
+from service.write.tournaments import TournamentService
+from tests.domain.tournament.rounds import bridge_terms
 from tests.support import services
 
 T = TypeVar("T")
@@ -110,3 +114,28 @@ async def test_a_seat_retry_that_lost_to_its_first_try_gets_the_same_token(
     (first,) = taken
     assert first.token is not None and retried == first
     assert (await a.load(table.id)).table.version == table.version + 1
+
+
+async def test_an_entry_retry_that_lost_to_its_first_try_enters_nobody_twice(
+    pool: AsyncConnectionPool[Any],
+) -> None:
+    """The director's first try enters Ann on process A just after the retry on process B
+    looked its key up: B's own entry then collides on the key, and B answers with A's
+    entry and token; the tournament holds one entry."""
+
+    def service() -> TournamentService:
+        tables_service = TableService(EventStore(pool))
+        return TournamentService(TournamentStore(pool), tables_service)
+
+    a, b = service(), service()
+    terms = bridge_terms("Retried", Format.SWISS, rounds=1)
+    tournament_id, _ = await a.create(terms, decks=None, first_dealer=None, command={})
+    key = "entry-once"
+    entered = first_try_commits_after_the_lookup(
+        b.tables,
+        lambda: a.enter(tournament_id, ["Ann"], False, "director", idempotency_key=key),
+    )
+    retried = await b.enter(tournament_id, ["Ann"], False, "director", idempotency_key=key)
+    (first,) = entered
+    assert retried == first
+    assert list((await a.load(tournament_id)).entries) == [first[0]]

@@ -1,0 +1,44 @@
+"""The ``Idempotency-Key`` header of the three requests a client may safely send again: a
+command, taking a seat, and entering players in a tournament. One header, one lifetime
+(``CARDROOM_IDEMPOTENCY_HOURS``), each with its own scope and its own words."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar.params import HeaderParameter
+
+_KEPT = "while the server keeps it (24 hours by default); after that a retry is a new request."
+
+
+def _key(description: str, *, min_length: int = 1) -> Any:
+    return HeaderParameter(
+        name="Idempotency-Key", min_length=min_length, max_length=200, description=description
+    )
+
+
+IdempotencyKey = Annotated[
+    str | None,
+    _key(
+        f"Retries with the same key and body get the first answer again {_KEPT} Keys are the"
+        " seat token's: the seat's next player has keys of his own."
+    ),
+]
+SeatIdempotencyKey = Annotated[
+    str | None,
+    _key(
+        "A retry with the same key and body, for the same seat, gets the first answer"
+        f" again, the same token included, instead of `seat-taken`, {_KEPT} The key is"
+        " what recovers the token, so it must be hard to guess: a fresh random one per"
+        " seat taken, such as a UUID (16 to 200 characters).",
+        min_length=16,
+    ),
+]
+EntryIdempotencyKey = Annotated[
+    str | None,
+    _key(
+        "A retry with the same key and body gets the first answer again, the same entry"
+        f" and tokens, instead of entering the players twice, {_KEPT} Keys are the"
+        " caller's: the director's and the operator's are apart."
+    ),
+]
