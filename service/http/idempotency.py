@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 from litestar.params import HeaderParameter
 
+from service.write.sealed_tokens import MIN_KEY
+
 _KEPT = "while the server keeps it (24 hours by default); after that a retry is a new request."
 
 
@@ -30,8 +32,8 @@ SeatIdempotencyKey = Annotated[
         "A retry with the same key and body, for the same seat, gets the first answer"
         f" again, the same token included, instead of `seat-taken`, {_KEPT} The key is"
         " what recovers the token, so it must be hard to guess: a fresh random one per"
-        " seat taken, such as a UUID (16 to 200 characters).",
-        min_length=16,
+        f" seat taken, such as a UUID. A key of fewer than {MIN_KEY} characters counts"
+        " for nothing here (the take is not idempotent)."
     ),
 ]
 EntryIdempotencyKey = Annotated[

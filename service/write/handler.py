@@ -644,29 +644,31 @@ class IdempotencyGate:
 class _SeatGate:
     """Idempotency for taking a seat: the first answer to ``(table, seat, key)``, its token
     sealed with the key. The key is the retry's only proof, so it is scoped to the seat
-    it took (a seat's commands keep keys of their own, under the seat's actor)."""
+    it took (a seat's commands keep keys of their own, under the seat's actor), kept
+    only as a digest, and one too short to be hard to guess is no key at all."""
 
     def __init__(
         self, store: EventStore, table_id: str, seat: int, key: str | None, digest: bytes
     ) -> None:
         self.place = f"{table_id}/{seat}"
-        self.gate = IdempotencyGate(store, table_id, f"taker:{seat}", key, digest)
+        self.key = key if key is not None and len(key) >= sealed_tokens.MIN_KEY else None
+        stored = None if self.key is None else sealed_tokens.stored_key(self.key)
+        self.gate = IdempotencyGate(store, table_id, f"taker:{seat}", stored, digest)
 
     async def replay(self) -> Seated | None:
         first = await self.gate.replay()
-        if first is None or self.gate.key is None:
+        if first is None or self.key is None:
             return None
         kept = _seat_record_decoder.decode(first.body)
         token = None
         if kept.sealed is not None:
-            token = sealed_tokens.unseal(kept.sealed, self.gate.key, self.place)
+            token = sealed_tokens.unseal(kept.sealed, self.key, self.place)
         return Seated(token, kept.version)
 
     def record(self, raw: bytes | None, seated: Seated) -> IdempotencyRecord | None:
-        key = self.gate.key
-        if key is None:
+        if self.key is None:
             return None
-        sealed = None if raw is None else sealed_tokens.seal(raw, key, self.place)
+        sealed = None if raw is None else sealed_tokens.seal(raw, self.key, self.place)
         body = _encoder.encode(_SealedSeat(sealed, seated.version))
         return self.gate.record(Answer(status=201, body=body, etag=""))
 

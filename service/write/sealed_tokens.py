@@ -6,7 +6,11 @@ its tokens again to the retry of a client that lost the first answer. The idempo
 record therefore holds each token's 32 random bytes XORed with a pad that only the key
 derives: HMAC-SHA-256, keyed by the Idempotency-Key, of where the token was granted (a
 table's seat, or an entry's member). Every token has a place of its own, so no pad is
-used twice, and the database alone gives no token back: the client's key does.
+used twice. The key itself is stored only as a digest (:func:`stored_key`), the record
+found by it: the database alone gives no token back, the client's key does.
+
+A key is only as good as it is hard to guess, and a seat's taker need not prove anything
+else: a seat's key must have :data:`MIN_KEY` characters to count at all.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import hmac
 import secrets
 
 TOKEN_BYTES = 32
+MIN_KEY = 16  # characters of a key that may give a seat's token back to anyone holding it
 
 
 def new_token() -> tuple[str, bytes]:
@@ -28,6 +33,12 @@ def new_token() -> tuple[str, bytes]:
 def spelled(raw: bytes) -> str:
     """A token's bytes as the token is sent: URL-safe base64, unpadded."""
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def stored_key(key: str) -> str:
+    """What the record keeps of ``key``, and is looked up by: its SHA-256, never the key
+    that opens the seal."""
+    return "sha256:" + hashlib.sha256(key.encode()).hexdigest()
 
 
 def _pad(key: str, place: str) -> bytes:

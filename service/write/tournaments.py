@@ -340,7 +340,8 @@ _sealed_entry = msgspec.json.Decoder(_SealedEntry)
 
 class _EntryGate:
     """Idempotency for entering players: the first answer to ``(tournament, actor, key)``,
-    its tokens sealed with the key (:mod:`service.write.sealed_tokens`)."""
+    its tokens sealed with the key (:mod:`service.write.sealed_tokens`), which is kept
+    only as a digest."""
 
     def __init__(
         self,
@@ -351,19 +352,20 @@ class _EntryGate:
         command: dict[str, Any],
     ) -> None:
         self.tournament_id = tournament_id
-        self.gate = IdempotencyGate(store, tournament_id, actor, key, request_digest(command))
+        self.key = key
+        stored = None if key is None else sealed_tokens.stored_key(key)
+        self.gate = IdempotencyGate(store, tournament_id, actor, stored, request_digest(command))
 
     def _place(self, entry: str, member: int) -> str:
         return f"{self.tournament_id}/{entry}/{member}"
 
     async def replay(self) -> tuple[str, list[str]] | None:
         first = await self.gate.replay()
-        if first is None or self.gate.key is None:
+        if first is None or self.key is None:
             return None
         kept = _sealed_entry.decode(first.body)
-        key = self.gate.key
         tokens = [
-            sealed_tokens.unseal(sealed, key, self._place(kept.entry, member))
+            sealed_tokens.unseal(sealed, self.key, self._place(kept.entry, member))
             for member, sealed in enumerate(kept.sealed)
         ]
         return kept.entry, tokens
@@ -372,11 +374,10 @@ class _EntryGate:
         return await self.replay() is not None
 
     def record(self, entry: str, raws: list[bytes]) -> IdempotencyRecord | None:
-        key = self.gate.key
-        if key is None:
+        if self.key is None:
             return None
         sealed = [
-            sealed_tokens.seal(raw, key, self._place(entry, member))
+            sealed_tokens.seal(raw, self.key, self._place(entry, member))
             for member, raw in enumerate(raws)
         ]
         body = msgspec.json.encode(_SealedEntry(entry, sealed))

@@ -8,8 +8,11 @@ tokens, which still work — and the tournament's stream gains nothing.
 
 from __future__ import annotations
 
+import base64
 import uuid
 from typing import Any
+
+import psycopg
 
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.refusals import stored
@@ -81,3 +84,23 @@ async def test_a_computer_entry_retried_is_the_same_entry(client: Any) -> None:
     first = ok(await client.post(entries_path(event), json=body, headers=headers), 201)
     again = ok(await client.post(entries_path(event), json=body, headers=headers), 201)
     assert first == again
+
+
+async def test_the_store_keeps_neither_the_tokens_nor_the_key(
+    client: Any, database_url: str
+) -> None:
+    event = await open_event(client, "forty-five", format="swiss", rounds=1, entry="pair")
+    key = str(uuid.uuid4())
+    headers = {**bearer(event["director_token"]), "Idempotency-Key": key}
+    body = {"names": ["Cy", "Di"]}
+    first = ok(await client.post(entries_path(event), json=body, headers=headers), 201)
+    async with await psycopg.AsyncConnection.connect(database_url) as conn:
+        cur = await conn.execute(
+            "SELECT key, body FROM idempotency_keys WHERE table_id = %s", (event["id"],)
+        )
+        ((stored, kept),) = await cur.fetchall()
+    row = stored.encode() + bytes(kept)
+    assert key.encode() not in row
+    for token in (first["token"], first["partner_token"]):
+        assert token.encode() not in row
+        assert base64.urlsafe_b64decode(token + "=") not in row
