@@ -19,7 +19,13 @@ a connection that stops halfway through its headers stays open for good. This su
 - closes a connection whose head has not arrived whole within
   ``CARDROOM_HEADER_TIMEOUT_SECONDS`` (10 s) of the connection's start or, on a kept-alive
   connection, of the next request's first byte. Nothing is answered: like nginx, it only
-  closes (a client that sent nothing is not owed a 408).
+  closes (a client that sent nothing is not owed a 408);
+- gives a request answered before its body arrived whole (a 413, 415, 404 or 429 does
+  not wait for it) the same time, from its answer, to send the rest: the connection is
+  closed then, as an idle one is. uvicorn stops its keep-alive clock at the first byte
+  of the rest and never starts it again, so such a connection stayed open for good,
+  whether the rest came or not. Until then the rest is read and dropped, as nginx's
+  lingering close does, so that the answer is not lost to a reset.
 
 Time between requests on a kept-alive connection stays uvicorn's keep-alive timeout
 (5 s), and a long-poll or a stream, once its headers are in, is never cut short — until
@@ -259,6 +265,13 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.flow.pause_reading()
         return False
 
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        answered = self.cycle is not None and self.cycle.response_complete  # not one behind
+        if answered and not self.reading_head and self.head_started is None:
+            # Answered while its body is still coming: the head clock runs for the rest.
+            self.head_started = self.loop.time()
+
     # --- parser callbacks -------------------------------------------------------------
 
     def on_message_begin(self) -> None:
@@ -311,6 +324,14 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.head_bytes = 0
         self.head_tail = b""
         self.rest_bytes = 0
+        if self.cycle is not None and self.cycle.response_complete:
+            # The rest of a request answered early is in: between requests again, under
+            # the keep-alive clock that uvicorn stopped when the rest began to arrive.
+            self.head_started = None
+            self._unset_keepalive_if_required()
+            self.timeout_keep_alive_task = self.loop.call_later(
+                self.timeout_keep_alive, self.timeout_keep_alive_handler
+            )
 
     def _unsupported_upgrade_warning(self) -> None:
         """A request asking to switch protocols (the service has none to switch to) is

@@ -509,3 +509,53 @@ async def test_an_encoded_slash_never_reaches_a_route(base: str) -> None:
             response = await client.get(f"/tables/{table['id']}{slash}events")
             assert response.status_code == 404, slash
             assert response.json()["code"] == "not-found"
+
+
+@pytest.mark.parametrize(
+    ("request_head", "sent"),
+    [
+        (b"POST /tables HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n", b"abc"),
+        (b"POST /nope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n", b"{"),
+        (b"POST /tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n", b""),
+    ],
+    ids=["415-then-part-of-the-body", "404-then-part-of-the-body", "413-then-nothing"],
+)
+async def test_a_request_answered_before_its_body_has_the_header_timeout_for_the_rest(
+    base: str, request_head: bytes, sent: bytes
+) -> None:
+    """The service answers some requests without reading their bodies. Their rest may
+    come, but within the header timeout of the answer: then the connection is closed,
+    whether the rest came or not (uvicorn stopped its keep-alive clock at the rest's
+    first byte, and the connection stayed open for good)."""
+    length = 2 * MiB if sent == b"" else 10
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(request_head + b"Content-Length: %d\r\n\r\n" % length)
+        status, _, _ = await asyncio.wait_for(read_response(reader), 5)
+        assert status in (404, 413, 415)
+        answered = time.monotonic()
+        writer.write(sent)
+        assert await closed_by_server(reader, TIMEOUT + 3)
+        assert time.monotonic() - answered < TIMEOUT + 1
+    finally:
+        writer.close()
+
+
+async def test_a_request_answered_early_whose_rest_comes_keeps_its_connection(
+    base: str,
+) -> None:
+    """The rest of an early-answered request arrives whole: the connection serves the
+    next request, then idles under the keep-alive clock, not for good."""
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(
+            b"POST /tables HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+            b"Content-Length: 3\r\n\r\n"
+        )
+        assert (await asyncio.wait_for(read_response(reader), 5))[0] == 415
+        writer.write(b"abc")
+        writer.write(head(100))
+        assert (await asyncio.wait_for(read_response(reader), 5))[0] == 200
+        assert await closed_by_server(reader, 5 + 3)  # uvicorn's keep-alive timeout, 5 s
+    finally:
+        writer.close()
