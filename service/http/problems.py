@@ -305,8 +305,8 @@ _LEFT_MID_BODY = "client disconnected prematurely"
 
 # What the API's patterns mean, said in words where the validator would quote the pattern.
 _PATTERNS_IN_WORDS = {
-    TEXT: "visible text: no control, bidi, zero-width or other invisible character, and no"
-    " space first or last",
+    TEXT: "visible text: no control, bidi, zero-width or other invisible character, no"
+    " space first or last, and no variation selector first",
     UUID_PATTERN: "a UUID (8-4-4-4-12 hexadecimal digits)",
 }
 

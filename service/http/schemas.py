@@ -42,13 +42,16 @@ Command = PlayerCommand
 # invisible vowels (U+17B4, U+17B5), the blank Braille pattern (U+2800) and the reserved
 # U+FFF0-FFF8, all "default ignorable" in Unicode. The variation selectors, ignorable too,
 # stay allowed: phones add U+FE0F to emoji ("Ann ❤️") and Mongolian is written with its
-# own (U+180B-180D, U+180F).
+# own (U+180B-180D, U+180F) — but never first, where a selector has nothing to select and
+# a name of selectors alone would show as nothing. (A name of format characters beyond
+# the BMP alone, tags say, still passes: see above.)
+_SELECTORS = r"\u180b-\u180d\u180f\ufe00-\ufe0f"
 _NOT_IN_TEXT = (
     r"\x00-\x1f\x7f-\x9f\xad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
     r"\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164"
     r"\ufeff\uffa0\ufff0-\ufffb"
 )
-TEXT = rf"^[^\s{_NOT_IN_TEXT}]([^{_NOT_IN_TEXT}]*[^\s{_NOT_IN_TEXT}])?$(?!\n)"
+TEXT = rf"^[^\s{_NOT_IN_TEXT}{_SELECTORS}]([^{_NOT_IN_TEXT}]*[^\s{_NOT_IN_TEXT}])?$(?!\n)"
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=TEXT)]
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=6)]
 

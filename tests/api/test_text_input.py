@@ -134,6 +134,17 @@ def test_variation_selectors_are_accepted_in_names(name: str) -> None:
     assert re.search(TEXT, name)
 
 
+SELECTORS = [*range(0x180B, 0x180E), 0x180F, *range(0xFE00, 0xFE10)]
+
+
+@pytest.mark.parametrize("code", SELECTORS, ids=lambda c: f"U+{c:04X}")
+def test_a_name_never_begins_with_a_variation_selector(code: int) -> None:
+    """Alone, or first, a selector selects nothing: such a name shows as nothing."""
+    for name in (chr(code), chr(code) * 40, f"{chr(code)}Ann"):
+        assert not re.search(TEXT, name), f"U+{code:04X} in {name!r}"
+    assert re.search(TEXT, f"A{chr(code)}")
+
+
 REFUSED_CATEGORIES = {"Cc", "Cf", "Zl", "Zp"}  # controls, format characters, separators
 REFUSED = [chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) in REFUSED_CATEGORIES]
 
@@ -178,6 +189,7 @@ def test_the_published_patterns_mean_the_same_in_ecma_262() -> None:
     samples = [
         *[text for c in odd for text in (f"A{c}B", f"{c}B", f"A{c}")],
         *["Ann", "José", "Ann 🂡", "A\U000e0041B", "5S", "5S\n", "S", "12", "12\n", "0" * 64],
+        *["\ufe0f", "\ufe0fAnn", "Ann \u2764\ufe0f", "\u180b"],
         "00000000-0000-0000-0000-000000000000",
     ]
     found = subprocess.run(
