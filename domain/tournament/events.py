@@ -38,6 +38,9 @@ class TournamentCreated(TournamentEvent, frozen=True, tag="tournament_created"):
     # The pairing rules the tournament is paired by (``pairing.PAIRING_RULES``); events
     # stored before it was recorded were paired by the first.
     pairing_rules: int = 1
+    # Whether its stream records every table opened by hand (``table_opened``), so that
+    # an export leaving one out can be told; tournaments created before API 1.11 do not.
+    tables_recorded: bool = False
 
 
 class EntryAdded(TournamentEvent, frozen=True, tag="entry_added"):
@@ -84,11 +87,25 @@ class TableScored(TournamentEvent, frozen=True, tag="table_scored"):
     deal_decks: list[str] = []
 
 
+class TableOpened(TournamentEvent, frozen=True, tag="table_opened"):
+    """The operator opened ``table`` for the tournament by hand (every table of an open
+    tournament, and any beside a round's). Written in the same transaction as the table's
+    own ``table_created``: the one is never stored without the other."""
+
+    table: str
+
+
 class TournamentFinished(TournamentEvent, frozen=True, tag="tournament_finished"):
     seed: str  # the pairing seed, hex: anyone can now re-run every pairing
 
 
 # typing.Union, not ``|``: the OpenAPI generator reads it as a tagged union.
 TOURNAMENT_EVENTS = Union[  # noqa: UP007
-    TournamentCreated, EntryAdded, EntryWithdrawn, RoundPaired, TableScored, TournamentFinished
+    TournamentCreated,
+    EntryAdded,
+    EntryWithdrawn,
+    RoundPaired,
+    TableScored,
+    TableOpened,
+    TournamentFinished,
 ]

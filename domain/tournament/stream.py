@@ -26,6 +26,7 @@ from domain.tournament.events import (
     EntryWithdrawn,
     PairedTable,
     RoundPaired,
+    TableOpened,
     TableScored,
     TournamentCreated,
     TournamentEvent,
@@ -90,6 +91,7 @@ class Tournament(msgspec.Struct, frozen=True, kw_only=True):
     entries: dict[str, EntryState]  # in the order they entered
     rounds: tuple[RoundState, ...] = ()
     seed: str | None = None  # revealed when the tournament finishes
+    opened: tuple[str, ...] = ()  # the tables opened by hand (``table_opened``), in order
 
     @property
     def id(self) -> str:
@@ -149,6 +151,15 @@ class Tournament(msgspec.Struct, frozen=True, kw_only=True):
         """Every table its rounds paired, round by round: the tables of its export."""
         return [t.table for played in self.rounds for t in played.tables]
 
+    @property
+    def exported_tables(self) -> list[str] | None:
+        """Every table it opened, as its export lists them: its rounds' tables, then those
+        opened by hand. None for a tournament whose stream does not record the tables
+        opened by hand (created before API 1.11): those are only known to the store."""
+        if not self.created.tables_recorded:
+            return None
+        return [*self.round_tables, *self.opened]
+
     def round_of(self, table_id: str) -> RoundState | None:
         for played in reversed(self.rounds):
             if any(t.table == table_id for t in played.tables):
@@ -197,6 +208,8 @@ def evolve(tournament: Tournament, event: TournamentEvent) -> Tournament:
             *earlier, last = tournament.rounds
             results = {**last.results, event.table: event}
             return replace(tournament, rounds=(*earlier, replace(last, results=results)))
+        case TableOpened():
+            return replace(tournament, opened=(*tournament.opened, event.table))
         case TournamentFinished():
             return replace(tournament, seed=event.seed)
     return tournament
@@ -241,6 +254,7 @@ def create(tournament_id: str, terms: Terms, seed: bytes) -> TournamentCreated:
         **msgspec.structs.asdict(terms) | {"format": format.value},
         seed_hash=hashlib.sha256(seed).hexdigest(),
         pairing_rules=PAIRING_RULES,
+        tables_recorded=True,
     )
 
 
@@ -276,6 +290,16 @@ def withdraw(tournament: Tournament, entry: str) -> list[TournamentEvent]:
     if found.withdrawn:
         raise TournamentError(TournamentCode.ENTRY_WITHDRAWN, f"entry {entry} has withdrawn")
     return [EntryWithdrawn(entry=entry)]
+
+
+def open_table(tournament: Tournament, table_id: str) -> list[TournamentEvent]:
+    """The operator opens ``table_id`` for the tournament by hand: not once it finished,
+    when its standings are final."""
+    if tournament.status == "finished":
+        raise TournamentError(
+            TournamentCode.TOURNAMENT_FINISHED, "a finished tournament opens no tables"
+        )
+    return [TableOpened(table=table_id)]
 
 
 def entry_of(tournament: Tournament, entry: str) -> EntryState:

@@ -27,11 +27,14 @@ async def tournament_lines(
         raise TournamentNotFound(f"no tournament {tournament_id}")
     tournament = fold([decode_event(s.data) for s in stored])
     # The tables its rounds paired, then any the operator opened for it by hand (all of
-    # an open tournament's): every table it opened.
-    paired = tournament.round_tables
-    seen = set(paired)
-    by_hand = [t for t in await store.tables_of(tournament_id) if t not in seen]
-    tournament_tables = [*paired, *by_hand]
+    # an open tournament's): every table it opened, as its stream records them; for one
+    # created before the stream recorded the tables opened by hand, as the store knows.
+    tournament_tables = tournament.exported_tables
+    if tournament_tables is None:
+        paired = tournament.round_tables
+        seen = set(paired)
+        by_hand = [t for t in await store.tables_of(tournament_id) if t not in seen]
+        tournament_tables = [*paired, *by_hand]
     header = TournamentHeader(
         format=TOURNAMENT_FORMAT,
         tournament=tournament.id,

@@ -8,8 +8,9 @@ Checks, stopping at the first failure:
    name, game, format and status are the stream's;
 2. every table's export, through the table verifier (``service.audit.verify``): the file
    holds exactly the tables the header lists, each opened for this tournament, and they
-   begin with every table the rounds paired (the tables the operator opened by hand, an
-   open tournament's, follow; its stream does not record them);
+   are the tables the stream opened: every table the rounds paired, then those the
+   operator opened by hand (``table_opened``; a stream begun before API 1.11 does not
+   record those, so only the paired ones are required then);
 3. once the tournament has finished, its revealed seed matches the commitment in
    ``tournament_created``, and every ``round_paired`` is re-run: the pairing must follow
    from the entries, the results recorded before it and the seed — a pairing edited and
@@ -262,11 +263,17 @@ def _rerun(
     folded = stream.fold([r.event for r in recorded])
     _check_described(header, folded)
     by_hand = len(header.tables) - len(folded.round_tables)
-    report.notes.append(
-        f"{by_hand} table(s) opened for the tournament by hand (an open tournament's all):"
-        " its stream does not record those, so each one exported is verified, but one left"
-        " out of the export could not be told"
-    )
+    if folded.exported_tables is None:
+        report.notes.append(
+            f"{by_hand} table(s) opened for the tournament by hand (an open tournament's"
+            " all): its stream, begun before API 1.11, does not record those, so each one"
+            " exported is verified, but one left out of the export could not be told"
+        )
+    else:
+        report.checks.append(
+            f"the export holds every table the stream opened: {len(folded.round_tables)}"
+            f" paired by its rounds, {by_hand} opened by hand"
+        )
     seed = bytes.fromhex(folded.seed) if folded.seed is not None else None
     if seed is not None and hashlib.sha256(seed).hexdigest() != first.seed_hash:
         raise Stop(TournamentFailure("the revealed seed is not the one committed to", None))
@@ -346,6 +353,15 @@ def _check_described(header: TournamentHeader, folded: Tournament) -> None:
                 None,
             )
         )
+    opened = folded.exported_tables
+    if opened is not None and header.tables != opened:
+        missing = [t for t in opened if t not in header.tables]
+        if missing:
+            message = "missing: a table the stream opened for the tournament"
+        else:
+            message = "a table the stream never opened for the tournament"
+        stray = missing or [t for t in header.tables if t not in opened] or header.tables
+        raise Stop(TournamentFailure(message, None, stray[0]))
 
 
 def _check_pairing(tournament: Tournament, event: RoundPaired, seed: bytes, version: int) -> None:

@@ -440,6 +440,7 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
         400: ["invalid-options", "invalid-deck", "malformed-request"],
         403: ["operator-only"],
         404: ["tournament-not-found"],
+        409: ["tournament-finished"],
     },
     "takeSeat": {404: ["table-not-found", "no-such-seat"], 409: ["seat-taken", "table-expired"]},
     "postAction": {

@@ -370,7 +370,7 @@ class TableController(Controller):
         ),
         status_code=201,
         response_headers=[*location(f"/tables/{sample.TABLE}"), *_VIEW_HEADERS],
-        **token_optional(400, 401, 403, 404, 413, 415, 503),
+        **token_optional(400, 401, 403, 404, 409, 413, 415, 503),
     )
     async def create_table(
         self,
@@ -378,6 +378,7 @@ class TableController(Controller):
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
         read_side: NamedDependency[ReadSide],
+        tournaments: NamedDependency[TournamentService],
     ) -> Response[TableView]:
         if data.first_dealer is not None or data.deals is not None:
             caller.require_operator("first_dealer and deals are for the operator")
@@ -400,7 +401,11 @@ class TableController(Controller):
             clock=clock_settings(data.clock, data.on_timeout) or tournament_clock,
         )
         actor = "operator" if caller.is_operator else "anonymous"
-        table, _ = await service.create(created, msgspec.to_builtins(data), actor)
+        # A tournament's table is recorded in its stream too, in the same transaction.
+        committing = None if tournament is None else tournaments.recording_opening(created, actor)
+        table, _ = await service.create(
+            created, msgspec.to_builtins(data), actor, committing=committing
+        )
         audience: Audience = "operator" if caller.is_operator else "spectator"
         response = _view_response(tables.view(table, audience), audience, status=201)
         response.headers["Location"] = f"/tables/{table.id}"

@@ -160,6 +160,7 @@ class TournamentController(Controller):
         caller: NamedDependency[Caller],
         read_side: NamedDependency[ReadSide],
         service: NamedDependency[TableService],
+        tournaments: NamedDependency[TournamentService],
     ) -> Response[TournamentTableCreated]:
         caller.require_operator("tournaments are run by the operator")
         tournament = await read_side.tournament(str(tournament_id))
@@ -185,7 +186,11 @@ class TournamentController(Controller):
             clock=tournament.clock,
         )
         table, tokens = await service.create(
-            new, msgspec.to_builtins(data), "operator", players=list(data.players)
+            new,
+            msgspec.to_builtins(data),
+            "operator",
+            players=list(data.players),
+            committing=tournaments.recording_opening(new, "operator"),
         )
         seats = [
             SeatToken(seat=seat, name=name, token=token)

@@ -117,6 +117,14 @@ class GroupCommit:
                 waiting.done.set_result(index in applied)
 
 
+async def apply_on(conn: psycopg.AsyncConnection[Any], commit: bytes) -> bool:
+    """Whether ``commit`` (one encoded member) was applied on ``conn``, alone, inside the
+    caller's transaction there: False when stale."""
+    document = Jsonb(b"[" + commit + b"]", dumps=_as_is)
+    cur = await conn.execute(_CALL, (document,))
+    return await cur.fetchone() is not None
+
+
 def _fail(batch: list[Waiting], exc: BaseException) -> None:
     for waiting in batch:
         done = waiting.done

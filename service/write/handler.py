@@ -15,7 +15,7 @@ import hashlib
 import random
 import secrets
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -214,12 +214,15 @@ class TableService:
         *,
         computers: frozenset[int] = frozenset(),
         tokens: list[str] | None = None,
+        committing: Callable[[Commit], Awaitable[bytes]] | None = None,
     ) -> tuple[Table[Any], list[str]]:
         """Open a table; with ``players``, seat them all in the same commit (the seats in
         ``computers`` played by the computer, and given no token).
 
         Returns the table and the seat tokens of ``players`` (in seat order; ``tokens``
-        when the caller made them, as a tournament does).
+        when the caller made them, as a tournament does). ``committing`` stores the
+        commit in the store's place, with more in its transaction (a tournament's record
+        of the opening), and returns its last hash as :meth:`EventStore.commit` does.
         """
         table = tables.start(created)
         settled = Settled(
@@ -249,6 +252,7 @@ class TableService:
             seat_tokens=[
                 (token_digest(t), seat, 0) for seat, t in enumerate(tokens) if seat not in computers
             ],
+            committing=committing,
         )
         return settled.table, tokens
 
@@ -546,24 +550,24 @@ class TableService:
         expected: int | None = None,
         seat_tokens: Sequence[tuple[bytes, int, int]] | None = None,
         idempotency: IdempotencyRecord | None = None,
+        committing: Callable[[Commit], Awaitable[bytes]] | None = None,
     ) -> None:
         expected_version = loaded.table.version if expected is None else expected
-        last_hash = await self.store.commit(
-            Commit(
-                table_id=settled.table.id,
-                expected_version=expected_version,
-                previous_hash=loaded.last_hash,
-                events=settled.events,
-                row=project(
-                    settled.table,
-                    write_decks=expected_version == 0 or not loaded.decks_apart,
-                ),
-                seeds=settled.seeds,
-                seat_tokens=seat_tokens or (),
-                idempotency=idempotency,
-                at=at,
-            )
+        commit = Commit(
+            table_id=settled.table.id,
+            expected_version=expected_version,
+            previous_hash=loaded.last_hash,
+            events=settled.events,
+            row=project(
+                settled.table,
+                write_decks=expected_version == 0 or not loaded.decks_apart,
+            ),
+            seeds=settled.seeds,
+            seat_tokens=seat_tokens or (),
+            idempotency=idempotency,
+            at=at,
         )
+        last_hash = await (committing or self.store.commit)(commit)
         self._remember(Loaded(settled.table, last_hash))
 
 

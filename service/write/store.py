@@ -37,7 +37,7 @@ from projections.table_state import TableRow
 from service import metrics
 from service.audit.chain import canonical_bytes, chain
 from service.pg import Source, fetch_all, fetch_column, fetch_one
-from service.write.group_commit import GroupCommit
+from service.write.group_commit import GroupCommit, apply_on
 
 log = logging.getLogger("cardroom.store")
 CHANNEL = "cardroom_events"
@@ -302,12 +302,9 @@ class EventStore(Stores):
             for row in rows
         }
 
-    async def commit(self, commit: Commit) -> bytes:
-        """Append ``commit.events`` after ``expected_version``; all or nothing.
-
-        Returns the chain hash of the last event appended. Raises
-        :class:`VersionConflict` when another append got there first.
-        """
+    def encode(self, commit: Commit) -> tuple[bytes, bytes]:
+        """``commit`` as one member of ``append_commits``, and the chain hash of its last
+        event."""
         at = commit.at
         rows = []
         previous = commit.previous_hash
@@ -318,11 +315,10 @@ class EventStore(Stores):
                 _EventRow(version, event.data["type"], event.data, event.actor, event.command,
                           previous)
             )  # fmt: skip
-        new_version = commit.expected_version + len(commit.events)
         member = _Member(
             table=commit.table_id,
             expected=commit.expected_version,
-            version=new_version,
+            version=commit.expected_version + len(commit.events),
             at=at,
             hash=previous,
             events=rows,
@@ -334,15 +330,37 @@ class EventStore(Stores):
             **msgspec.structs.asdict(commit.row),
         )
         # One JSON document, encoded by msgspec in one call (psycopg dumping a statement's
-        # twenty parameters cost more than the statement's own work), and applied with
-        # the commits of other concurrent commands (service.write.group_commit).
-        if not await self.group.apply(commit.table_id, _json.encode(member)):
+        # twenty parameters cost more than the statement's own work).
+        return _json.encode(member), previous
+
+    async def commit(self, commit: Commit) -> bytes:
+        """Append ``commit.events`` after ``expected_version``; all or nothing.
+
+        Returns the chain hash of the last event appended. Raises
+        :class:`VersionConflict` when another append got there first.
+        """
+        member, last_hash = self.encode(commit)
+        # Applied with the commits of other concurrent commands (service.write.group_commit).
+        if not await self.group.apply(commit.table_id, member):
             metrics.CONFLICTS.inc()
             raise VersionConflict(commit.table_id)
+        self.committed(commit)
+        return last_hash
+
+    async def commit_on(self, conn: psycopg.AsyncConnection[Any], commit: Commit) -> bytes:
+        """:meth:`commit` on ``conn``, inside the transaction the caller holds there (a
+        tournament table's opening, written with its tournament's event); the caller
+        calls :meth:`committed` once that transaction has committed."""
+        member, last_hash = self.encode(commit)
+        if not await apply_on(conn, member):
+            raise VersionConflict(commit.table_id)
+        return last_hash
+
+    def committed(self, commit: Commit) -> None:
+        """Count and announce a commit that has committed."""
         metrics.EVENTS_APPENDED.inc(len(commit.events))
         if self.notifier is not None:
-            self.notifier.notify(commit.table_id, new_version)
-        return previous
+            self.notifier.notify(commit.table_id, commit.expected_version + len(commit.events))
 
     async def seeds(self, table_id: str, shuffles: Sequence[int]) -> dict[int, bytes | None]:
         rows = await fetch_all(

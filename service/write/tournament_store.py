@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +37,9 @@ from service.write.store import (
 _json = msgspec.json.Encoder()
 decode_event = msgspec.json.Decoder(TOURNAMENT_EVENTS).decode
 
+
+# More writing that must commit with a tournament's events, on the append's connection.
+Also = Callable[[psycopg.AsyncConnection[Any]], Awaitable[object]]
 
 CACHED = 1_000  # tournaments whose fold a process keeps
 
@@ -191,11 +194,14 @@ class TournamentStore(Stores):
         round_tables: Sequence[tuple[str, int]] = (),
         entry_tokens: Sequence[EntryToken] = (),
         idempotency: IdempotencyRecord | None = None,
+        also: Also | None = None,
     ) -> None:
         """Append ``events`` after ``tournament.version``; :class:`VersionConflict` if
         another append got there first (or another request with the same idempotency
         key). With them, in the same transaction: the tables a round opens, the digests
-        of a new entry's tokens and the request's idempotency record."""
+        of a new entry's tokens, the request's idempotency record, and what ``also``
+        writes on the transaction's connection (a table opened by hand, with its
+        ``table_opened``)."""
         new = [NewEvent(event_data(e), actor, command) for e in events]
         try:
             async with self.pool.connection() as conn, conn.transaction():
@@ -214,6 +220,8 @@ class TournamentStore(Stores):
                         " VALUES (%s, %s, %s, %s)",
                         [(t.digest, tournament.id, t.entry, t.member) for t in entry_tokens],
                     )
+                if also is not None:
+                    await also(conn)
                 if idempotency is not None:
                     await conn.execute(
                         "INSERT INTO idempotency_keys (table_id, actor, key, request_hash,"

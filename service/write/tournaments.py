@@ -23,8 +23,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import msgspec
+import psycopg
 
 from domain import table as tables
+from domain.events import TableCreated
 from domain.tournament import results, stream
 from domain.tournament.events import TournamentEvent
 from domain.tournament.model import Format
@@ -40,8 +42,15 @@ from service.write.handler import (
     request_digest,
     token_digest,
 )
-from service.write.store import EventStore, IdempotencyRecord, NewEvent, VersionConflict, now
-from service.write.tournament_store import EntryToken, Secrets, TournamentStore
+from service.write.store import (
+    Commit,
+    EventStore,
+    IdempotencyRecord,
+    NewEvent,
+    VersionConflict,
+    now,
+)
+from service.write.tournament_store import Also, EntryToken, Secrets, TournamentStore
 
 ATTEMPTS = 5
 Decision = Callable[[Tournament], Sequence[TournamentEvent]]
@@ -137,6 +146,36 @@ class TournamentService:
         if (first := await gate.replay()) is not None and first[0] != entry:
             return first  # a twin request with this key entered first
         return entry, [token for token, _ in minted]
+
+    def recording_opening(
+        self, created: TableCreated, actor: str
+    ) -> Callable[[Commit], Awaitable[bytes]]:
+        """How ``created``, a table the operator opens for its tournament by hand, is
+        committed (``TableService.create``'s ``committing``): its first commit and the
+        tournament's ``table_opened`` in one transaction, so that neither is ever stored
+        without the other, and an export that leaves the table out can be told."""
+        tournament_id = created.tournament
+        assert tournament_id is not None
+        store = self.tables.store
+
+        async def with_the_opening(commit: Commit) -> bytes:
+            last_hash = b""
+
+            async def the_table(conn: psycopg.AsyncConnection[Any]) -> None:
+                nonlocal last_hash
+                last_hash = await store.commit_on(conn, commit)
+
+            await self._decide(
+                tournament_id,
+                lambda t: stream.open_table(t, created.table),
+                actor,
+                {"type": "open_table", "table": created.table},
+                also=the_table,
+            )
+            store.committed(commit)
+            return last_hash
+
+        return with_the_opening
 
     async def withdraw(self, tournament_id: str, entry: str, actor: str) -> Tournament:
         command = {"type": "withdraw", "entry": entry}
@@ -290,6 +329,7 @@ class TournamentService:
         entry_tokens: Sequence[EntryToken] = (),
         idempotency: IdempotencyRecord | None = None,
         replayed: Callable[[], Awaitable[bool]] | None = None,
+        also: Also | None = None,
     ) -> Tournament:
         """Decide on the tournament as stored and append, again on a collision. With
         ``idempotency``, its record goes in the same transaction, and ``replayed`` says
@@ -319,6 +359,7 @@ class TournamentService:
                     round_tables=round_tables,
                     entry_tokens=entry_tokens,
                     idempotency=idempotency,
+                    also=also,
                 )
             except VersionConflict:
                 if replayed is not None and await replayed():

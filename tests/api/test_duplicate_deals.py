@@ -341,7 +341,8 @@ async def test_an_open_tournaments_export_holds_every_table_it_opened(
     client: AsyncClient,
 ) -> None:
     """An open tournament has no rounds: its tables are the ones the operator opened for
-    it, and its export carries each of them, verified as the tournament's."""
+    it, each recorded in its stream (``table_opened``), and its export carries each of
+    them, verified as the tournament's; one left out is missed by name."""
     tournament = await open_tournament(client, "pitch", shuffled_decks("pitch", 2, seed=8), 0)
     opened = []
     for players in (["Ann", "Bob", "Cy"], ["Di", "Ed", "Flo"]):
@@ -355,11 +356,17 @@ async def test_an_open_tournaments_export_holds_every_table_it_opened(
     report = verify_tournament_lines(document_of(lines).splitlines())
     assert report.ok, render_tournament(report)
     assert list(report.tables) == opened
-    assert any("2 table(s) opened for the tournament by hand" in n for n in report.notes)
-    # Every table taken out, the header's list too: nothing to catch it by, but said.
+    assert any("0 paired by its rounds, 2 opened by hand" in c for c in report.checks)
     stream = [line for line in lines if line["type"] == "tournament_event"]
-    bare = verify_tournament_lines(document_of([{**lines[0], "tables": []}, *stream]).splitlines())
-    assert bare.ok and any("0 table(s) opened" in note for note in bare.notes)
+    recorded = [e["data"]["table"] for e in stream if e["data"]["type"] == "table_opened"]
+    assert recorded == opened
+    # A table taken out, from the header's list too: its table_opened names it.
+    exports = lines[1 + len(stream) :]
+    second = next(i for i, line in enumerate(exports) if line.get("table") == opened[1])
+    short = document_of([{**lines[0], "tables": opened[1:]}, *stream, *exports[second:]])
+    missed = verify_tournament_lines(short.splitlines())
+    assert missed.failure is not None and missed.failure.table == opened[0]
+    assert "missing" in missed.failure.message
 
     casual, _, _ = await new_game(client, "pitch")
     stranger = lines_of(await export(client, casual))

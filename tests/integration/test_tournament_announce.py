@@ -11,10 +11,19 @@ from typing import Any
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
+from domain import table as tables
 from domain.tournament import stream
 from domain.tournament.model import Format
+from domain.tournament.stream import Terms
+from service.refusals import CommandConflict
 from service.write.handler import TableService, token_digest
-from service.write.store import TOURNAMENT_NOTICE, EventStore, Notifier, VersionConflict
+from service.write.store import (
+    TOURNAMENT_NOTICE,
+    EventStore,
+    Notifier,
+    VersionConflict,
+    new_table_id,
+)
 from service.write.tournament_store import EntryToken, TournamentStore
 from service.write.tournaments import TournamentService
 from tests.domain.tournament.rounds import bridge_terms
@@ -61,3 +70,23 @@ async def test_a_failed_tournament_commit_announces_nothing(
 
     assert heard == [(key, 1), (key, 2)]
     assert (await store.load(tournament_id))[0].version == 2
+
+
+# A table opened for a tournament by hand and its ``table_opened`` are one transaction:
+# when the table's commit fails, the tournament's event is not stored either.
+async def test_a_failed_table_commit_leaves_no_table_opened(
+    pool: AsyncConnectionPool[Any],
+) -> None:
+    rounds = TournamentService(TournamentStore(pool), TableService(EventStore(pool)))
+    terms = Terms(
+        name="Open night", game="pitch", format=Format.OPEN, entry="single", seats=3, options={}
+    )
+    tournament_id, _ = await rounds.create(terms, decks=None, first_dealer=None, command={})
+    created = tables.create(new_table_id(), "pitch", 3, {}, tournament=tournament_id)
+    recording = rounds.recording_opening(created, "operator")
+    await rounds.tables.create(created, {}, "operator", committing=recording)
+    # The same table again: its commit is stale (the table exists), so nothing commits.
+    with pytest.raises(CommandConflict):
+        await rounds.tables.create(created, {}, "operator", committing=recording)
+    tournament = await rounds.load(tournament_id)
+    assert tournament.opened == (created.table,) and tournament.version == 2

@@ -1,0 +1,100 @@
+"""Tables opened for a tournament by hand are recorded in its stream (``table_opened``),
+in the same transaction as the table itself, so that its export's completeness can be
+checked: a table left out is missed by name. Streams begun before that (API 1.11) verify
+as they did."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from httpx import AsyncClient
+
+from service.audit.render import render_tournament
+from service.audit.tournament_verify import verify_tournament_lines
+from tests.support.api import OPERATOR, ok
+from tests.support.audit import document_of, lines_of, rechain_tournament
+from tests.support.refusals import assert_problem, stored
+from tests.support.tournaments import open_event
+
+
+async def export_lines(client: AsyncClient, tournament: str) -> list[dict[str, Any]]:
+    answer = await client.get(f"/tournaments/{tournament}/export", headers=OPERATOR)
+    assert answer.status_code == 200, answer.text
+    return lines_of(answer.content)
+
+
+async def test_a_table_opened_through_create_table_is_recorded_and_exported(
+    client: AsyncClient,
+) -> None:
+    event = await open_event(client, "pitch")
+    body = {"game": "pitch", "seats": 3, "tournament": event["id"]}
+    table = ok(await client.post("/tables", json=body, headers=OPERATOR), 201)["id"]
+    lines = await export_lines(client, event["id"])
+    assert lines[0]["tables"] == [table]
+    kinds = [line["data"]["type"] for line in lines if line["type"] == "tournament_event"]
+    assert kinds == ["tournament_created", "table_opened"]
+    report = verify_tournament_lines(document_of(lines).splitlines())
+    assert report.ok, render_tournament(report)
+
+
+async def test_a_finished_tournament_opens_no_table_and_records_nothing(
+    client: AsyncClient, database_url: str
+) -> None:
+    event = await open_event(client, "pitch")
+    ok(await client.post(f"/tournaments/{event['id']}/finish", headers=OPERATOR))
+    before = await stored(database_url)
+    body = {"game": "pitch", "seats": 3, "tournament": event["id"]}
+    response = await client.post("/tables", json=body, headers=OPERATOR)
+    assert_problem(response, 409, "tournament-finished")
+    assert await stored(database_url) == before
+
+
+async def test_a_stream_begun_before_openings_were_recorded_verifies_as_before(
+    client: AsyncClient,
+) -> None:
+    """A tournament created before API 1.11 has no ``tables_recorded`` and no
+    ``table_opened``: its export verifies, each table it carries checked, and the report
+    says that one left out could not be told."""
+    event = await open_event(client, "pitch")
+    body = {"players": ["Ann", "Bob", "Cy"]}
+    path = f"/tournaments/{event['id']}/tables"
+    table = ok(await client.post(path, json=body, headers=OPERATOR), 201)["table"]["id"]
+    lines = await export_lines(client, event["id"])
+    old = []
+    for line in lines:
+        if line["type"] == "tournament_event":
+            if line["data"]["type"] == "table_opened":
+                continue
+            if line["data"]["type"] == "tournament_created":
+                data = {k: v for k, v in line["data"].items() if k != "tables_recorded"}
+                line = {**line, "data": data}
+        old.append(line)
+    document = rechain_tournament(document_of(old))
+    report = verify_tournament_lines(document.splitlines())
+    assert report.ok, render_tournament(report)
+    assert list(report.tables) == [table]
+    assert any("could not be told" in note for note in report.notes)
+
+
+async def test_the_table_and_its_opening_commit_together(
+    client: AsyncClient, database_url: str
+) -> None:
+    """Every table of the tournament has its ``table_opened``, and every ``table_opened``
+    its table: neither is stored without the other."""
+    event = await open_event(client, "pitch")
+    for players in (["A", "B", "C"], ["D", "E", "F"]):
+        path = f"/tournaments/{event['id']}/tables"
+        ok(await client.post(path, json={"players": players}, headers=OPERATOR), 201)
+    async with await psycopg.AsyncConnection.connect(database_url) as conn:
+        cur = await conn.execute(
+            "SELECT data->>'table' FROM tournament_events"
+            " WHERE tournament_id = %s AND type = 'table_opened' ORDER BY version",
+            (event["id"],),
+        )
+        recorded = [row[0] for row in await cur.fetchall()]
+        cur = await conn.execute(
+            "SELECT id::text FROM tables WHERE tournament = %s ORDER BY created_at", (event["id"],)
+        )
+        tables = [row[0] for row in await cur.fetchall()]
+    assert len(recorded) == 2 and sorted(recorded) == sorted(tables)
