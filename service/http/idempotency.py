@@ -44,3 +44,11 @@ EntryIdempotencyKey = Annotated[
         " caller's: the director's and the operator's are apart."
     ),
 ]
+TableIdempotencyKey = Annotated[
+    str | None,
+    _key(
+        "A retry with the same key and body gets the first answer again, the same table"
+        f" and seat tokens, instead of opening a second table, {_KEPT} Keys are the"
+        " operator's, per tournament."
+    ),
+]

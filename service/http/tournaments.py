@@ -26,6 +26,7 @@ from projections.standings import Standings
 from service.http import sample
 from service.http.auth import Caller
 from service.http.docs import created, location, token_only, token_optional
+from service.http.idempotency import TableIdempotencyKey
 from service.http.round_schemas import TournamentOpened, TournamentPage
 from service.http.schemas import (
     CreateTournament,
@@ -39,7 +40,6 @@ from service.http.schemas import (
 )
 from service.http.tables import Cursor, GameFilter, PageSize, game_of
 from service.read.models import ReadSide, Tournament
-from service.write.handler import TableService
 from service.write.store import new_table_id
 from service.write.tournaments import TournamentService
 
@@ -147,11 +147,12 @@ class TournamentController(Controller):
             "Seats `players` in order and starts the game. The answer carries each"
             " player's seat token, for the operator to hand out. Without `deals` (or"
             " `first_dealer`) the table takes the tournament's, so that every table plays"
-            " the same deals."
+            " the same deals. Send an `Idempotency-Key`, so that a retry after a lost"
+            " answer gets the same table and tokens rather than opening a second table."
         ),
         status_code=201,
         response_headers=location(f"/tables/{sample.TABLE}"),
-        **token_only(400, 401, 403, 404, 409, 413, 415, 503),
+        **token_only(400, 401, 403, 404, 409, 413, 415, 422, 503),
     )
     async def create_tournament_table(
         self,
@@ -159,8 +160,8 @@ class TournamentController(Controller):
         data: JSONBody[TournamentTable],
         caller: NamedDependency[Caller],
         read_side: NamedDependency[ReadSide],
-        service: NamedDependency[TableService],
         tournaments: NamedDependency[TournamentService],
+        idempotency_key: TableIdempotencyKey = None,
     ) -> Response[TournamentTableCreated]:
         caller.require_operator("tournaments are run by the operator")
         tournament = await read_side.tournament(str(tournament_id))
@@ -185,12 +186,12 @@ class TournamentController(Controller):
             tournament=tournament.id,
             clock=tournament.clock,
         )
-        table, tokens = await service.create(
+        table, tokens = await tournaments.open_table(
             new,
             msgspec.to_builtins(data),
             "operator",
-            players=list(data.players),
-            committing=tournaments.recording_opening(new, "operator"),
+            list(data.players),
+            idempotency_key=idempotency_key,
         )
         seats = [
             SeatToken(seat=seat, name=name, token=token)

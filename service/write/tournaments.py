@@ -125,35 +125,88 @@ class TournamentService:
         lost the answer) gets the first answer, tokens included, instead of entering the
         same players twice; the record keeps the tokens sealed with the key."""
         command = {"type": "enter", "names": names, "computer": computer}
-        gate = _EntryGate(self.tables.store, tournament_id, actor, idempotency_key, command)
+        gate = _TokensGate(self.tables.store, tournament_id, actor, idempotency_key, command)
         if (first := await gate.replay()) is not None:
-            return first
+            return first.made, gate.tokens(first)
         entry = uuid.uuid4().hex[:12]
         players = len(names) if len(names) > 1 and not computer else 1
         minted = [sealed_tokens.new_token() for _ in range(players)]
-        await self._decide(
-            tournament_id,
-            lambda t: stream.enter(t, entry, names, computer=computer),
-            actor,
-            command,
-            entry_tokens=[
-                EntryToken(token_digest(token), entry, None if players == 1 else member)
-                for member, (token, _) in enumerate(minted)
-            ],
-            idempotency=gate.record(entry, [raw for _, raw in minted]),
-            replayed=gate.recorded,
-        )
-        if (first := await gate.replay()) is not None and first[0] != entry:
-            return first  # a twin request with this key entered first
+        try:
+            await self._decide(
+                tournament_id,
+                lambda t: stream.enter(t, entry, names, computer=computer),
+                actor,
+                command,
+                entry_tokens=[
+                    EntryToken(token_digest(token), entry, None if players == 1 else member)
+                    for member, (token, _) in enumerate(minted)
+                ],
+                idempotency=gate.record(entry, [raw for _, raw in minted]),
+                replayed=gate.recorded,
+            )
+        except Replayed:
+            first = await gate.replay()
+            assert first is not None
+            return first.made, gate.tokens(first)
         return entry, [token for token, _ in minted]
 
+    async def open_table(
+        self,
+        created: TableCreated,
+        command: dict[str, Any],
+        actor: str,
+        players: list[str],
+        *,
+        idempotency_key: str | None = None,
+    ) -> tuple[tables.Table[Any], list[str]]:
+        """Open ``created`` for its tournament by hand with ``players`` seated: the table
+        as it opened, and their tokens. With ``idempotency_key``, a retry of the same
+        request (an answer lost on the way) gets the first table and tokens again instead
+        of opening a second table."""
+        assert created.tournament is not None
+        gate = _TokensGate(self.tables.store, created.tournament, actor, idempotency_key, command)
+        if (first := await gate.replay()) is not None:
+            return await self._table_as_opened(first, created.game), gate.tokens(first)
+        minted = [sealed_tokens.new_token() for _ in players]
+
+        def record(commit: Commit) -> IdempotencyRecord | None:
+            version = commit.expected_version + len(commit.events)
+            return gate.record(commit.table_id, [raw for _, raw in minted], version)
+
+        recording = self.recording_opening(created, actor, record=record, replayed=gate.recorded)
+        try:
+            return await self.tables.create(
+                created,
+                command,
+                actor,
+                players,
+                tokens=[token for token, _ in minted],
+                committing=recording,
+            )
+        except Replayed:
+            first = await gate.replay()
+            assert first is not None
+            return await self._table_as_opened(first, created.game), gate.tokens(first)
+
+    async def _table_as_opened(self, kept: _Sealed, game: str) -> tables.Table[Any]:
+        """The table a recorded opening made, as of the version it opened at."""
+        stored = await self.tables.store.read_stream(kept.made, 0, kept.version)
+        decode = event_decoder(game).decode
+        return tables.fold([decode(s.data) for s in stored])
+
     def recording_opening(
-        self, created: TableCreated, actor: str
+        self,
+        created: TableCreated,
+        actor: str,
+        *,
+        record: Callable[[Commit], IdempotencyRecord | None] | None = None,
+        replayed: Callable[[], Awaitable[bool]] | None = None,
     ) -> Callable[[Commit], Awaitable[bytes]]:
         """How ``created``, a table the operator opens for its tournament by hand, is
         committed (``TableService.create``'s ``committing``): its first commit and the
         tournament's ``table_opened`` in one transaction, so that neither is ever stored
-        without the other, and an export that leaves the table out can be told."""
+        without the other, and an export that leaves the table out can be told; with the
+        request's idempotency ``record`` of the commit, when it has one."""
         tournament_id = created.tournament
         assert tournament_id is not None
         store = self.tables.store
@@ -171,6 +224,8 @@ class TournamentService:
                 actor,
                 {"type": "open_table", "table": created.table},
                 also=the_table,
+                idempotency=None if record is None else record(commit),
+                replayed=replayed,
             )
             store.committed(commit)
             return last_hash
@@ -334,7 +389,7 @@ class TournamentService:
         """Decide on the tournament as stored and append, again on a collision. With
         ``idempotency``, its record goes in the same transaction, and ``replayed`` says
         after a collision whether a twin request recorded the key first: then nothing
-        more is appended."""
+        more is appended, and :class:`Replayed` is raised."""
         for _ in range(ATTEMPTS):
             tournament, last_hash = await self.store.load(tournament_id)
             events = decide(tournament)
@@ -363,26 +418,34 @@ class TournamentService:
                 )
             except VersionConflict:
                 if replayed is not None and await replayed():
-                    return tournament
+                    raise Replayed from None
                 continue
             return after
         raise CommandConflict("the tournament kept changing; try again")
 
 
-class _SealedEntry(msgspec.Struct, frozen=True):
-    """What an entry's idempotency record keeps: its id and its tokens sealed."""
+class _Sealed(msgspec.Struct, frozen=True):
+    """What the record of a request answered with tokens keeps: what it made (an entry,
+    or a table as of ``version``) and its tokens, sealed."""
 
-    entry: str
+    made: str
     sealed: list[bytes]
+    version: int = 0
 
 
-_sealed_entry = msgspec.json.Decoder(_SealedEntry)
+_sealed = msgspec.json.Decoder(_Sealed)
 
 
-class _EntryGate:
-    """Idempotency for entering players: the first answer to ``(tournament, actor, key)``,
-    its tokens sealed with the key (:mod:`service.write.sealed_tokens`), which is kept
-    only as a digest."""
+class Replayed(Exception):
+    """A twin request with the same idempotency key was recorded first: answer with its
+    record, append nothing."""
+
+
+class _TokensGate:
+    """Idempotency for a request of a tournament answered with new tokens (entering
+    players, opening a table with its players): the first answer to ``(tournament,
+    actor, key)``, its tokens sealed with the key (:mod:`service.write.sealed_tokens`),
+    which is kept only as a digest."""
 
     def __init__(
         self,
@@ -397,31 +460,34 @@ class _EntryGate:
         stored = None if key is None else sealed_tokens.stored_key(key)
         self.gate = IdempotencyGate(store, tournament_id, actor, stored, request_digest(command))
 
-    def _place(self, entry: str, member: int) -> str:
-        return f"{self.tournament_id}/{entry}/{member}"
+    def _place(self, made: str, member: int) -> str:
+        return f"{self.tournament_id}/{made}/{member}"
 
-    async def replay(self) -> tuple[str, list[str]] | None:
+    async def replay(self) -> _Sealed | None:
+        """The first answer's record (:meth:`tokens` unseals its tokens)."""
         first = await self.gate.replay()
         if first is None or self.key is None:
             return None
-        kept = _sealed_entry.decode(first.body)
-        tokens = [
-            sealed_tokens.unseal(sealed, self.key, self._place(kept.entry, member))
+        return _sealed.decode(first.body)
+
+    def tokens(self, kept: _Sealed) -> list[str]:
+        assert self.key is not None
+        return [
+            sealed_tokens.unseal(sealed, self.key, self._place(kept.made, member))
             for member, sealed in enumerate(kept.sealed)
         ]
-        return kept.entry, tokens
 
     async def recorded(self) -> bool:
         return await self.replay() is not None
 
-    def record(self, entry: str, raws: list[bytes]) -> IdempotencyRecord | None:
+    def record(self, made: str, raws: list[bytes], version: int = 0) -> IdempotencyRecord | None:
         if self.key is None:
             return None
         sealed = [
-            sealed_tokens.seal(raw, self.key, self._place(entry, member))
+            sealed_tokens.seal(raw, self.key, self._place(made, member))
             for member, raw in enumerate(raws)
         ]
-        body = msgspec.json.encode(_SealedEntry(entry, sealed))
+        body = msgspec.json.encode(_Sealed(made, sealed, version))
         return self.gate.record(Answer(status=201, body=body, etag=""))
 
 

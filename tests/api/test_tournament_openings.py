@@ -12,7 +12,7 @@ from httpx import AsyncClient
 
 from service.audit.render import render_tournament
 from service.audit.tournament_verify import verify_tournament_lines
-from tests.support.api import OPERATOR, ok
+from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import document_of, lines_of, rechain_tournament
 from tests.support.refusals import assert_problem, stored
 from tests.support.tournaments import open_event
@@ -98,3 +98,29 @@ async def test_the_table_and_its_opening_commit_together(
         )
         tables = [row[0] for row in await cur.fetchall()]
     assert len(recorded) == 2 and sorted(recorded) == sorted(tables)
+
+
+async def test_a_retry_with_the_key_gets_the_same_table_and_tokens(
+    client: AsyncClient, database_url: str
+) -> None:
+    """The operator's answer carries the tokens to hand out: lost, a retry with the same
+    key gets it again, the table as it opened and the same tokens, and opens nothing."""
+    event = await open_event(client, "pitch")
+    path = f"/tournaments/{event['id']}/tables"
+    headers = {**OPERATOR, "Idempotency-Key": "open-table-1"}
+    body = {"players": ["Ann", "Bob", "Cy"]}
+    first = await client.post(path, json=body, headers=headers)
+    assert first.status_code == 201, first.text
+    before = await stored(database_url)
+    again = await client.post(path, json=body, headers=headers)
+    assert again.status_code == 201
+    assert again.json() == first.json()
+    assert again.headers["location"] == first.headers["location"]
+    assert await stored(database_url) == before
+    table = first.json()["table"]["id"]
+    for seat in first.json()["seats"]:
+        view = ok(await client.get(f"/tables/{table}", headers=bearer(seat["token"])))
+        assert view["you"] == seat["seat"]
+    other = await client.post(path, json={"players": ["Di", "Ed", "Flo"]}, headers=headers)
+    assert_problem(other, 422, "idempotency-key-reused")
+    assert await stored(database_url) == before

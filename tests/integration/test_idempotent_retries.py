@@ -23,6 +23,7 @@ from psycopg_pool import AsyncConnectionPool
 from domain import table as tables
 from domain.commands import Leave, Pass, PlayerCommand
 from domain.tournament.model import Format
+from domain.tournament.stream import Terms
 from service.write.handler import Answer, TableService, etag
 from service.write.store import EventStore, IdempotencyRecord, new_table_id
 from service.write.tournament_store import TournamentStore
@@ -139,3 +140,38 @@ async def test_an_entry_retry_that_lost_to_its_first_try_enters_nobody_twice(
     (first,) = entered
     assert retried == first
     assert list((await a.load(tournament_id)).entries) == [first[0]]
+
+
+async def test_a_table_opening_retry_that_lost_to_its_first_try_opens_one_table(
+    pool: AsyncConnectionPool[Any],
+) -> None:
+    """The operator's first try opens a tournament table on process A just after the
+    retry on process B looked its key up: B's own table then collides on the key and is
+    not stored, and B answers with A's table and tokens."""
+
+    def service() -> TournamentService:
+        return TournamentService(TournamentStore(pool), TableService(EventStore(pool)))
+
+    a, b = service(), service()
+    terms = Terms(
+        name="Open", game="pitch", format=Format.OPEN, entry="single", seats=3, options={}
+    )
+    tournament_id, _ = await a.create(terms, decks=None, first_dealer=None, command={})
+    players, command = ["Ann", "Bob", "Cy"], {"players": ["Ann", "Bob", "Cy"]}
+
+    def opening(by: TournamentService) -> Awaitable[tuple[Any, list[str]]]:
+        created = tables.create(new_table_id(), "pitch", 3, {}, tournament=tournament_id)
+        return by.open_table(created, command, "operator", players, idempotency_key="open-1")
+
+    opened = first_try_commits_after_the_lookup(b.tables, lambda: opening(a))
+    retried = await b.open_table(
+        tables.create(new_table_id(), "pitch", 3, {}, tournament=tournament_id),
+        command,
+        "operator",
+        players,
+        idempotency_key="open-1",
+    )
+    ((table, tokens),) = opened
+    assert retried[0].id == table.id and retried[0].version == table.version
+    assert retried[1] == tokens
+    assert (await a.load(tournament_id)).opened == (table.id,)
