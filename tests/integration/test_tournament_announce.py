@@ -5,6 +5,7 @@ process, to look for it again and again)."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,16 +15,9 @@ from psycopg_pool import AsyncConnectionPool
 from domain import table as tables
 from domain.tournament import stream
 from domain.tournament.model import Format
-from domain.tournament.stream import Terms
 from service.refusals import CommandConflict
 from service.write.handler import TableService, token_digest
-from service.write.store import (
-    TOURNAMENT_NOTICE,
-    EventStore,
-    Notifier,
-    VersionConflict,
-    new_table_id,
-)
+from service.write.store import TOURNAMENT_NOTICE, EventStore, Notifier, VersionConflict
 from service.write.tournament_store import EntryToken, TournamentStore
 from service.write.tournaments import TournamentService
 from tests.domain.tournament.rounds import bridge_terms
@@ -78,11 +72,9 @@ async def test_a_failed_table_commit_leaves_no_table_opened(
     pool: AsyncConnectionPool[Any],
 ) -> None:
     rounds = TournamentService(TournamentStore(pool), TableService(EventStore(pool)))
-    terms = Terms(
-        name="Open night", game="pitch", format=Format.OPEN, entry="single", seats=3, options={}
-    )
+    terms = bridge_terms("Open night", Format.OPEN)
     tournament_id, _ = await rounds.create(terms, decks=None, first_dealer=None, command={})
-    created = tables.create(new_table_id(), "pitch", 3, {}, tournament=tournament_id)
+    created = tables.create(str(uuid.uuid4()), "reserve-bridge", 2, {}, tournament=tournament_id)
     recording = rounds.recording_opening(created, "operator")
     await rounds.tables.create(created, {}, "operator", committing=recording)
     # The same table again: its commit is stale (the table exists), so nothing commits.
