@@ -275,6 +275,9 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     # --- parser callbacks -------------------------------------------------------------
 
     def on_message_begin(self) -> None:
+        # A request behind the rest of one answered early, in the same read: the
+        # keep-alive clock that rest restarted must not close the connection under it.
+        self._unset_keepalive_if_required()
         super().on_message_begin()
         # Only the first head of a read that started inside a head was counted from its
         # first byte; any other began in the middle of a read, after the end of the

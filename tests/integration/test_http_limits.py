@@ -559,3 +559,28 @@ async def test_a_request_answered_early_whose_rest_comes_keeps_its_connection(
         assert await closed_by_server(reader, 5 + 3)  # uvicorn's keep-alive timeout, 5 s
     finally:
         writer.close()
+
+
+async def test_a_long_poll_behind_an_early_answered_rest_is_not_cut_short(base: str) -> None:
+    """The rest of an early-answered request and a long-poll in the same read: the poll
+    waits out its ``wait`` (the keep-alive clock restarted by the rest used to close the
+    connection under it at 5 s)."""
+    async with httpx.AsyncClient(base_url=base, timeout=10) as client:
+        table = await new_table(client)
+        etag = (await client.get(f"/tables/{table['id']}")).headers["etag"]
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(
+            b"POST /tables HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+            b"Content-Length: 3\r\n\r\n"
+        )
+        assert (await asyncio.wait_for(read_response(reader), 5))[0] == 415
+        poll = (
+            f"GET /tables/{table['id']}?wait=7 HTTP/1.1\r\nHost: x\r\nIf-None-Match: {etag}\r\n\r\n"
+        ).encode()
+        started = time.monotonic()
+        writer.write(b"abc" + poll)
+        status, _, _ = await asyncio.wait_for(read_response(reader), 12)
+        assert status == 304 and time.monotonic() - started >= 6.5
+    finally:
+        writer.close()
