@@ -356,12 +356,22 @@ def _check_described(header: TournamentHeader, folded: Tournament) -> None:
     opened = folded.exported_tables
     if opened is not None and header.tables != opened:
         missing = [t for t in opened if t not in header.tables]
+        stray = [t for t in header.tables if t not in opened]
         if missing:
-            message = "missing: a table the stream opened for the tournament"
+            failure = TournamentFailure(
+                "missing: a table the stream opened for the tournament", None, missing[0]
+            )
+        elif stray:
+            failure = TournamentFailure(
+                "a table the stream never opened for the tournament", None, stray[0]
+            )
         else:
-            message = "a table the stream never opened for the tournament"
-        stray = missing or [t for t in header.tables if t not in opened] or header.tables
-        raise Stop(TournamentFailure(message, None, stray[0]))
+            failure = TournamentFailure(
+                "the header does not list the tables the stream opened once each and in"
+                f" order: {opened}",
+                None,
+            )
+        raise Stop(failure)
 
 
 def _check_pairing(tournament: Tournament, event: RoundPaired, seed: bytes, version: int) -> None:

@@ -117,12 +117,13 @@ class AuditController(Controller):
         summary="Export a tournament for audit: its stream, then every table's export",
         description=(
             "Newline-delimited JSON: a `tournament_header` line, one `tournament_event` line"
-            " per event of the tournament's own stream (entries, pairings, results; chained"
-            " like a table's), then the export of every table it opened (its rounds'"
-            " tables, then those the operator opened for it by hand), each starting with"
-            " its `header` line. `cardroom verify FILE` re-checks every table,"
-            " re-runs every pairing from the recorded results and the revealed seed, and"
-            " recomputes the standings (operator or the tournament's director)."
+            " per event of the tournament's own stream (entries, pairings, tables opened by"
+            " hand, results; chained like a table's), then the export of every table it"
+            " opened (its rounds' tables, then those the operator opened for it by hand,"
+            " in the order of their `table_opened`), each starting with its `header` line."
+            " `cardroom verify FILE` re-checks every table, re-runs every pairing from the"
+            " recorded results and the revealed seed, and recomputes the standings"
+            " (operator or the tournament's director)."
         ),
         **_export(TournamentExportLine),
     )

@@ -381,10 +381,11 @@ async def stream_table(
     operation_id="streamTournament",
     summary="Live events of a tournament (Server-Sent Events)",
     description=(
-        "Each message is one event of the tournament's stream (entries, pairings, results,"
-        " the end): `id` is the version, `event` the event type, `data` the event record"
-        " (`version`, `at`, `actor`, `event`). Resume with `Last-Event-ID` (or `?after=`);"
-        " a version the tournament has not reached is 404 `version-not-found`."
+        "Each message is one event of the tournament's stream (entries, pairings, tables"
+        " opened by hand, results, the end): `id` is the version, `event` the event type,"
+        " `data` the event record (`version`, `at`, `actor`, `event`). Resume with"
+        " `Last-Event-ID` (or `?after=`); a version the tournament has not reached is 404"
+        " `version-not-found`."
         " Public: a tournament's events carry no token. The stream ends after"
         " `tournament_finished`. A duplicate tournament's results of the round in play"
         " (`table_scored`) wait until the round is complete, as every table of it plays"

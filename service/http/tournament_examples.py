@@ -344,7 +344,7 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
         403: ["operator-only"],
         404: ["tournament-not-found"],
         409: ["tournament-started", "tournament-finished", "not-in-rounds"],
-        422: ["wrong-entry"],
+        422: ["wrong-entry", "idempotency-key-reused"],
     },
     "listEntries": {404: ["tournament-not-found"]},
     "withdrawEntry": {

@@ -15,8 +15,7 @@ import hashlib
 import random
 import secrets
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -44,6 +43,7 @@ from service.refusals import (
 )
 from service.write import sealed_tokens
 from service.write.codec import event_data, event_decoder, snapshot_decoder
+from service.write.queues import Queues, pause_before_retry
 from service.write.store import (
     Commit,
     EventStore,
@@ -149,7 +149,7 @@ class TableService:
         self.clock = clock  # injectable: tests move time on without waiting for it
         self.loads = BatchedLoads(store)
         self.reads = BatchedLoads(store, replica=True)  # readers' loads (DESIGN 13)
-        self._seat_locks: dict[str, tuple[asyncio.Lock, int]] = {}  # lock, takes holding it
+        self._seating = Queues()  # the takes of one table wait their turn in this process
         self.cache_size = cache_size
         self.snapshots: OrderedDict[str, Loaded] = OrderedDict()
 
@@ -290,7 +290,7 @@ class TableService:
         if (first := await gate.replay()) is not None:
             return first
         token, raw = (None, None) if computer else sealed_tokens.new_token()
-        async with self._seating(table_id):
+        async with self._seating.turn(table_id):
             for attempt in range(SEAT_ATTEMPTS):
                 loaded = await self.load(table_id)
                 if allowed is not None:
@@ -320,24 +320,10 @@ class TableService:
                     self._forget(table_id)
                     if (first := await gate.replay()) is not None:
                         return first  # a twin request with this key took the seat
-                    await asyncio.sleep(random.uniform(0, min(0.05, 0.002 * 2**attempt)))
+                    await pause_before_retry(attempt)
                     continue
                 return seated
         raise CommandConflict("the table kept changing; try again")
-
-    @asynccontextmanager
-    async def _seating(self, table_id: str) -> AsyncIterator[None]:
-        lock, waiting = self._seat_locks.get(table_id, (asyncio.Lock(), 0))
-        self._seat_locks[table_id] = (lock, waiting + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, waiting = self._seat_locks[table_id]
-            if waiting == 1:
-                del self._seat_locks[table_id]
-            else:
-                self._seat_locks[table_id] = (lock, waiting - 1)
 
     async def act(
         self,

@@ -42,6 +42,7 @@ from service.write.handler import (
     request_digest,
     token_digest,
 )
+from service.write.queues import Queues, pause_before_retry
 from service.write.store import (
     Commit,
     EventStore,
@@ -52,7 +53,7 @@ from service.write.store import (
 )
 from service.write.tournament_store import Also, EntryToken, Secrets, TournamentStore
 
-ATTEMPTS = 5
+ATTEMPTS = 30  # a decision only fails when the tournament keeps moving for a second or so
 Decision = Callable[[Tournament], Sequence[TournamentEvent]]
 
 
@@ -82,6 +83,9 @@ class TournamentService:
         self.store = store
         self.tables = tables_service
         self.clock = clock
+        # The decisions of one tournament take turns in this process (an operator opening
+        # a room's tables at once), so that only other processes' collide.
+        self._turns = Queues()
 
     async def create(
         self,
@@ -313,12 +317,27 @@ class TournamentService:
         return await self._decide(tournament_id, decide, "tournament", command)
 
     async def finish(self, tournament_id: str, actor: str) -> Tournament:
-        """End the tournament now (``stream.finish``), revealing its seed."""
+        """End the tournament now (``stream.finish``), revealing its seed. Its tables in
+        play are counted as of the version the finish is decided on: a table opened
+        after the count (its ``table_opened`` moved the version) is counted again, so a
+        finish never passes a table just opened and still in play."""
         seed = (await self.store.secrets(tournament_id)).seed
-        in_play = await self.store.tables_in_play(tournament_id)
-        return await self._decide(
-            tournament_id, lambda t: stream.finish(t, seed, in_play), actor, {"type": "finish"}
-        )
+        for attempt in range(ATTEMPTS):
+            counted_at = (await self.load(tournament_id)).version
+            in_play = await self.store.tables_in_play(tournament_id)
+
+            def decide(
+                tournament: Tournament, counted_at: int = counted_at, in_play: int = in_play
+            ) -> Sequence[TournamentEvent]:
+                if tournament.version != counted_at:
+                    raise _Recount
+                return stream.finish(tournament, seed, in_play)
+
+            try:
+                return await self._decide(tournament_id, decide, actor, {"type": "finish"})
+            except _Recount:
+                await pause_before_retry(attempt)
+        raise CommandConflict("the tournament kept changing; try again")
 
     async def seat_of(self, tournament_id: str, entry: str, member: int | None) -> MySeat:
         """Where ``entry`` plays the current round, and the seat's token (``/me``).
@@ -390,38 +409,40 @@ class TournamentService:
         ``idempotency``, its record goes in the same transaction, and ``replayed`` says
         after a collision whether a twin request recorded the key first: then nothing
         more is appended, and :class:`Replayed` is raised."""
-        for _ in range(ATTEMPTS):
-            tournament, last_hash = await self.store.load(tournament_id)
-            events = decide(tournament)
-            if not events:
-                return tournament
-            after = tournament
-            for event in events:
-                after = stream.evolve(after, event)
-            round_tables = []
-            if opens_round:
-                current = after.rounds[-1]
-                round_tables = [(t.table, current.number) for t in current.tables]
-            try:
-                await self.store.append(
-                    tournament,
-                    last_hash,
-                    events,
-                    actor,
-                    command,
-                    self.clock(),
-                    after=after,
-                    round_tables=round_tables,
-                    entry_tokens=entry_tokens,
-                    idempotency=idempotency,
-                    also=also,
-                )
-            except VersionConflict:
-                if replayed is not None and await replayed():
-                    raise Replayed from None
-                continue
-            return after
-        raise CommandConflict("the tournament kept changing; try again")
+        async with self._turns.turn(tournament_id):
+            for attempt in range(ATTEMPTS):
+                tournament, last_hash = await self.store.load(tournament_id)
+                events = decide(tournament)
+                if not events:
+                    return tournament
+                after = tournament
+                for event in events:
+                    after = stream.evolve(after, event)
+                round_tables = []
+                if opens_round:
+                    current = after.rounds[-1]
+                    round_tables = [(t.table, current.number) for t in current.tables]
+                try:
+                    await self.store.append(
+                        tournament,
+                        last_hash,
+                        events,
+                        actor,
+                        command,
+                        self.clock(),
+                        after=after,
+                        round_tables=round_tables,
+                        entry_tokens=entry_tokens,
+                        idempotency=idempotency,
+                        also=also,
+                    )
+                except VersionConflict:
+                    if replayed is not None and await replayed():
+                        raise Replayed from None
+                    await pause_before_retry(attempt)
+                    continue
+                return after
+            raise CommandConflict("the tournament kept changing; try again")
 
 
 class _Sealed(msgspec.Struct, frozen=True):
@@ -434,6 +455,10 @@ class _Sealed(msgspec.Struct, frozen=True):
 
 
 _sealed = msgspec.json.Decoder(_Sealed)
+
+
+class _Recount(Exception):
+    """The tournament moved on since its tables in play were counted."""
 
 
 class Replayed(Exception):

@@ -5,6 +5,7 @@ as they did."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import psycopg
@@ -124,3 +125,33 @@ async def test_a_retry_with_the_key_gets_the_same_table_and_tokens(
     other = await client.post(path, json={"players": ["Di", "Ed", "Flo"]}, headers=headers)
     assert_problem(other, 422, "idempotency-key-reused")
     assert await stored(database_url) == before
+
+
+async def test_a_room_of_tables_opened_at_once_all_open(client: AsyncClient) -> None:
+    """Each opening moves the tournament's stream: sent at once, they take turns (and
+    retry a collision with another process) instead of failing with a conflict."""
+    event = await open_event(client, "pitch")
+    path = f"/tournaments/{event['id']}/tables"
+
+    async def open_one(n: int) -> Any:
+        players = [f"P{n}a", f"P{n}b", f"P{n}c"]
+        return await client.post(path, json={"players": players}, headers=OPERATOR)
+
+    answers = await asyncio.gather(*(open_one(n) for n in range(12)))
+    assert [a.status_code for a in answers] == [201] * 12
+    lines = await export_lines(client, event["id"])
+    assert sorted(lines[0]["tables"]) == sorted(a.json()["table"]["id"] for a in answers)
+
+
+async def test_an_export_listing_its_tables_out_of_order_is_refused_as_such(
+    client: AsyncClient,
+) -> None:
+    event = await open_event(client, "pitch")
+    path = f"/tournaments/{event['id']}/tables"
+    for players in (["A", "B", "C"], ["D", "E", "F"]):
+        ok(await client.post(path, json={"players": players}, headers=OPERATOR), 201)
+    header, *rest = await export_lines(client, event["id"])
+    swapped = {**header, "tables": header["tables"][::-1]}
+    report = verify_tournament_lines(document_of([swapped, *rest]).splitlines())
+    assert report.failure is not None
+    assert "once each and in order" in report.failure.message

@@ -14,6 +14,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from domain import table as tables
 from domain.tournament import stream
+from domain.tournament.errors import TournamentCode, TournamentError
 from domain.tournament.model import Format
 from service.refusals import CommandConflict
 from service.write.handler import TableService, token_digest
@@ -82,3 +83,32 @@ async def test_a_failed_table_commit_leaves_no_table_opened(
         await rounds.tables.create(created, {}, "operator", committing=recording)
     tournament = await rounds.load(tournament_id)
     assert tournament.opened == (created.table,) and tournament.version == 2
+
+
+async def test_a_finish_counts_again_a_table_opened_after_its_count(
+    pool: AsyncConnectionPool[Any],
+) -> None:
+    """The director's finish on process B counts no table in play; then the operator's
+    table opens on process A, its ``table_opened`` with it. B's finish must not pass
+    that table: it counts again on the version it decides on, and is refused."""
+    a = TournamentService(TournamentStore(pool), TableService(EventStore(pool)))
+    b = TournamentService(TournamentStore(pool), TableService(EventStore(pool)))
+    tournament_id, _ = await a.create(
+        bridge_terms("Closing", Format.OPEN), decks=None, first_dealer=None, command={}
+    )
+    created = tables.create(str(uuid.uuid4()), "reserve-bridge", 2, {}, tournament=tournament_id)
+    count = b.store.tables_in_play
+    opened: list[str] = []
+
+    async def counting(tournament: str) -> int:
+        found = await count(tournament)
+        if not opened:
+            await a.open_table(created, {}, "operator", ["Ann", "Bob"])
+            opened.append(created.table)
+        return found
+
+    b.store.tables_in_play = counting  # type: ignore[method-assign]
+    with pytest.raises(TournamentError) as refused:
+        await b.finish(tournament_id, "director")
+    assert refused.value.code is TournamentCode.TABLES_IN_PLAY
+    assert (await a.load(tournament_id)).status == "open"
