@@ -42,6 +42,14 @@ class PreconditionFailed(ServiceError):
         self.etag = etag
 
 
+class ClocksRecovering(ServiceError):
+    """A move after its seat's deadline while no timekeeper has run for longer than a
+    handover takes: the service is back from an outage, and the time it was down is
+    about to be given back to every running turn (DESIGN 10). Retry in a second."""
+
+    code = "clocks-recovering"
+
+
 class IdempotencyKeyReused(ServiceError):
     code = "idempotency-key-reused"
 

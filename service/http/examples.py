@@ -455,6 +455,7 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
             "no-sides",
             "table-expired",
         ],
+        503: ["database-unavailable", "clocks-recovering"],
     },
     "replaceSeat": {
         403: ["operator-only"],

@@ -23,7 +23,7 @@ from domain.tournament.errors import MEANINGS as TOURNAMENT_MEANINGS
 from domain.tournament.errors import TournamentCode, TournamentError
 from service.http.access import allow
 from service.http.schemas import TEXT, UUID_PATTERN
-from service.refusals import PreconditionFailed, ServiceError
+from service.refusals import ClocksRecovering, PreconditionFailed, ServiceError
 from service.write.handler import rule_error_context
 
 PROBLEM_JSON = "application/problem+json"
@@ -137,6 +137,13 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         "The database is not reachable or did not answer in time; retry after"
         " `Retry-After` seconds.",
     ),
+    "clocks-recovering": ProblemType(
+        503,
+        "Clocks recovering",
+        "The service is back from an outage and is giving every running turn the time it"
+        " was down: a move past its deadline waits for that; retry after `Retry-After`"
+        " seconds.",
+    ),
 }
 
 _RULE_STATUS: dict[RuleCode, int] = {
@@ -248,7 +255,11 @@ def on_api_problem(request: Request[Any, Any, Any], exc: ApiProblem) -> Response
 
 
 def on_service_error(request: Request[Any, Any, Any], exc: ServiceError) -> Response[Any]:
-    headers = {"ETag": exc.etag} if isinstance(exc, PreconditionFailed) else None
+    headers = None
+    if isinstance(exc, PreconditionFailed):
+        headers = {"ETag": exc.etag}
+    elif isinstance(exc, ClocksRecovering):
+        headers = {"Retry-After": "1"}
     return _problem_response(
         request, exc.code, exc.detail, headers=headers, context=exc.context or None
     )

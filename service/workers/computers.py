@@ -33,11 +33,14 @@ class ComputerPlayers(StepOnCommits):
         self.played = 0
 
     async def step(self) -> int:
-        """Play every table waiting on the computer now; how many commands were sent."""
+        """Play one command at every table waiting on the computer now; how many were
+        sent. One a table, in turn: a table with a person waiting for the computer's
+        move must not wait behind whole deals of tables the computer plays alone (a step
+        that did something looks again at once, so those still play at full speed)."""
         sent = 0
         for table_id in await self.service.store.computer_turns():
             try:
-                sent += await self.service.play_computers(table_id)
+                sent += await self.service.play_computers(table_id, limit=1)
             except RuleError as exc:  # a bug in a computer player: say so, keep going
                 log.error("computer refused at %s: %s", table_id, exc)
             except psycopg.Error as exc:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from datetime import datetime, timedelta
 
 import psycopg
 
@@ -27,12 +26,11 @@ from service.read.watch import TableWatcher
 from service.workers.expiries import Expirer
 from service.workers.leader import while_leading
 from service.write import interventions
-from service.write.handler import Clock, TableService
+from service.write.handler import GRACE, Clock, TableService
 from service.write.store import now
 
 log = logging.getLogger("cardroom.timekeeper")
 LEADER_LOCK = 0x636172642D74696D  # "card-tim"
-GRACE = timedelta(seconds=3)  # a handover is quicker; a gap longer than this was an outage
 LONGEST_SLEEP = 1.0  # seconds: look again at least this often, and beat the heart
 HEARTBEAT = 0.5  # seconds between heartbeats, well inside GRACE
 BATCH = 200  # due tables read at a time
@@ -95,12 +93,9 @@ class Timekeeper(Expirer):
     async def recover(self) -> int:
         """Give back the time since the last heartbeat if it is older than ``GRACE``;
         how many tables got time back."""
-        async with self.service.store.pool.connection() as conn:
-            cur = await conn.execute("SELECT alive_at FROM timekeeper_heartbeat WHERE id = 1")
-            row = await cur.fetchone()
-        if row is None or self.clock() - row[0] <= GRACE:
+        down_since = await self.service.store.timekeeper_alive_at()
+        if down_since is None or self.clock() - down_since <= GRACE:
             return 0
-        down_since: datetime = row[0]
         log.warning("no timekeeper ran since %s: giving the time back", down_since.isoformat())
         extended = 0
         for table_id in await self.service.store.armed_after(down_since):

@@ -16,7 +16,7 @@ import random
 import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 import msgspec
@@ -24,7 +24,7 @@ import msgspec
 from domain import computer, liveness
 from domain import table as tables
 from domain.commands import PlayerCommand
-from domain.errors import RuleError
+from domain.errors import RuleCode, RuleError
 from domain.events import Event, TableCreated
 from domain.protocol import SYSTEM, Audience, Chance
 from domain.table import Table
@@ -34,6 +34,7 @@ from service.audit.chain import GENESIS
 from service.read.loads import BatchedLoads
 from service.read.records import ActionResult, EventRecord
 from service.refusals import (
+    ClocksRecovering,
     CommandConflict,
     IdempotencyKeyReused,
     PreconditionFailed,
@@ -58,6 +59,9 @@ _sorted_json = msgspec.json.Encoder(order="sorted")
 _encoder = msgspec.json.Encoder()
 RETRIES = 5
 ACCEPTED, REPLAYED = "accepted", "replayed"  # outcomes of a command beside refusal codes
+# A timekeeper silent for longer than this was down: a handover between leaders is
+# quicker, and a live one beats every half second (service.workers.timekeeper).
+GRACE = timedelta(seconds=3)
 SEAT_ATTEMPTS = 30  # a take only fails when the table keeps moving for a second or so
 
 
@@ -421,9 +425,14 @@ class TableService:
                 events = liveness.decide(table, command, seat, at)
             else:  # the computer, for its own seat or an absent player's
                 events = tables.decide(table, command, seat)
-        except RuleError:
+        except RuleError as exc:
             if not committed:
                 raise _Behind from None
+            if exc.code is RuleCode.CLOCK_EXPIRED and await self._recovering(at):
+                raise ClocksRecovering(
+                    "the service is back from an outage and is giving the clocks the time"
+                    " it was down; send the move again in a second"
+                ) from exc
             raise
         plan = Plan([Batch(events, actor, payload)], acted=seat, moved=player)
         settled = await self.settle(table, plan, at)
@@ -431,6 +440,13 @@ class TableService:
         answer = Answer(status=200, body=body, etag=etag(settled.table.version, seat))
         await self._commit(loaded, settled, at=at, idempotency=gate.record(answer))
         return answer
+
+    async def _recovering(self, at: datetime) -> bool:
+        """Whether no timekeeper has run for longer than a handover takes: an outage,
+        whose time the next timekeeper gives back to every running turn. A deadline that
+        passed meanwhile is not the player's to lose yet (DESIGN 10)."""
+        alive_at = await self.store.timekeeper_alive_at()
+        return alive_at is not None and at - alive_at > GRACE
 
     async def play_computers(self, table_id: str, limit: int = 50) -> int:
         """Let the computer act for every seat of its that the table waits on, one command at

@@ -362,6 +362,11 @@ class EventStore(Stores):
         if self.notifier is not None:
             self.notifier.notify(commit.table_id, commit.expected_version + len(commit.events))
 
+    async def timekeeper_alive_at(self) -> datetime | None:
+        """When a timekeeper last said it was alive (its heartbeat); None if none ever ran."""
+        row = await fetch_one(self.pool, "SELECT alive_at FROM timekeeper_heartbeat WHERE id = 1")
+        return None if row is None else row[0]
+
     async def seeds(self, table_id: str, shuffles: Sequence[int]) -> dict[int, bytes | None]:
         rows = await fetch_all(
             self.pool,

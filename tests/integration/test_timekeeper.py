@@ -24,7 +24,8 @@ from domain.registry import GAMES
 from service.audit.export import export_lines
 from service.audit.verify import verify_lines
 from service.read.watch import TableWatcher
-from service.refusals import CommandConflict
+from service.refusals import ClocksRecovering, CommandConflict
+from service.workers.computers import ComputerPlayers
 from service.workers.timekeeper import PACE, Timekeeper
 from service.write import interventions
 from service.write.codec import event_decoder
@@ -354,3 +355,63 @@ async def test_a_burst_of_commits_wakes_the_timekeeper_for_a_look_or_two(
         await running
         await watcher.stop()
         await notifier.stop()
+
+
+async def test_a_move_after_an_outage_waits_for_the_time_given_back(
+    pool: Any, clock: FakeClock
+) -> None:
+    """Every deadline passed while no timekeeper ran: a player's move that comes before
+    the new leader gives the time back is told to retry (``clocks-recovering``), not
+    that its time ran out; once the time is back the same move is taken. While a
+    timekeeper runs, a move past the deadline is refused as before."""
+    service = service_on(pool, clock)
+    table_id = await clocked_table(service)
+    keeper = Timekeeper(service, None, clock)
+    await keeper.beat()
+    clock.advance(600)  # ten minutes down; the seat to act had 30 s
+    table = (await service.load(table_id)).table
+    seat = tables.to_act(table)[0]
+    move = computer.choose(table, seat)
+    with pytest.raises(ClocksRecovering):
+        await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
+    restarted = Timekeeper(service_on(pool, clock), None, clock)
+    assert await restarted.recover() == 1
+    await restarted.beat()
+    await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
+
+    later = await clocked_table(service)
+    clock.advance(31)  # a timekeeper alive (it beat just now), and this deadline passed
+    await restarted.beat()
+    table = (await service.load(later)).table
+    seat = tables.to_act(table)[0]
+    with pytest.raises(RuleError) as refused:
+        await service.act(
+            later, seat, computer.choose(table, seat), if_match=None, idempotency_key=None
+        )
+    assert refused.value.code is RuleCode.CLOCK_EXPIRED
+
+
+async def test_the_computer_plays_its_tables_in_turn_one_move_each(
+    pool: Any, clock: FakeClock
+) -> None:
+    """A step of the computer players moves every waiting table once: a person's table
+    never waits behind whole deals of tables the computer plays alone (it used to play
+    up to 50 moves a table before looking at the next)."""
+    service = service_on(pool, clock)
+    alone = []
+    for _ in range(3):
+        created = tables.create(new_table_id(), "pitch", 3, {})
+        table, _ = await service.create(
+            created, {}, "operator", players=["C0", "C1", "C2"], computers=frozenset({0, 1, 2})
+        )
+        alone.append(table.id)
+    before = {t: (await service.load(t)).table.version for t in alone}
+    players = ComputerPlayers(service, None)  # type: ignore[arg-type]
+    assert await players.step() >= 3  # an earlier test's table may be waiting too
+    for table_id in alone:  # each moved once: by one seat (they bid in turn)
+        moved = [
+            s.actor
+            for s in await service.store.read_stream(table_id, before[table_id], 10_000)
+            if s.actor.startswith("computer:")
+        ]
+        assert len(set(moved)) == 1, moved
