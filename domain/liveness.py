@@ -42,6 +42,8 @@ from domain.table import Table
 
 ABSENT_AFTER = 2  # expiries in a row that mark a seat absent
 HELD_PAUSE = "1.1.0"  # the engine from which a pause holds the clocks (domain/__init__.py)
+# The engine from which the time given back after an outage is at least ``at_least``.
+GIVEN_BACK_AT_LEAST = "1.2.0"
 
 
 def decide(table: Table[Any], command: PlayerCommand, seat: int, at: datetime) -> list[Event]:
@@ -211,14 +213,24 @@ def call_time(table: Table[Any], at: datetime) -> list[Event]:
     return [TimeCalled()]
 
 
-def extend(table: Table[Any], at: datetime, down_since: datetime) -> list[Event]:
+def extend(
+    table: Table[Any], at: datetime, down_since: datetime, at_least: timedelta = timedelta(0)
+) -> list[Event]:
     """Give back the time no timekeeper ran, from ``down_since`` to ``at``: each running
-    turn is moved on by the part of that outage it spent (DESIGN 10)."""
+    turn is moved on by the part of that outage it spent (DESIGN 10), and further if it
+    would then expire within ``at_least`` of ``at`` (time for a player told to send the
+    move again to do so)."""
     if table.clock is None or table.paused_at is not None:
         return []
     since = [
         None if s is None else s + max(at - max(down_since, s), timedelta(0)) for s in table.since
     ]
+    if at_least > timedelta(0):
+        moved = replace(table, since=tuple(since))
+        for seat, started in enumerate(since):
+            deadline = moved.deadline(seat)
+            if started is not None and deadline is not None and deadline < at + at_least:
+                since[seat] = started + (at + at_least - deadline)
     if since == list(table.since):
         return []
     return [_clock_event(table, since, list(table.banks), None)]

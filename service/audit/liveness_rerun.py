@@ -25,7 +25,7 @@ command rightly names no seat.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Annotated, Any, Union
 
 import msgspec
@@ -57,6 +57,7 @@ class Expire(msgspec.Struct, frozen=True, tag_field="type", tag="expire"):
 
 class ExtendClocks(msgspec.Struct, frozen=True, tag_field="type", tag="extend_clocks"):
     down_since: Annotated[datetime, msgspec.Meta(tz=True)]
+    at_least_ms: int = 0  # engine 1.2.0 on: the least time given back
 
 
 class ReplaceSeat(msgspec.Struct, frozen=True, tag_field="type", tag="replace"):
@@ -156,8 +157,8 @@ def table_command(
                 timing.acted = Acted(seat, entry.actor, entry.version)
                 timing.expired = (seat, entry.version)
                 return events
-            case ExtendClocks(down_since=down_since):
-                return liveness.extend(table, at, down_since)
+            case ExtendClocks(down_since=down_since, at_least_ms=at_least_ms):
+                return liveness.extend(table, at, down_since, timedelta(milliseconds=at_least_ms))
             case ReplaceSeat(seat=seat, name=name, computer=computer):
                 return liveness.replace_seat(table, seat, name, computer=computer)
             case Abort(reason=reason):

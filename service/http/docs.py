@@ -34,10 +34,10 @@ _DESCRIPTIONS = {
     429: "Rate limited: wait `Retry-After` seconds (the `RateLimit-*` fields say how much is"
     " left).",
     503: (
-        "The database did not answer in time (`database-unavailable`), or, for a move past"
-        " its deadline, the service is back from an outage and still giving the clocks the"
-        " time it was down (`clocks-recovering`): retry after `Retry-After` seconds (a"
-        " command with the same `Idempotency-Key`, so that it is recorded at most once)."
+        "The database did not answer in time (`database-unavailable`): retry after"
+        " `Retry-After` seconds (a command with the same `Idempotency-Key`, so that it is"
+        " recorded at most once). A command past its deadline may also be told"
+        " `clocks-recovering` (see the problem types)."
     ),
 }
 

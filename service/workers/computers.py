@@ -26,6 +26,7 @@ class ComputerPlayers(StepOnCommits):
     name = "computers"
     lock = LEADER_LOCK
     pace = 0.02  # a human's move is answered all but at once; a busy moment in one step
+    at_once = True  # one move a table a step: the next step follows at once
 
     def __init__(self, service: TableService, watcher: TableWatcher) -> None:
         super().__init__(watcher)
@@ -36,7 +37,8 @@ class ComputerPlayers(StepOnCommits):
         """Play one command at every table waiting on the computer now; how many were
         sent. One a table, in turn: a table with a person waiting for the computer's
         move must not wait behind whole deals of tables the computer plays alone (a step
-        that did something looks again at once, so those still play at full speed)."""
+        that sent something is followed at once by the next, so those still play at full
+        speed)."""
         sent = 0
         for table_id in await self.service.store.computer_turns():
             try:

@@ -109,16 +109,19 @@ async def lead_on_commits(
     name: str,
     every: float = 1.0,
     pace: float = 0.0,
+    at_once: bool = False,
 ) -> None:
     """While this process leads, take ``step`` whenever a commit is announced, and at
     least every ``every`` seconds in case a notification was lost. A step the database
-    fails is taken again at the next look.
+    fails is taken again at the next look. ``at_once``: a step that did something is
+    followed by the next without waiting for its own commits to be announced (for a step
+    whose count is only of what it committed).
 
     ``pace``: seconds waited after a commit rings before stepping, when the last step
     found nothing to do, so that the commits of a busy moment share one step. Without it,
     under load these workers took a step — their queries — for nearly every command, 6%
     of a server process's CPU. A step that did something looks again at once: a table
-    the computer plays alone moves as fast as its own commits ring."""
+    the computer plays alone moves as fast as its commits are made."""
 
     async def work() -> None:
         while not stop.is_set():
@@ -128,6 +131,11 @@ async def lead_on_commits(
                 done = await step()
             except psycopg.Error as exc:
                 log.warning("%s step failed (%s); will look again", name, exc)
+            if done and at_once:
+                # Its own commits are in: look again now, not when their notice comes
+                # back through Postgres (10-15 ms a step, which made a table the computer
+                # plays alone, one move a step, four times slower).
+                continue
             if await watcher.wait_for_any(since, every) > since and pace and not done:
                 await pause(stop, pace)
 
@@ -143,6 +151,7 @@ class StepOnCommits:
     lock: ClassVar[int]
     every: ClassVar[float] = 1.0  # seconds between looks when no commit rings
     pace: ClassVar[float] = 0.0  # seconds a commit's ring waits for others (lead_on_commits)
+    at_once: ClassVar[bool] = False  # step again at once after a step that did something
 
     def __init__(self, watcher: TableWatcher) -> None:
         self.watcher = watcher
@@ -159,6 +168,7 @@ class StepOnCommits:
             self.name,
             self.every,
             self.pace,
+            self.at_once,
         )
 
     async def step(self) -> int:

@@ -26,7 +26,7 @@ from service.read.watch import TableWatcher
 from service.workers.expiries import Expirer
 from service.workers.leader import while_leading
 from service.write import interventions
-from service.write.handler import GRACE, Clock, TableService
+from service.write.handler import GIVEN_BACK_AT_LEAST, GRACE, Clock, TableService
 from service.write.store import now
 
 log = logging.getLogger("cardroom.timekeeper")
@@ -99,7 +99,10 @@ class Timekeeper(Expirer):
         log.warning("no timekeeper ran since %s: giving the time back", down_since.isoformat())
         extended = 0
         for table_id in await self.service.store.armed_after(down_since):
-            extended += await interventions.extend(self.service, table_id, down_since) is not None
+            extended += (
+                await interventions.extend(self.service, table_id, down_since, GIVEN_BACK_AT_LEAST)
+                is not None
+            )
         self.extended += extended
         return extended
 

@@ -62,6 +62,9 @@ ACCEPTED, REPLAYED = "accepted", "replayed"  # outcomes of a command beside refu
 # A timekeeper silent for longer than this was down: a handover between leaders is
 # quicker, and a live one beats every half second (service.workers.timekeeper).
 GRACE = timedelta(seconds=3)
+# The least time a running turn gets back after an outage: a player told to send the move
+# again in a second (``clocks-recovering``'s Retry-After) is not beaten to it by the clock.
+GIVEN_BACK_AT_LEAST = timedelta(seconds=2)
 SEAT_ATTEMPTS = 30  # a take only fails when the table keeps moving for a second or so
 
 
@@ -431,7 +434,8 @@ class TableService:
             if exc.code is RuleCode.CLOCK_EXPIRED and await self._recovering(at):
                 raise ClocksRecovering(
                     "the service is back from an outage and is giving the clocks the time"
-                    " it was down; send the move again in a second"
+                    " it was down; read the table again in a second (its version moves)"
+                    " and send the move"
                 ) from exc
             raise
         plan = Plan([Batch(events, actor, payload)], acted=seat, moved=player)

@@ -10,7 +10,7 @@ that a move got ahead of finds nothing due any more.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -99,13 +99,19 @@ async def expire(service: TableService, table_id: str) -> Table[Any] | None:
     return None if written is None else written[0]
 
 
-async def extend(service: TableService, table_id: str, down_since: datetime) -> Table[Any] | None:
+async def extend(
+    service: TableService, table_id: str, down_since: datetime, at_least: timedelta
+) -> Table[Any] | None:
     """Give the table's running turns back the time since ``down_since`` that no
-    timekeeper ran (DESIGN 10)."""
-    command = {"type": "extend_clocks", "down_since": down_since.isoformat()}
+    timekeeper ran (DESIGN 10), and at least ``at_least`` from now (engine 1.2.0 on)."""
 
     def plan(table: Table[Any], at: datetime) -> Plan | None:
-        events = liveness.extend(table, at, down_since)
+        command: dict[str, Any] = {"type": "extend_clocks", "down_since": down_since.isoformat()}
+        granted = timedelta(0)
+        if table.engine_since(liveness.GIVEN_BACK_AT_LEAST) and at_least > timedelta(0):
+            granted = at_least
+            command["at_least_ms"] = int(at_least.total_seconds() * 1000)
+        events = liveness.extend(table, at, down_since, granted)
         return Plan([Batch(events, CLOCK, command)]) if events else None
 
     written = await service.write(table_id, plan)

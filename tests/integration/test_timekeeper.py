@@ -415,3 +415,23 @@ async def test_the_computer_plays_its_tables_in_turn_one_move_each(
             if s.actor.startswith("computer:")
         ]
         assert len(set(moved)) == 1, moved
+
+
+async def test_a_turn_nearly_out_when_the_service_stopped_gets_time_to_resend(
+    pool: Any, clock: FakeClock
+) -> None:
+    """A turn with a fraction of a second left when the timekeeper went down gets that
+    back and at least two seconds from the moment it is given back: a player told to
+    send the move again in a second (``clocks-recovering``) is not beaten to it by the
+    clock. Engine 1.1.0 tables get exactly what they had left, as they did."""
+    service = service_on(pool, clock)
+    new, old = await clocked_table(service), await clocked_table(service, engine="1.1.0")
+    clock.advance(29.7)  # 0.3 s left of the 30 s turn
+    await Timekeeper(service, None, clock).beat()
+    clock.advance(60)
+    restarted = Timekeeper(service_on(pool, clock), None, clock)
+    assert await restarted.recover() == 2
+    assert await deadline_of(service, new) - clock() == timedelta(seconds=2)
+    assert await deadline_of(service, old) - clock() == timedelta(seconds=0.3)
+    await assert_export_verifies(service, new)
+    await assert_export_verifies(service, old)
