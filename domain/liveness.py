@@ -219,13 +219,14 @@ def extend(
     """Give back the time no timekeeper ran, from ``down_since`` to ``at``: each running
     turn is moved on by the part of that outage it spent (DESIGN 10), and further if it
     would then expire within ``at_least`` of ``at`` (time for a player told to send the
-    move again to do so)."""
+    move again to do so) — from engine 1.2.0 on: an older table gets exactly the time it
+    had left, whatever ``at_least`` says (so an export claiming more fails to re-run)."""
     if table.clock is None or table.paused_at is not None:
         return []
     since = [
         None if s is None else s + max(at - max(down_since, s), timedelta(0)) for s in table.since
     ]
-    if at_least > timedelta(0):
+    if at_least > timedelta(0) and table.engine_since(GIVEN_BACK_AT_LEAST):
         moved = replace(table, since=tuple(since))
         for seat, started in enumerate(since):
             deadline = moved.deadline(seat)

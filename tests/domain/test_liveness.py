@@ -254,6 +254,22 @@ def test_downtime_is_given_back_to_running_turns() -> None:
     assert playout.table.deadline(seat) == T0 + timedelta(seconds=80 + 600)
 
 
+@pytest.mark.parametrize(("engine", "left"), [("1.2.0", 2.0), ("1.1.0", 0.3)])
+def test_a_turn_nearly_out_gets_at_least_two_seconds_back_from_engine_1_2_0(
+    engine: str, left: float
+) -> None:
+    """Down with 0.3 s of an 80 s turn left: the outage is given back and, from engine
+    1.2.0, at least 2 s from the moment it is; an older table gets its 0.3 s whatever
+    ``at_least`` says, so an export that claims more does not re-run."""
+    playout = clocked()
+    playout.table = msgspec.structs.replace(playout.table, rules_version=engine)
+    seat = seat_to_act(playout)
+    down_from = T0 + timedelta(seconds=79.7)
+    back_at = down_from + timedelta(seconds=600)
+    playout.apply(liveness.extend(playout.table, back_at, down_from, timedelta(seconds=2)))
+    assert playout.table.deadline(seat) == back_at + timedelta(seconds=left)
+
+
 def test_a_replaced_seat_revokes_the_old_token() -> None:
     playout = clocked()
     playout.apply(liveness.replace_seat(playout.table, 2, "Bea", computer=False))
