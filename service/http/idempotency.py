@@ -1,6 +1,7 @@
-"""The ``Idempotency-Key`` header of the three requests a client may safely send again: a
-command, taking a seat, and entering players in a tournament. One header, one lifetime
-(``CARDROOM_IDEMPOTENCY_HOURS``), each with its own scope and its own words."""
+"""The ``Idempotency-Key`` header of the requests a client may safely send again: a
+command, taking a seat, entering players in a tournament and opening a tournament table.
+One header, one lifetime (``CARDROOM_IDEMPOTENCY_HOURS``), each with its own scope and
+its own words."""
 
 from __future__ import annotations
 

@@ -10,9 +10,7 @@ of earlier shuffles, revealed once their cards are out of play, from the store.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import random
 import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -293,9 +291,16 @@ class TableService:
         command: dict[str, Any] = {"type": "take_seat", "seat": seat, "name": name}
         if computer:
             command["computer"] = True
-        gate = _SeatGate(self.store, table_id, seat, idempotency_key, request_digest(command))
+        gate = SealingGate(
+            self.store,
+            table_id,
+            f"taker:{seat}",
+            idempotency_key,
+            command,
+            min_key=sealed_tokens.MIN_KEY,
+        )
         if (first := await gate.replay()) is not None:
-            return first
+            return Seated.of(first)
         token, raw = (None, None) if computer else sealed_tokens.new_token()
         async with self._seating.turn(table_id):
             for attempt in range(SEAT_ATTEMPTS):
@@ -307,7 +312,7 @@ class TableService:
                 except RuleError:
                     # Taken by this very request, whose answer was lost on the way?
                     if (first := await gate.replay()) is not None:
-                        return first
+                        return Seated.of(first)
                     raise
                 at = self.clock()
                 plan = Plan([Batch(events, f"seat:{seat}", command)])
@@ -321,12 +326,14 @@ class TableService:
                         settled,
                         at=at,
                         seat_tokens=granted,
-                        idempotency=gate.record(raw, seated),
+                        idempotency=gate.record(
+                            str(seat), [] if raw is None else [raw], seated.version
+                        ),
                     )
                 except VersionConflict:
                     self._forget(table_id)
                     if (first := await gate.replay()) is not None:
-                        return first  # a twin request with this key took the seat
+                        return Seated.of(first)  # a twin request with this key took the seat
                     await pause_before_retry(attempt)
                     continue
                 return seated
@@ -523,7 +530,7 @@ class TableService:
                 await self._commit(loaded, settled, at=at, seat_tokens=tokens)
             except VersionConflict:
                 self._forget(table_id)
-                await asyncio.sleep(random.uniform(0, 0.002 * 2**attempt))
+                await pause_before_retry(attempt)
                 continue
             return settled.table, token
         raise CommandConflict("the table kept changing; try again")
@@ -607,15 +614,31 @@ class Seated(NamedTuple):
     token: str | None
     version: int
 
+    @classmethod
+    def of(cls, first: Sealed) -> Seated:
+        """The seat a recorded take made."""
+        return cls(first.tokens[0] if first.tokens else None, first.version)
 
-class _SealedSeat(msgspec.Struct, frozen=True):
-    """What a take-seat's idempotency record keeps: the token sealed, never the token."""
 
-    sealed: bytes | None
+class Sealed(NamedTuple):
+    """A first answer made again from its record: what the request made (a seat, an
+    entry, a table), the version it made it at, and its tokens."""
+
+    made: str
     version: int
+    tokens: list[str]
 
 
-_seat_record_decoder = msgspec.json.Decoder(_SealedSeat)
+class _SealedRecord(msgspec.Struct, frozen=True):
+    """What the record of a request answered with tokens keeps: never the tokens, only
+    the tokens sealed."""
+
+    made: str
+    sealed: list[bytes]
+    version: int = 0
+
+
+_sealed_record = msgspec.json.Decoder(_SealedRecord)
 
 
 class _Behind(Exception):
@@ -651,35 +674,60 @@ class IdempotencyGate:
         )
 
 
-class _SeatGate:
-    """Idempotency for taking a seat: the first answer to ``(table, seat, key)``, its token
-    sealed with the key. The key is the retry's only proof, so it is scoped to the seat
-    it took (a seat's commands keep keys of their own, under the seat's actor), kept
-    only as a digest, and one too short to be hard to guess is no key at all."""
+class SealingGate:
+    """Idempotency for a request answered with new tokens (taking a seat, entering
+    players, opening a tournament table): the first answer to ``(resource, owner, key)``,
+    its tokens sealed with the key (:mod:`service.write.sealed_tokens`), which is kept
+    only as a digest. A key shorter than ``min_key`` is no key at all: where the key is
+    the retry's only proof (a seat anybody may take), it must be hard to guess."""
 
     def __init__(
-        self, store: EventStore, table_id: str, seat: int, key: str | None, digest: bytes
+        self,
+        store: EventStore,
+        resource: str,
+        owner: str,
+        key: str | None,
+        command: dict[str, Any],
+        *,
+        min_key: int = 1,
     ) -> None:
-        self.place = f"{table_id}/{seat}"
-        self.key = key if key is not None and len(key) >= sealed_tokens.MIN_KEY else None
+        self.resource = resource
+        self.key = key if key is not None and len(key) >= min_key else None
         stored = None if self.key is None else sealed_tokens.stored_key(self.key)
-        self.gate = IdempotencyGate(store, table_id, f"taker:{seat}", stored, digest)
+        self.gate = IdempotencyGate(store, resource, owner, stored, request_digest(command))
 
-    async def replay(self) -> Seated | None:
+    def _place(self, made: str, member: int) -> str:
+        return f"{self.resource}/{made}/{member}"
+
+    async def replay(self) -> Sealed | None:
         first = await self.gate.replay()
         if first is None or self.key is None:
             return None
-        kept = _seat_record_decoder.decode(first.body)
-        token = None
-        if kept.sealed is not None:
-            token = sealed_tokens.unseal(kept.sealed, self.key, self.place)
-        return Seated(token, kept.version)
+        kept = _sealed_record.decode(first.body)
+        tokens = [
+            sealed_tokens.unseal(sealed, self.key, self._place(kept.made, member))
+            for member, sealed in enumerate(kept.sealed)
+        ]
+        return Sealed(kept.made, kept.version, tokens)
 
-    def record(self, raw: bytes | None, seated: Seated) -> IdempotencyRecord | None:
+    async def recorded(self) -> bool:
+        """Whether a request with this key was recorded (a twin that got there first)."""
+        return await self.replay() is not None
+
+    async def twin(self) -> Sealed:
+        """The first answer, once a twin is known to have been recorded."""
+        first = await self.replay()
+        assert first is not None
+        return first
+
+    def record(self, made: str, raws: list[bytes], version: int = 0) -> IdempotencyRecord | None:
         if self.key is None:
             return None
-        sealed = None if raw is None else sealed_tokens.seal(raw, self.key, self.place)
-        body = _encoder.encode(_SealedSeat(sealed, seated.version))
+        sealed = [
+            sealed_tokens.seal(raw, self.key, self._place(made, member))
+            for member, raw in enumerate(raws)
+        ]
+        body = _encoder.encode(_SealedRecord(made, sealed, version))
         return self.gate.record(Answer(status=201, body=body, etag=""))
 
 

@@ -107,11 +107,9 @@ async def extend(
 
     def plan(table: Table[Any], at: datetime) -> Plan | None:
         command: dict[str, Any] = {"type": "extend_clocks", "down_since": down_since.isoformat()}
-        granted = timedelta(0)
-        if table.engine_since(liveness.GIVEN_BACK_AT_LEAST) and at_least > timedelta(0):
-            granted = at_least
+        if table.engine_since(liveness.GIVEN_BACK_AT_LEAST):  # older engines ignore it
             command["at_least_ms"] = int(at_least.total_seconds() * 1000)
-        events = liveness.extend(table, at, down_since, granted)
+        events = liveness.extend(table, at, down_since, at_least)
         return Plan([Batch(events, CLOCK, command)]) if events else None
 
     written = await service.write(table_id, plan)

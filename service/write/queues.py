@@ -34,9 +34,6 @@ class Queues:
             else:
                 self._locks[key] = (lock, waiting - 1)
 
-    def __len__(self) -> int:
-        return len(self._locks)
-
 
 async def pause_before_retry(attempt: int) -> None:
     """A short random pause after a collision with another process (at most 50 ms), so

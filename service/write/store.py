@@ -422,6 +422,28 @@ class EventStore(Stores):
             return None
         return IdempotencyRecord(actor, key, bytes(row[0]), int(row[1]), bytes(row[2]), row[3])
 
+    @staticmethod
+    async def record_answer(
+        conn: psycopg.AsyncConnection[Any], resource: str, record: IdempotencyRecord, at: datetime
+    ) -> None:
+        """Keep ``record`` for ``resource`` inside the transaction held on ``conn`` (a
+        tournament's append; a table's commits keep theirs in ``append_commits``). A key
+        recorded already is a unique violation: the caller's transaction collides."""
+        await conn.execute(
+            "INSERT INTO idempotency_keys (table_id, actor, key, request_hash, status, body,"
+            " etag, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            (
+                resource,
+                record.actor,
+                record.key,
+                record.request_hash,
+                record.status,
+                record.body,
+                record.etag,
+                at,
+            ),
+        )
+
     # --- retention (service/workers/retention.py) ----------------------------------------
 
     async def forget_idempotency(self, before: datetime, limit: int) -> int:

@@ -27,6 +27,7 @@ from service.write.codec import event_data
 from service.write.store import (
     TOURNAMENT_NOTICE,
     Checkpoint,
+    EventStore,
     IdempotencyRecord,
     NewEvent,
     Stores,
@@ -223,20 +224,7 @@ class TournamentStore(Stores):
                 if also is not None:
                     await also(conn)
                 if idempotency is not None:
-                    await conn.execute(
-                        "INSERT INTO idempotency_keys (table_id, actor, key, request_hash,"
-                        " status, body, etag, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                        (
-                            tournament.id,
-                            idempotency.actor,
-                            idempotency.key,
-                            idempotency.request_hash,
-                            idempotency.status,
-                            idempotency.body,
-                            idempotency.etag,
-                            at,
-                        ),
-                    )
+                    await EventStore.record_answer(conn, tournament.id, idempotency, at)
         except psycopg.errors.UniqueViolation as exc:
             metrics.CONFLICTS.inc()
             raise VersionConflict(tournament.id) from exc

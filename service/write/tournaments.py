@@ -34,18 +34,10 @@ from domain.tournament.stream import Tournament
 from service.refusals import CommandConflict, TableNotFound
 from service.write import sealed_tokens
 from service.write.codec import event_data, event_decoder
-from service.write.handler import (
-    Answer,
-    Clock,
-    IdempotencyGate,
-    TableService,
-    request_digest,
-    token_digest,
-)
+from service.write.handler import Clock, Sealed, SealingGate, TableService, token_digest
 from service.write.queues import Queues, pause_before_retry
 from service.write.store import (
     Commit,
-    EventStore,
     IdempotencyRecord,
     NewEvent,
     VersionConflict,
@@ -129,9 +121,9 @@ class TournamentService:
         lost the answer) gets the first answer, tokens included, instead of entering the
         same players twice; the record keeps the tokens sealed with the key."""
         command = {"type": "enter", "names": names, "computer": computer}
-        gate = _TokensGate(self.tables.store, tournament_id, actor, idempotency_key, command)
+        gate = SealingGate(self.tables.store, tournament_id, actor, idempotency_key, command)
         if (first := await gate.replay()) is not None:
-            return first.made, gate.tokens(first)
+            return first.made, first.tokens
         entry = uuid.uuid4().hex[:12]
         players = len(names) if len(names) > 1 and not computer else 1
         minted = [sealed_tokens.new_token() for _ in range(players)]
@@ -149,9 +141,8 @@ class TournamentService:
                 replayed=gate.recorded,
             )
         except Replayed:
-            first = await gate.replay()
-            assert first is not None
-            return first.made, gate.tokens(first)
+            first = await gate.twin()
+            return first.made, first.tokens
         return entry, [token for token, _ in minted]
 
     async def open_table(
@@ -168,9 +159,9 @@ class TournamentService:
         request (an answer lost on the way) gets the first table and tokens again instead
         of opening a second table."""
         assert created.tournament is not None
-        gate = _TokensGate(self.tables.store, created.tournament, actor, idempotency_key, command)
+        gate = SealingGate(self.tables.store, created.tournament, actor, idempotency_key, command)
         if (first := await gate.replay()) is not None:
-            return await self._table_as_opened(first, created.game), gate.tokens(first)
+            return await self._table_as_opened(first, created.game), first.tokens
         minted = [sealed_tokens.new_token() for _ in players]
 
         def record(commit: Commit) -> IdempotencyRecord | None:
@@ -188,11 +179,10 @@ class TournamentService:
                 committing=recording,
             )
         except Replayed:
-            first = await gate.replay()
-            assert first is not None
-            return await self._table_as_opened(first, created.game), gate.tokens(first)
+            first = await gate.twin()
+            return await self._table_as_opened(first, created.game), first.tokens
 
-    async def _table_as_opened(self, kept: _Sealed, game: str) -> tables.Table[Any]:
+    async def _table_as_opened(self, kept: Sealed, game: str) -> tables.Table[Any]:
         """The table a recorded opening made, as of the version it opened at."""
         stored = await self.tables.store.read_stream(kept.made, 0, kept.version)
         decode = event_decoder(game).decode
@@ -445,18 +435,6 @@ class TournamentService:
             raise CommandConflict("the tournament kept changing; try again")
 
 
-class _Sealed(msgspec.Struct, frozen=True):
-    """What the record of a request answered with tokens keeps: what it made (an entry,
-    or a table as of ``version``) and its tokens, sealed."""
-
-    made: str
-    sealed: list[bytes]
-    version: int = 0
-
-
-_sealed = msgspec.json.Decoder(_Sealed)
-
-
 class _Recount(Exception):
     """The tournament moved on since its tables in play were counted."""
 
@@ -464,56 +442,6 @@ class _Recount(Exception):
 class Replayed(Exception):
     """A twin request with the same idempotency key was recorded first: answer with its
     record, append nothing."""
-
-
-class _TokensGate:
-    """Idempotency for a request of a tournament answered with new tokens (entering
-    players, opening a table with its players): the first answer to ``(tournament,
-    actor, key)``, its tokens sealed with the key (:mod:`service.write.sealed_tokens`),
-    which is kept only as a digest."""
-
-    def __init__(
-        self,
-        store: EventStore,
-        tournament_id: str,
-        actor: str,
-        key: str | None,
-        command: dict[str, Any],
-    ) -> None:
-        self.tournament_id = tournament_id
-        self.key = key
-        stored = None if key is None else sealed_tokens.stored_key(key)
-        self.gate = IdempotencyGate(store, tournament_id, actor, stored, request_digest(command))
-
-    def _place(self, made: str, member: int) -> str:
-        return f"{self.tournament_id}/{made}/{member}"
-
-    async def replay(self) -> _Sealed | None:
-        """The first answer's record (:meth:`tokens` unseals its tokens)."""
-        first = await self.gate.replay()
-        if first is None or self.key is None:
-            return None
-        return _sealed.decode(first.body)
-
-    def tokens(self, kept: _Sealed) -> list[str]:
-        assert self.key is not None
-        return [
-            sealed_tokens.unseal(sealed, self.key, self._place(kept.made, member))
-            for member, sealed in enumerate(kept.sealed)
-        ]
-
-    async def recorded(self) -> bool:
-        return await self.replay() is not None
-
-    def record(self, made: str, raws: list[bytes], version: int = 0) -> IdempotencyRecord | None:
-        if self.key is None:
-            return None
-        sealed = [
-            sealed_tokens.seal(raw, self.key, self._place(made, member))
-            for member, raw in enumerate(raws)
-        ]
-        body = msgspec.json.encode(_Sealed(made, sealed, version))
-        return self.gate.record(Answer(status=201, body=body, etag=""))
 
 
 def seat_token(key: bytes, table_id: str, seat: int) -> str:

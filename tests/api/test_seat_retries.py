@@ -135,8 +135,8 @@ async def test_the_store_keeps_neither_the_token_nor_the_key(
     )
     raw = base64.urlsafe_b64decode(token + "=")
     assert token.encode() not in row and raw not in row and key.encode() not in row
-    kept = base64.b64decode(json.loads(bytes(body))["sealed"])
-    place = f"{table['id']}/0"
+    (kept,) = map(base64.b64decode, json.loads(bytes(body))["sealed"])
+    place = f"{table['id']}/0/0"  # the table's seat 0, its one token
     assert sealed_tokens.unseal(kept, key, place) == token
     for guess in (stored, stored.removeprefix("sha256:"), actor):
         assert sealed_tokens.unseal(kept, guess, place) != token
