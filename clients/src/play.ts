@@ -61,7 +61,11 @@ function fail(what: string, error: unknown): never {
 async function main(): Promise<void> {
   // The server refuses an unknown game id with a problem document.
   const body = { game: game as CreateTable["game"], seats: Number(seats) };
-  const created = await api.POST("/tables", { body });
+  // A retry with the same key would get the same table, not open a second one.
+  const created = await api.POST("/tables", {
+    params: { header: { "Idempotency-Key": crypto.randomUUID() } },
+    body,
+  });
   if (!created.data) fail("createTable", created.error);
   const table_id = created.data.id;
   const tokens: string[] = [];

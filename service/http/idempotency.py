@@ -1,5 +1,6 @@
 """The ``Idempotency-Key`` header of the requests a client may safely send again: a
-command, taking a seat, entering players in a tournament and opening a tournament table.
+command, taking a seat, entering players in a tournament, and opening a table or a
+tournament.
 One header, one lifetime (``CARDROOM_IDEMPOTENCY_HOURS``), each with its own scope and
 its own words."""
 
@@ -51,5 +52,21 @@ TableIdempotencyKey = Annotated[
         "A retry with the same key and body gets the first answer again, the same table"
         f" and seat tokens, instead of opening a second table, {_KEPT} Keys are the"
         " operator's, per tournament."
+    ),
+]
+OpeningIdempotencyKey = Annotated[
+    str | None,
+    _key(
+        "A retry with the same key and body gets the first answer again, the table as it"
+        f" opened, instead of opening a second table, {_KEPT} The operator's keys are its"
+        " own (per tournament, for a tournament's table); everybody else's share one"
+        " space, so send a fresh random key per table, such as a UUID."
+    ),
+]
+TournamentIdempotencyKey = Annotated[
+    str | None,
+    _key(
+        "A retry with the same key and body gets the first answer again, the same"
+        f" tournament and director's token, instead of opening a second tournament, {_KEPT}"
     ),
 ]

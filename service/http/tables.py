@@ -23,7 +23,7 @@ from service.http.auth import Caller
 from service.http.conditional import IfNoneMatch, entity_tags, strong_tags
 from service.http.deadline import RequestDeadline, deadline_of
 from service.http.docs import location, token_only, token_optional
-from service.http.idempotency import IdempotencyKey, SeatIdempotencyKey
+from service.http.idempotency import IdempotencyKey, OpeningIdempotencyKey, SeatIdempotencyKey
 from service.http.problems import ApiProblem, client_gone
 from service.http.protocol import hangup_of
 from service.http.schemas import (
@@ -366,11 +366,12 @@ class TableController(Controller):
         description=(
             "Opens a table of `game` with `seats` seats. `first_dealer`, `deals` (decks"
             " for the table's successive deals, top card first) and `tournament` need the"
-            " operator token."
+            " operator token. Send an `Idempotency-Key`, so that a retry after a lost"
+            " answer gets the same table rather than opening a second one."
         ),
         status_code=201,
         response_headers=[*location(f"/tables/{sample.TABLE}"), *_VIEW_HEADERS],
-        **token_optional(400, 401, 403, 404, 409, 413, 415, 503),
+        **token_optional(400, 401, 403, 404, 409, 413, 415, 422, 503),
     )
     async def create_table(
         self,
@@ -379,6 +380,7 @@ class TableController(Controller):
         service: NamedDependency[TableService],
         read_side: NamedDependency[ReadSide],
         tournaments: NamedDependency[TournamentService],
+        idempotency_key: OpeningIdempotencyKey = None,
     ) -> Response[TableView]:
         if data.first_dealer is not None or data.deals is not None:
             caller.require_operator("first_dealer and deals are for the operator")
@@ -401,11 +403,13 @@ class TableController(Controller):
             clock=clock_settings(data.clock, data.on_timeout) or tournament_clock,
         )
         actor = "operator" if caller.is_operator else "anonymous"
-        # A tournament's table is recorded in its stream too, in the same transaction.
-        committing = None if tournament is None else tournaments.recording_opening(created, actor)
-        table, _ = await service.create(
-            created, msgspec.to_builtins(data), actor, committing=committing
-        )
+        command = msgspec.to_builtins(data)
+        if tournament is None:
+            table = await service.open(created, command, actor, idempotency_key=idempotency_key)
+        else:  # recorded in the tournament's stream too, in the same transaction
+            table, _ = await tournaments.open_table(
+                created, command, actor, [], idempotency_key=idempotency_key
+            )
         audience: Audience = "operator" if caller.is_operator else "spectator"
         response = _view_response(tables.view(table, audience), audience, status=201)
         response.headers["Location"] = f"/tables/{table.id}"

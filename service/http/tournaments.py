@@ -26,7 +26,7 @@ from projections.standings import Standings
 from service.http import sample
 from service.http.auth import Caller
 from service.http.docs import created, location, token_only, token_optional
-from service.http.idempotency import TableIdempotencyKey
+from service.http.idempotency import TableIdempotencyKey, TournamentIdempotencyKey
 from service.http.round_schemas import TournamentOpened, TournamentPage
 from service.http.schemas import (
     CreateTournament,
@@ -57,7 +57,7 @@ class TournamentController(Controller):
         summary="Open a tournament of one game (operator only)",
         status_code=201,
         response_headers=location(f"/tournaments/{sample.TOURNAMENT}"),
-        **token_only(400, 401, 403, 413, 415, 503),
+        **token_only(400, 401, 403, 413, 415, 422, 503),
     )
     async def create_tournament(
         self,
@@ -65,6 +65,7 @@ class TournamentController(Controller):
         caller: NamedDependency[Caller],
         read_side: NamedDependency[ReadSide],
         tournaments: NamedDependency[TournamentService],
+        idempotency_key: TournamentIdempotencyKey = None,
     ) -> Response[TournamentOpened]:
         caller.require_operator("tournaments are run by the operator")
         game = game_of(data)
@@ -94,6 +95,7 @@ class TournamentController(Controller):
             first_dealer=data.first_dealer,
             # The duplicate decks are future deals: they stay out of the recorded command.
             command={k: v for k, v in msgspec.to_builtins(data).items() if k != "deals"},
+            idempotency_key=idempotency_key,
         )
         tournament = await read_side.tournament(tournament_id)
         opened = TournamentOpened(**msgspec.structs.asdict(tournament), director_token=director)

@@ -95,17 +95,15 @@ async def request(
     method: str,
     url: str,
     headers: dict[str, str] | None,
-    *,
-    retry_failures: bool = True,
     **kw: Any,
 ) -> httpx.Response:
     """The request, sent again after ``Retry-After`` while it is rate limited, and with
     backoff while the server is unreachable or unavailable (the same headers, so a
-    command's retry carries its first Idempotency-Key). Without ``retry_failures`` (a
-    request that has no Idempotency-Key) only the rate limit is waited out."""
+    command's retry carries its first Idempotency-Key): every request the bot sends is
+    one it may send again."""
     attempt = 0
     while True:
-        last = attempt == RETRIES - 1 or not retry_failures
+        last = attempt == RETRIES - 1
         try:
             response = await http.request(method, url, headers=headers, **kw)
             if response.status_code == 429:
@@ -151,9 +149,11 @@ async def play_seat(
 async def play_table(
     http: httpx.AsyncClient, game: str, seats: int, options: dict[str, Any], seed: int, delay: float
 ) -> tuple[dict[str, Any], int]:
-    """Create a table, seat a bot in every seat and play it out: (final view, commands)."""
+    """Create a table, seat a bot in every seat and play it out: (final view, commands).
+    A retry of the creation carries the same Idempotency-Key: it opens no second table."""
     body = {"game": game, "seats": seats, "options": options}
-    response = await request(http, "POST", "/tables", None, retry_failures=False, json=body)
+    headers = {"Idempotency-Key": str(uuid.uuid4())}
+    response = await request(http, "POST", "/tables", headers, json=body)
     if response.status_code != 201:
         raise Refused(response)
     table = response.json()["id"]

@@ -44,6 +44,7 @@ from service.write import sealed_tokens
 from service.write.codec import event_data, event_decoder, snapshot_decoder
 from service.write.queues import Queues, pause_before_retry
 from service.write.store import (
+    OPENINGS,
     Commit,
     EventStore,
     IdempotencyRecord,
@@ -260,6 +261,43 @@ class TableService:
             committing=committing,
         )
         return settled.table, tokens
+
+    async def open(
+        self,
+        created: TableCreated,
+        command: dict[str, Any],
+        actor: str,
+        *,
+        idempotency_key: str | None = None,
+    ) -> Table[Any]:
+        """Open a table that nobody sits at yet. With ``idempotency_key``, a retry of the
+        same request (a phone that lost the answer) gets the table as it opened instead
+        of a second table: the record is kept in the opening's transaction."""
+        gate = SealingGate(self.store, OPENINGS, actor, idempotency_key, command)
+        if (first := await gate.replay()) is not None:
+            return await self.as_opened(first, created.game)
+        committing = None
+        if gate.key is not None:
+
+            async def committing(commit: Commit) -> bytes:
+                version = commit.expected_version + len(commit.events)
+                record = gate.record(commit.table_id, [], version)
+                assert record is not None
+                return await self.store.commit_recording(commit, record)
+
+        try:
+            table, _ = await self.create(created, command, actor, committing=committing)
+        except VersionConflict:
+            if not await gate.recorded():
+                raise
+            return await self.as_opened(await gate.twin(), created.game)
+        return table
+
+    async def as_opened(self, kept: Sealed, game: str) -> Table[Any]:
+        """The table a recorded opening made, as of the version it opened at."""
+        stored = await self.store.read_stream(kept.made, 0, kept.version)
+        decode = event_decoder(game).decode
+        return tables.fold([decode(s.data) for s in stored])
 
     async def take_seat(
         self,

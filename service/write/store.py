@@ -60,6 +60,9 @@ class _EventRow(msgspec.Struct):
 
 _EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 _NO_TABLE = "00000000-0000-0000-0000-000000000000"
+# The resource of an opening's idempotency records (a casual table, a tournament): what
+# the request makes has no id before it is made, so its record cannot be kept under it.
+OPENINGS = _NO_TABLE
 
 
 class VersionConflict(Exception):
@@ -354,6 +357,21 @@ class EventStore(Stores):
         member, last_hash = self.encode(commit)
         if not await apply_on(conn, member):
             raise VersionConflict(commit.table_id)
+        return last_hash
+
+    async def commit_recording(
+        self, commit: Commit, record: IdempotencyRecord, resource: str = OPENINGS
+    ) -> bytes:
+        """:meth:`commit` with ``record`` kept for ``resource`` in the same transaction;
+        :class:`VersionConflict` when a twin request recorded the same key first."""
+        try:
+            async with self.pool.connection() as conn, conn.transaction():
+                last_hash = await self.commit_on(conn, commit)
+                await self.record_answer(conn, resource, record, commit.at)
+        except psycopg.errors.UniqueViolation as exc:
+            metrics.CONFLICTS.inc()
+            raise VersionConflict(resource) from exc
+        self.committed(commit)
         return last_hash
 
     def committed(self, commit: Commit) -> None:

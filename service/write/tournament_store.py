@@ -25,6 +25,7 @@ from service.pg import fetch_all, fetch_column, fetch_one
 from service.refusals import TournamentNotFound
 from service.write.codec import event_data
 from service.write.store import (
+    OPENINGS,
     TOURNAMENT_NOTICE,
     Checkpoint,
     EventStore,
@@ -96,29 +97,39 @@ class TournamentStore(Stores):
         secrets: Secrets,
         decks: list[list[str]] | None,
         first_dealer: int | None,
+        idempotency: IdempotencyRecord | None = None,
     ) -> None:
-        """The tournament's row and its first event, in one transaction."""
+        """The tournament's row and its first event, in one transaction, with the
+        request's idempotency record when it has one (:class:`VersionConflict` when a
+        twin request recorded the same key first)."""
         data = created.data
-        async with self.pool.connection() as conn, conn.transaction():
-            await conn.execute(
-                "INSERT INTO tournaments (id, name, game, options, deals, first_dealer, clock,"
-                " format, status, director_hash, seed, seat_key)"
-                " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s::jsonb, %s, 'open', %s, %s, %s)",
-                (
-                    data["tournament"],
-                    data["name"],
-                    data["game"],
-                    _json.encode(data["options"]).decode(),
-                    None if decks is None else _json.encode(decks).decode(),
-                    first_dealer,
-                    None if data.get("clock") is None else _json.encode(data["clock"]).decode(),
-                    data["format"],
-                    director_hash,
-                    secrets.seed,
-                    secrets.seat_key,
-                ),
-            )
-            await self._append(conn, data["tournament"], 0, GENESIS, [created], at, "open")
+        row = (
+            data["tournament"],
+            data["name"],
+            data["game"],
+            _json.encode(data["options"]).decode(),
+            None if decks is None else _json.encode(decks).decode(),
+            first_dealer,
+            None if data.get("clock") is None else _json.encode(data["clock"]).decode(),
+            data["format"],
+            director_hash,
+            secrets.seed,
+            secrets.seat_key,
+        )
+        try:
+            async with self.pool.connection() as conn, conn.transaction():
+                await conn.execute(
+                    "INSERT INTO tournaments (id, name, game, options, deals, first_dealer,"
+                    " clock, format, status, director_hash, seed, seat_key) VALUES"
+                    " (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s::jsonb, %s, 'open', %s, %s, %s)",
+                    row,
+                )
+                await self._append(conn, data["tournament"], 0, GENESIS, [created], at, "open")
+                if idempotency is not None:
+                    await EventStore.record_answer(conn, OPENINGS, idempotency, at)
+        except psycopg.errors.UniqueViolation as exc:
+            metrics.CONFLICTS.inc()
+            raise VersionConflict(data["tournament"]) from exc
         self._announce(data["tournament"], 1)
 
     async def load(self, tournament_id: str) -> tuple[Tournament, bytes]:

@@ -34,9 +34,10 @@ from domain.tournament.stream import Tournament
 from service.refusals import CommandConflict, TableNotFound
 from service.write import sealed_tokens
 from service.write.codec import event_data, event_decoder
-from service.write.handler import Clock, Sealed, SealingGate, TableService, token_digest
+from service.write.handler import Clock, SealingGate, TableService, token_digest
 from service.write.queues import Queues, pause_before_retry
 from service.write.store import (
+    OPENINGS,
     Commit,
     IdempotencyRecord,
     NewEvent,
@@ -86,20 +87,33 @@ class TournamentService:
         decks: list[list[str]] | None,
         first_dealer: int | None,
         command: dict[str, Any],
+        idempotency_key: str | None = None,
     ) -> tuple[str, str]:
-        """A new tournament: its id and the director's token."""
+        """A new tournament: its id and the director's token. With ``idempotency_key``, a
+        retry of the same request (an answer lost on the way) gets the same tournament and
+        token instead of opening a second tournament."""
+        # The duplicate decks stay out of the recorded command, not out of the request.
+        request = {**command, "deals": decks, "first_dealer": first_dealer}
+        gate = SealingGate(self.tables.store, OPENINGS, "operator", idempotency_key, request)
+        if (first := await gate.replay()) is not None:
+            return first.made, first.tokens[0]
         secret = Secrets(seed=secrets.token_bytes(32), seat_key=secrets.token_bytes(32))
         tournament_id = str(uuid.uuid4())
         created = stream.create(tournament_id, terms, secret.seed)
-        director = secrets.token_urlsafe(32)
-        await self.store.create(
-            NewEvent(event_data(created), "operator", command),
-            self.clock(),
-            director_hash=token_digest(director),
-            secrets=secret,
-            decks=decks,
-            first_dealer=first_dealer,
-        )
+        director, raw = sealed_tokens.new_token()
+        try:
+            await self.store.create(
+                NewEvent(event_data(created), "operator", command),
+                self.clock(),
+                director_hash=token_digest(director),
+                secrets=secret,
+                decks=decks,
+                first_dealer=first_dealer,
+                idempotency=gate.record(tournament_id, [raw], 1),
+            )
+        except VersionConflict:
+            first = await gate.twin()
+            return first.made, first.tokens[0]
         return tournament_id, director
 
     async def load(self, tournament_id: str) -> Tournament:
@@ -161,7 +175,7 @@ class TournamentService:
         assert created.tournament is not None
         gate = SealingGate(self.tables.store, created.tournament, actor, idempotency_key, command)
         if (first := await gate.replay()) is not None:
-            return await self._table_as_opened(first, created.game), first.tokens
+            return await self.tables.as_opened(first, created.game), first.tokens
         minted = [sealed_tokens.new_token() for _ in players]
 
         def record(commit: Commit) -> IdempotencyRecord | None:
@@ -180,13 +194,7 @@ class TournamentService:
             )
         except Replayed:
             first = await gate.twin()
-            return await self._table_as_opened(first, created.game), first.tokens
-
-    async def _table_as_opened(self, kept: Sealed, game: str) -> tables.Table[Any]:
-        """The table a recorded opening made, as of the version it opened at."""
-        stored = await self.tables.store.read_stream(kept.made, 0, kept.version)
-        decode = event_decoder(game).decode
-        return tables.fold([decode(s.data) for s in stored])
+            return await self.tables.as_opened(first, created.game), first.tokens
 
     def recording_opening(
         self,

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import psycopg
 import pytest
 from psycopg_pool import AsyncConnectionPool
 
@@ -175,3 +176,56 @@ async def test_a_table_opening_retry_that_lost_to_its_first_try_opens_one_table(
     assert retried[0].id == table.id and retried[0].version == table.version
     assert retried[1] == tokens
     assert (await a.load(tournament_id)).opened == (table.id,)
+
+
+async def test_a_casual_opening_retry_that_lost_to_its_first_try_opens_one_table(
+    pool: AsyncConnectionPool[Any], database_url: str
+) -> None:
+    """A phone's first try opens a table on process A just after its retry on process B
+    looked the key up: B's own table then collides on the key and is not stored, and B
+    answers with A's table as it opened."""
+    a, b = TableService(EventStore(pool)), TableService(EventStore(pool))
+    command = {"game": "pitch", "seats": 3}
+
+    def opening(by: TableService) -> Awaitable[tables.Table[Any]]:
+        created = tables.create(new_table_id(), "pitch", 3, {})
+        return by.open(created, command, "anonymous", idempotency_key="casual-open-1")
+
+    tables_before = await _count(database_url, "tables")
+    opened = first_try_commits_after_the_lookup(b, lambda: opening(a))
+    retried = await opening(b)
+    (table,) = opened
+    assert retried.id == table.id and retried.version == table.version == 1
+    assert await _count(database_url, "tables") == tables_before + 1
+
+
+async def test_a_tournament_opening_retry_that_lost_to_its_first_try_opens_one(
+    pool: AsyncConnectionPool[Any], database_url: str
+) -> None:
+    """The operator's first try opens a tournament on process A just after the retry on
+    process B looked its key up: B's tournament collides on the key and is not stored,
+    and B answers with A's tournament and director's token."""
+
+    def service() -> TournamentService:
+        return TournamentService(TournamentStore(pool), TableService(EventStore(pool)))
+
+    a, b = service(), service()
+    terms = bridge_terms("Retried", Format.SWISS, rounds=1)
+
+    def opening(by: TournamentService) -> Awaitable[tuple[str, str]]:
+        return by.create(
+            terms, decks=None, first_dealer=None, command={}, idempotency_key="event-1"
+        )
+
+    before = await _count(database_url, "tournaments")
+    opened = first_try_commits_after_the_lookup(b.tables, lambda: opening(a))
+    retried = await opening(b)
+    assert retried == opened[0]
+    assert await _count(database_url, "tournaments") == before + 1
+
+
+async def _count(database_url: str, relation: str) -> int:
+    async with await psycopg.AsyncConnection.connect(database_url) as conn:
+        row = await (await conn.execute(f"SELECT count(*) FROM {relation}")).fetchone()
+    assert row is not None
+    return int(row[0])
