@@ -62,6 +62,9 @@ class Verification(msgspec.Struct, frozen=True):
     report: str
 
 
+EXPORTS = "exports are for the operator, or the tournament's director"
+
+
 def _export(line: Any) -> Access:
     """An export's answer: newline-delimited JSON, its 200 documented by the schema of one
     line."""
@@ -82,14 +85,15 @@ class AuditController(Controller):
     @get(
         "/tables/{table_id:uuid}/export",
         operation_id="exportTable",
-        summary="Export a table for audit: every event with its chain hash (operator only)",
+        summary="Export a table for audit: every event with its chain hash (operator)",
         description=(
             "Newline-delimited JSON: a `header` line (game, options, rules-engine version,"
             " seats and players, the last version and its chain hash), then one `event`"
             " line per version, exactly as stored: time, actor, the command that caused its"
             " batch, the event and its SHA-256 chain hash. Seeds appear in `seed_revealed`"
             " events, which are written only once a deal is over. `cardroom verify FILE`"
-            " checks an export offline."
+            " checks an export offline. Operator only, or the director of the table's"
+            " tournament."
         ),
         **_export(ExportLine),
     )
@@ -99,8 +103,10 @@ class AuditController(Controller):
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
     ) -> Stream:
-        caller.require_operator("exports are for the operator")
+        if caller.kind != "director":  # a director's right depends on the table
+            caller.require_operator(EXPORTS)
         loaded = await service.load(str(table_id))  # 404 before the stream starts
+        caller.require_in_charge(loaded.table.tournament, EXPORTS)
         name = f"table-{loaded.table.id}-v{loaded.table.version}.ndjson"
         return Stream(
             export_lines(service, loaded),
@@ -134,7 +140,7 @@ class AuditController(Controller):
         service: NamedDependency[TableService],
         tournaments: NamedDependency[TournamentService],
     ) -> Stream:
-        caller.require_director(str(tournament_id), "exports are for the operator")
+        caller.require_director(str(tournament_id), EXPORTS)
         tournament = await tournaments.load(str(tournament_id))  # 404 before the stream
         name = f"tournament-{tournament.id}-v{tournament.version}.ndjson"
         return Stream(
@@ -149,11 +155,12 @@ class AuditController(Controller):
     @get(
         "/tables/{table_id:uuid}/replay",
         operation_id="replayTable",
-        summary="The table as it stood at a version (operator only)",
+        summary="The table as it stood at a version (operator)",
         description=(
             "The operator's view of the table folded from its first `version` events, and"
             " the event at that version: step `version` from 1 to `latest` to watch the"
-            " game unfold, every hand shown."
+            " game unfold, every hand shown. Operator only, or the director of the table's"
+            " tournament."
         ),
         responses=errors(400, 401, 403, 404, 503),
     )
@@ -164,9 +171,12 @@ class AuditController(Controller):
         caller: NamedDependency[Caller],
         service: NamedDependency[TableService],
     ) -> ReplayStep:
-        caller.require_operator("replays are for the operator")
+        why = "replays are for the operator, or the table's tournament director"
+        if caller.kind != "director":  # a director's right depends on the table
+            caller.require_operator(why)
         table_key = str(table_id)
         latest = (await service.load(table_key)).table
+        caller.require_in_charge(latest.tournament, why)
         if version > latest.version:
             raise ApiProblem(
                 "version-not-found",
@@ -188,12 +198,13 @@ class AuditController(Controller):
     @get(
         "/tournaments/{tournament_id:uuid}/deals",
         operation_id="getTournamentDeals",
-        summary="Duplicate deals: each operator deck as played at each table (operator only)",
+        summary="Duplicate deals: each operator deck as played at each table (operator)",
         description=(
             "Deal by deal, every table that was dealt the same operator deck (the same"
             " commitment), with its dealer, contract, result and running scores. Computed"
             " from the events when asked, so it is exact as soon as a deal is scored."
-            " Operator only: a table still to play a deal must not learn how it went."
+            " The operator's, or the tournament's director's: a table still to play a deal"
+            " must not learn how it went."
         ),
         responses=errors(400, 401, 403, 404, 503),
     )
@@ -204,7 +215,7 @@ class AuditController(Controller):
         read_side: NamedDependency[ReadSide],
         pool: NamedDependency[AsyncConnectionPool[Any]],
     ) -> DuplicateReport:
-        caller.require_operator("deal comparisons are for the operator")
+        caller.require_director(str(tournament_id), "deal comparisons are for the operator")
         tournament = await read_side.tournament(str(tournament_id))
         streams = await tournament_streams(pool, tournament.game, tournament.tables)
         return compare(tournament.id, tournament.game, tournament.duplicate_deals, streams)

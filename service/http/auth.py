@@ -47,6 +47,14 @@ class Caller(msgspec.Struct, frozen=True):
             raise ApiProblem("operator-only", f"{why}: this director token is another tournament's")
         self.require_operator(why)
 
+    def require_in_charge(self, tournament_id: str | None, why: str) -> None:
+        """The operator, or the director of ``tournament_id`` (a table's tournament: the
+        director acts as the operator for that tournament only, DESIGN 14)."""
+        if self.kind == "director" and tournament_id is not None:
+            self.require_director(tournament_id, why)
+        else:
+            self.require_operator(why)
+
     def entry_in(self, tournament_id: str) -> str:
         """The entry this caller's token stands for in ``tournament_id``."""
         if self.kind == "anonymous":

@@ -41,12 +41,10 @@ class Target:
     async def require_in_charge(self, why: str) -> None:
         """The operator, or the director of the table's tournament (DESIGN 14: the director
         acts as the operator for that tournament only; the table records ``operator``)."""
+        tournament = None
         if self.caller.kind == "director":
-            table = (await self.service.load(self.table_id)).table
-            if table.tournament is not None:
-                self.caller.require_director(table.tournament, why)
-                return
-        self.caller.require_operator(why)
+            tournament = (await self.service.load(self.table_id)).table.tournament
+        self.caller.require_in_charge(tournament, why)
 
 
 def provide_target(

@@ -449,6 +449,35 @@ async def test_the_director_watches_his_tournaments_tables_as_the_operator_does(
     await _refused_at_a_table_of_no_tournament(client, director, "GET", "")
 
 
+async def test_the_director_audits_his_tournaments_tables_as_the_operator_does(
+    client: Any,
+) -> None:
+    """The director acts as the operator for his tournament (DESIGN 14): its tables'
+    replays and exports, and its deal comparison, are his too; another event's director
+    and a table of no tournament refuse him."""
+    mine = await open_event(client, format="swiss", rounds=1)
+    for name in ("Ann", "Bob"):
+        await enter(client, mine, name=name)
+    director = bearer(mine["director_token"])
+    paired = ok(await client.post(f"/tournaments/{mine['id']}/rounds", headers=director), 201)
+    table = paired["tables"][0]["table"]
+    stranger = bearer((await open_event(client, format="swiss", rounds=1))["director_token"])
+    for path in (f"/tables/{table}/replay?version=1", f"/tables/{table}/export"):
+        his = await client.get(path, headers=director)
+        assert his.status_code == 200, his.text
+        theirs = (await client.get(path, headers=OPERATOR)).content
+        # The same lines, but for the export's own moment (``exported_at``).
+        assert his.content.splitlines()[1:] == theirs.splitlines()[1:]
+        assert_problem(await client.get(path, headers=stranger), 403, "operator-only")
+    deals = f"/tournaments/{mine['id']}/deals"
+    assert ok(await client.get(deals, headers=director)) == ok(
+        await client.get(deals, headers=OPERATOR)
+    )
+    assert_problem(await client.get(deals, headers=stranger), 403, "operator-only")
+    await _refused_at_a_table_of_no_tournament(client, director, "GET", "/replay?version=1")
+    await _refused_at_a_table_of_no_tournament(client, director, "GET", "/export")
+
+
 async def test_a_tournament_seat_its_player_left_is_handed_on_by_the_director_alone(
     client: Any,
 ) -> None:
