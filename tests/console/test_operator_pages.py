@@ -75,3 +75,28 @@ def test_the_tournaments_list_says_what_it_knows(browser: WebDriver, console: Co
     text = browser.find_element(By.TAG_NAME, "main").text
     assert "undefined" not in text and "Club night" in text
     no_errors(browser)
+
+
+def test_the_signed_in_operator_is_listed_the_tables_closed_to_spectators(
+    browser: WebDriver, console: Console
+) -> None:
+    """A duplicate round's tables are closed to spectators while it is played: the list
+    shows them to the operator, and to nobody else."""
+    body = {"game": "reserve-bridge", "name": "Closed", "format": "duplicate", "rounds": 1}
+    event = console.api.post("/tournaments", json=body, headers=console.op()).json()
+    director = {"Authorization": f"Bearer {event['director_token']}"}
+    for name in ("Ann", "Bob", "Cy", "Di"):  # people: the tables stay in play
+        entry = console.api.post(
+            f"/tournaments/{event['id']}/entries", json={"name": name}, headers=director
+        )
+        assert entry.status_code == 201, entry.text
+    paired = console.api.post(f"/tournaments/{event['id']}/rounds", headers=director)
+    assert paired.status_code == 201, paired.text
+    rows = "#tables tbody tr"
+    signed_out(browser, console)
+    browser.get(f"{console.base}/console?tournament={event['id']}")
+    wait_for(browser, lambda d: "No table matches." in d.find_element(By.ID, "tables").text)
+    sign_in(browser, console.operator)
+    browser.get(f"{console.base}/console?tournament={event['id']}")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, rows)) == 2)
+    no_errors(browser)

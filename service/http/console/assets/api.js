@@ -40,12 +40,42 @@ export function forgetSeat(table) {
 }
 
 export class Problem extends Error {
-  /** @param {number} status @param {any} body */
-  constructor(status, body) {
+  /** @param {number} status @param {any} body @param {number | null} [retryAfter] seconds */
+  constructor(status, body, retryAfter = null) {
     super((body && (body.detail || body.title)) || `HTTP ${status}`);
     this.status = status;
     this.code = body && body.code;
+    this.retryAfter = retryAfter;
   }
+}
+
+/**
+ * Whether asking again later may succeed: the network failed, the service was
+ * unavailable, or the caller was rate limited (not a request the service refused).
+ * @param {unknown} error
+ */
+export function retryable(error) {
+  return !(error instanceof Problem) || error.status >= 500 || error.status === 429;
+}
+
+/**
+ * How long to wait before asking again after `error`: what its `Retry-After` said, else
+ * a second. @param {unknown} error @returns {number} milliseconds
+ */
+export function retryDelay(error) {
+  const seconds = error instanceof Problem ? error.retryAfter : null;
+  return Math.min(Math.max(seconds ?? 1, 1), 60) * 1000;
+}
+
+/**
+ * A fresh Idempotency-Key. Not `crypto.randomUUID()`: browsers offer it only in a secure
+ * context (HTTPS, or localhost), and the console is also served over plain HTTP on a
+ * closed network; `getRandomValues` is there in every context.
+ * @returns {string}
+ */
+export function newKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**
@@ -62,7 +92,7 @@ export async function api(path, options = {}) {
   const init = { method: options.method || "GET", headers, cache: "no-store" };
   if (options.body !== undefined) {
     headers["Content-Type"] = "application/json";
-    headers["Idempotency-Key"] = crypto.randomUUID();
+    headers["Idempotency-Key"] = newKey();
     init.body = JSON.stringify(options.body);
   } else if (init.method === "POST") {
     headers["Content-Type"] = "application/json";
@@ -72,7 +102,10 @@ export async function api(path, options = {}) {
   const text = await response.text();
   const type = response.headers.get("Content-Type") || "";
   const body = type.includes("json") && text ? JSON.parse(text) : text;
-  if (!response.ok) throw new Problem(response.status, body);
+  if (!response.ok) {
+    const after = Number(response.headers.get("Retry-After"));
+    throw new Problem(response.status, body, Number.isFinite(after) && after > 0 ? after : null);
+  }
   return body;
 }
 

@@ -1,7 +1,7 @@
 // @ts-check
 // The console's entry point: the operator's sign-in, then the page the path names.
 
-import { operatorToken, setOperatorToken } from "./api.js";
+import { operatorToken, retryable, retryDelay, setOperatorToken } from "./api.js";
 import { h, replace } from "./dom.js";
 import { replayPage } from "./replay.js";
 import { tablePage } from "./table.js";
@@ -57,7 +57,16 @@ async function route() {
       await tablesPage(main);
     }
   } catch (error) {
-    replace(main, h("h1", null, "Something went wrong"), h("p", { role: "alert" }, error instanceof Error ? error.message : String(error)));
+    const said = error instanceof Error ? error.message : String(error);
+    if (retryable(error)) {
+      // The service is unavailable for now (a database restarting, a burst limited): the
+      // page is tried again, as long as it takes, rather than left broken until a reload.
+      const delay = retryDelay(error);
+      replace(main, h("h1", null, "Not available just now"), h("p", { role: "alert" }, `${said} Trying again in ${Math.round(delay / 1000)} s.`));
+      setTimeout(route, delay);
+      return;
+    }
+    replace(main, h("h1", null, "Something went wrong"), h("p", { role: "alert" }, said));
   }
   document.body.dataset.ready = "1";
 }

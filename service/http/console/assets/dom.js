@@ -63,12 +63,15 @@ export function grid(caption, head, rows) {
 }
 
 /**
- * Draws a page now, then again every `ms` milliseconds while it is shown.
+ * Draws a page now, then again every `ms` milliseconds while it is shown; while a later
+ * draw fails, `stale` says why (and `null` once a draw works again), so that a page that
+ * stopped changing says so.
  * @param {() => Promise<void>} load
  * @param {number} ms
+ * @param {(why: string | null) => void} [stale]
  * @returns {Promise<() => void>} what stops it
  */
-export async function keepFresh(load, ms) {
+export async function keepFresh(load, ms, stale = () => {}) {
   await load();
   document.body.dataset.rendered = String(Date.now());
   const timer = setInterval(() => {
@@ -76,8 +79,9 @@ export async function keepFresh(load, ms) {
     load()
       .then(() => {
         document.body.dataset.rendered = String(Date.now());
+        stale(null);
       })
-      .catch(() => {});
+      .catch((error) => stale(error instanceof Error ? error.message : String(error)));
   }, ms);
   return () => clearInterval(timer);
 }

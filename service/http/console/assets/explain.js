@@ -131,6 +131,11 @@ export function explainEvent(event, who) {
   }
 }
 
+/** A meld claimed, in words: "aces around A♠ A♥ A♦ A♣". @param {any} meld */
+export function meldText(meld) {
+  return `${String(meld.kind).replaceAll("_", " ")} ${cards(meld.cards)}`;
+}
+
 /**
  * A legal action as a button's label.
  * @param {any} action
@@ -142,6 +147,7 @@ export function actionLabel(action) {
   const words = rest.map(([key, value]) => {
     if (isCard(value)) return cardText(value);
     if (key === "suit" || key === "denomination") return denomination(String(value));
+    if (key === "melds" && Array.isArray(value)) return value.length ? value.map(meldText).join(", ") : "nothing";
     if (Array.isArray(value)) return cards(value);
     if (value && typeof value === "object") return "";
     return String(value);

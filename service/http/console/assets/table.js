@@ -3,11 +3,11 @@
 // signed in. Live over the table's event stream; a seat plays by clicking its legal
 // actions; the operator has the intervention buttons.
 
-import { api, follow, forgetSeat, operatorToken, Problem, seatToken } from "./api.js";
+import { api, follow, forgetSeat, operatorToken, Problem, retryable, retryDelay, seatToken } from "./api.js";
 import { countdown, drawAuction, drawDetails, drawTable, namer } from "./board.js";
 import { cardName, cardPicture, cardText, isCard } from "./cards.js";
 import { announce, h, replace } from "./dom.js";
-import { actionLabel, explainEvent } from "./explain.js";
+import { actionLabel, explainEvent, meldText } from "./explain.js";
 import { scoreSheet } from "./tournament.js";
 
 /** @param {HTMLElement} main @param {string} table */
@@ -42,6 +42,9 @@ export async function tablePage(main, table) {
   let refreshing = false;
   let again = false;
   let retrying = false;
+  // One pending retry at most, however many reads failed meanwhile: a rate-limited page
+  // must not multiply its own requests.
+  let retryTimer = 0;
   const log = h("ol", { class: "log", "aria-label": "What happened", tabindex: 0 });
   const board = h("div", { class: "board" });
   const mine = h("div", { class: "mine" });
@@ -122,6 +125,7 @@ export async function tablePage(main, table) {
   }
 
   async function refresh() {
+    if (retryTimer) return; // the pending retry reads the table
     if (refreshing) {
       again = true;
       return;
@@ -138,9 +142,12 @@ export async function tablePage(main, table) {
       fail(error);
       // The network or the service failed (not the request): try again shortly, or the
       // page would stay at a version the stream has already gone past.
-      if (!(error instanceof Problem) || error.status >= 500 || error.status === 429) {
+      if (retryable(error)) {
         retrying = true;
-        setTimeout(refresh, 1000);
+        retryTimer = window.setTimeout(() => {
+          retryTimer = 0;
+          refresh();
+        }, retryDelay(error));
       }
     } finally {
       refreshing = false;
@@ -162,13 +169,22 @@ export async function tablePage(main, table) {
     }
   }
 
-  async function loadSheet() {
+  /** The score sheet, read again until it has folded in version `atLeast` (a projection,
+   * written a moment after the event that scored). @param {number} [atLeast] @param {number} [pause] */
+  async function loadSheet(atLeast = 0, pause = 500) {
+    /** @type {any} */
+    let found = null;
     try {
-      const found = await api(`/tables/${table}/scoresheet`, { token });
+      found = await api(`/tables/${table}/scoresheet`, { token });
       replace(sheet, h("h2", null, "Score sheet"), scoreSheet(table, found.sheet.players.map((/** @type {string | null} */ p) => p || "–"), found.sheet));
-    } catch {
-      replace(sheet, h("h2", null, "Score sheet"), h("p", null, "No deal scored yet."));
+    } catch (error) {
+      if (!retryable(error)) {
+        const why = error instanceof Problem && error.status !== 404 ? error.message : "No deal scored yet.";
+        replace(sheet, h("h2", null, "Score sheet"), h("p", null, why));
+        return;
+      }
     }
+    if (!found || found.sheet.version < atLeast) setTimeout(() => loadSheet(atLeast, Math.min(pause * 2, 5000)), pause);
   }
 
   /** @param {any} command */
@@ -239,10 +255,12 @@ export async function tablePage(main, table) {
     );
   }
 
-  /** A choice of cards: click cards to pick them, then send. @param {any} action @param {string} field @param {number} index */
+  /** A choice of cards, or of melds: click to pick them, then send. Picks are kept by
+   * place in `from`: a Pinochle pack holds two of each card, and both may be picked.
+   * @param {any} action @param {string} field @param {number} index */
   function picker(action, field, index) {
     const choice = action[field];
-    /** @type {Set<string>} */
+    /** @type {Set<number>} */
     const picked = new Set();
     const sendButton = h("button", { type: "button", class: "action send", "data-action": index, "data-min": choice.min }, "");
     const update = () => {
@@ -251,19 +269,22 @@ export async function tablePage(main, table) {
       if (ok) sendButton.removeAttribute("disabled");
       else sendButton.setAttribute("disabled", "");
     };
-    sendButton.addEventListener("click", () => send({ ...action, [field]: [...picked] }));
-    const cards = choice.from.map((/** @type {string} */ code) => {
-      const button = h("button", { type: "button", class: "card-button pick", "aria-pressed": "false", "aria-label": `Pick ${cardText(code)}, the ${cardName(code)}`, "data-card": code }, cardPicture(code));
+    sendButton.addEventListener("click", () => send({ ...action, [field]: [...picked].sort((a, b) => a - b).map((i) => choice.from[i]) }));
+    const items = choice.from.map((/** @type {any} */ item, /** @type {number} */ place) => {
+      const button = isCard(item)
+        ? h("button", { type: "button", class: "card-button pick", "aria-pressed": "false", "aria-label": `Pick ${cardText(item)}, the ${cardName(item)}`, "data-card": item }, cardPicture(item))
+        : h("button", { type: "button", class: "action pick", "aria-pressed": "false", "data-meld": item.kind }, meldText(item));
       button.addEventListener("click", () => {
-        if (picked.has(code)) picked.delete(code);
-        else picked.add(code);
-        button.setAttribute("aria-pressed", String(picked.has(code)));
+        if (picked.has(place)) picked.delete(place);
+        else picked.add(place);
+        button.setAttribute("aria-pressed", String(picked.has(place)));
         update();
       });
       return h("li", null, button);
     });
     update();
-    return h("div", { class: "picker", role: "group", "aria-label": `${actionLabel({ type: action.type })}: pick cards` }, h("p", null, `${actionLabel({ type: action.type })}: pick ${choice.min === choice.max ? choice.min : `${choice.min} to ${choice.max}`} ${field}`), h("ul", { class: "cards" }, cards), sendButton);
+    const what = choice.from.every(isCard) ? "cards" : "melds";
+    return h("div", { class: "picker", role: "group", "aria-label": `${actionLabel({ type: action.type })}: pick ${what}` }, h("p", null, `${actionLabel({ type: action.type })}: pick ${choice.min === choice.max ? choice.min : `${choice.min} to ${choice.max}`} ${field}`), h("ul", { class: what }, items), sendButton);
   }
 
   /** The operator's interventions, each confirmed first. @param {any} v */
@@ -322,6 +343,8 @@ export async function tablePage(main, table) {
 
   // The last events, then live.
   if (refused) {
+    // Unavailable for now (a database restarting): the console tries the page again.
+    if (retryable(refused)) throw refused;
     fail(refused);
     return () => {};
   }
@@ -346,7 +369,7 @@ export async function tablePage(main, table) {
     onEvent: (id, data) => {
       addLog(id, data.event);
       // The sheet is a projection, written just after the event: read it a moment later.
-      if (["hand_scored", "chips_settled", "game_won"].includes(data.event.type)) setTimeout(loadSheet, 500);
+      if (["hand_scored", "chips_settled", "game_won"].includes(data.event.type)) setTimeout(() => loadSheet(id), 500);
       if (!view || id > view.version) refresh();
     },
     onState: (state) => {

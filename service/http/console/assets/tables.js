@@ -2,7 +2,7 @@
 // The tables list, live (read again every two seconds while the page is shown), with
 // filters kept in the address (they hold no secret).
 
-import { api, Problem } from "./api.js";
+import { api, operatorToken, Problem } from "./api.js";
 import { grid, h, keepFresh, replace } from "./dom.js";
 
 const GAMES = ["", "forty-five", "pitch", "pinochle", "pinochle-three", "pinochle-widow", "pinochle-four", "reserve-bridge"];
@@ -21,7 +21,10 @@ export async function tablesPage(main) {
   const list = h("div", { id: "tables" }, h("p", null, "Loading…"));
   // One alert, said again only when what it says changes (the list is read every 2 s).
   const refusal = h("p", { class: "message", role: "alert" });
-  replace(main, h("h1", null, "Tables"), form, list);
+  const staleness = h("p", { class: "message", role: "status" });
+  replace(main, h("h1", null, "Tables"), form, staleness, list);
+  // The operator (or a tournament's director) is shown the tables closed to spectators.
+  const token = operatorToken();
 
   async function load() {
     const query = new URLSearchParams();
@@ -29,7 +32,7 @@ export async function tablesPage(main) {
     query.set("limit", "50");
     let page;
     try {
-      page = await api(`/tables?${query}`);
+      page = await api(`/tables?${query}`, { token });
     } catch (error) {
       // A filter the service refuses: say so under the form, which stays to be corrected.
       if (!(error instanceof Problem && error.status === 400)) throw error;
@@ -48,5 +51,8 @@ export async function tablesPage(main) {
     ]);
     replace(list, rows.length ? grid(`${rows.length} tables, newest first`, ["Table", "Game", "Status", "Players", "Tournament", "Version"], rows) : h("p", null, "No table matches."));
   }
-  return keepFresh(load, 2000);
+  return keepFresh(load, 2000, (why) => {
+    const said = why ? `The list could not be read again (${why}); it shows what it last had, and is tried again.` : "";
+    if (staleness.textContent !== said) staleness.textContent = said;
+  });
 }

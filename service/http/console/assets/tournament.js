@@ -89,10 +89,12 @@ export async function tournamentPage(main, id) {
     const path = `/tables/${table}/scoresheet`;
     // Another tournament's director token is refused here: such a table's sheet is then
     // asked for as anyone would (a finished event's tables are open to all).
+    /** @param {unknown} error */
+    const refused = (error) => ({ sheet: null, refused: error instanceof Problem && error.status !== 404 ? error.message : null });
     const found = await api(path, { token }).catch((error) =>
-      error instanceof Problem && error.status === 403 && token ? api(path).catch(() => null) : null,
+      error instanceof Problem && error.status === 403 && token ? api(path).catch(refused) : refused(error),
     );
-    return { table, sheet: found && found.sheet };
+    return { table, sheet: found.sheet, refused: found.refused };
   }
 
   /** @param {any} data */
@@ -124,11 +126,11 @@ export async function tournamentPage(main, id) {
       r.tables.forEach((/** @type {any} */ pairing, /** @type {number} */ i) => {
         // A partnership holds two seats: each side is named once.
         const sides = [...new Set(pairing.seats)].map((/** @type {any} */ e) => names.get(e) || e);
-        tables.push(scoreSheet(pairing.table, sides, sheets[i].sheet));
+        tables.push(scoreSheet(pairing.table, sides, sheets[i].sheet, sheets[i].refused));
       });
       if (r.byes.length) tables.push(h("p", null, `Byes: ${r.byes.map((/** @type {string} */ e) => names.get(e) || e).join(", ")}`));
     }
-    for (const { table, sheet } of data.loose) tables.push(scoreSheet(table, (sheet && sheet.players) || [], sheet));
+    for (const { table, sheet, refused } of data.loose) tables.push(scoreSheet(table, (sheet && sheet.players) || [], sheet, refused));
     replace(rounds, h("h2", null, "Tables and score sheets"), tables.length ? tables : h("p", null, "No table yet."));
 
     if (token) {
@@ -187,9 +189,14 @@ export async function tournamentPage(main, id) {
   };
 }
 
-/** A table's score sheet: a row per scored deal. @param {string} table @param {string[]} players @param {any} sheet */
-export function scoreSheet(table, players, sheet) {
+/**
+ * A table's score sheet: a row per scored deal; without one, why (`refused`: what the
+ * service said when it would not show it).
+ * @param {string} table @param {string[]} players @param {any} sheet @param {string | null} [refused]
+ */
+export function scoreSheet(table, players, sheet, refused = null) {
   const link = h("a", { href: `/console/tables/${table}` }, players.join(" v ") || table.slice(0, 8));
+  if (!sheet && refused) return h("div", { class: "sheet" }, h("h4", null, link), h("p", null, `Not shown: ${refused}.`));
   if (!sheet || !sheet.rows || !sheet.rows.length) return h("div", { class: "sheet" }, h("h4", null, link), h("p", null, "No deal scored yet."));
   const units = sheet.units.map((/** @type {number[]} */ seats) => seats.map((s) => sheet.players[s] || `Seat ${s + 1}`).join(" & "));
   const rows = sheet.rows.map((/** @type {any} */ row) => [
