@@ -10,7 +10,9 @@ the expiry never both apply, and a second timekeeper racing this one finds nothi
 Time no timekeeper ran is not charged to anyone: the leader writes a heartbeat as it
 goes, and a new leader that finds the heartbeat older than ``GRACE`` gives every turn
 that was running through the gap its lost time back (``interventions.extend``) before it
-fires anything. The clock is injectable, so tests move time instead of waiting for it.
+fires anything. So does a leader that was itself held up that long (its database frozen,
+its process paused): it may not fire a clock that ran out while it kept no time. The
+clock is injectable, so tests move time instead of waiting for it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from datetime import datetime, timedelta
 
 import psycopg
 
@@ -32,7 +35,7 @@ from service.write.store import now
 log = logging.getLogger("cardroom.timekeeper")
 LEADER_LOCK = 0x636172642D74696D  # "card-tim"
 LONGEST_SLEEP = 1.0  # seconds: look again at least this often, and beat the heart
-HEARTBEAT = 0.5  # seconds between heartbeats, well inside GRACE
+HEARTBEAT = timedelta(seconds=0.5)  # between heartbeats, well inside GRACE
 BATCH = 200  # due tables read at a time
 IN_FLIGHT = 8  # expiries committed at once
 # Seconds a commit's wake-up waits before looking: a busy store's commits then cost one
@@ -48,23 +51,25 @@ class Timekeeper(Expirer):
         self.watcher = watcher
         self.fired = 0
         self.extended = 0
+        self.beaten_at: datetime | None = None  # this leader's last heartbeat
+        self._keeping = asyncio.Lock()  # one catch-up at a time
 
     async def run(self, conninfo: str, stop: asyncio.Event) -> None:
         async def lead() -> None:
+            self.beaten_at = None
             await self.recover()
-            beaten = 0.0
+            await self.beat()
             while not stop.is_set():
                 since = self.watcher.delivered if self.watcher else 0
                 await self.step()
-                if time.monotonic() - beaten >= HEARTBEAT:
-                    await self.beat()
-                    beaten = time.monotonic()
+                await self.keep_time()
                 await self._sleep(since)
 
         await while_leading(conninfo, LEADER_LOCK, stop, self.leading, lead, "timekeeper")
 
     async def step(self) -> int:
         """Fire every clock expired by now (:meth:`expire_all`); how many fired."""
+        await self.keep_time()
         fired = 0
         while due := await self.service.store.due_tables(self.clock(), BATCH):
             fired += await self.expire_all(due)
@@ -74,6 +79,7 @@ class Timekeeper(Expirer):
         return fired
 
     async def expire(self, table_id: str) -> int:
+        await self.keep_time()  # a stall may have begun after the table was found due
         try:
             return 0 if await interventions.expire(self.service, table_id) is None else 1
         except RuleError as exc:  # a bug in a rule or the computer: say so, keep going
@@ -83,12 +89,29 @@ class Timekeeper(Expirer):
         return 0
 
     async def beat(self) -> None:
+        at = self.clock()
         async with self.service.store.pool.connection() as conn:
             await conn.execute(
                 "INSERT INTO timekeeper_heartbeat (id, alive_at) VALUES (1, %s)"
                 " ON CONFLICT (id) DO UPDATE SET alive_at = excluded.alive_at",
-                (self.clock(),),
+                (at,),
             )
+        self.beaten_at = at
+
+    async def keep_time(self) -> None:
+        """Beat every ``HEARTBEAT``, a long burst of expiries included. A leader held up
+        for longer than ``GRACE`` since its last beat (a frozen database, a paused
+        process) first gives the time back, as a new leader does: nothing fires on time
+        that nobody kept. One that has not beaten yet (a test driving :meth:`step`) has
+        kept no time to miss."""
+        async with self._keeping:
+            if self.beaten_at is None:
+                return
+            late = self.clock() - self.beaten_at
+            if late > GRACE:
+                await self.recover()
+            if late >= HEARTBEAT:
+                await self.beat()
 
     async def recover(self) -> int:
         """Give back the time since the last heartbeat if it is older than ``GRACE``;

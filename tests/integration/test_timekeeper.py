@@ -231,6 +231,35 @@ async def test_a_service_stopped_across_a_deadline_charges_nobody_for_the_downti
     assert await Timekeeper(service_on(pool, clock), None, clock).recover() == 0
 
 
+async def test_a_leader_held_up_across_a_deadline_gives_the_time_back_before_firing(
+    pool: Any, clock: FakeClock
+) -> None:
+    """The leader itself stalls (its database frozen, its process paused) for longer than
+    the grace, and the deadline passes meanwhile: when it goes on, it gives the turn back
+    the time it kept none, as a new leader would, instead of firing at once."""
+    service = service_on(pool, clock)
+    table_id = await clocked_table(service)
+    keeper = Timekeeper(service, None, clock)
+    clock.advance(5)
+    await keeper.beat()  # its last heartbeat: 5 s into the turn
+    before = await deadline_of(service, table_id)
+    clock.advance(30)  # held up for 30 s; the deadline passed meanwhile
+    assert await keeper.step() == 0, "the seat keeps the 25 s it had left"
+    assert keeper.extended == 1
+    assert await deadline_of(service, table_id) - before == timedelta(seconds=30)
+    assert (await service.store.timekeeper_alive_at()) == clock(), "and it beats again"
+    await assert_export_verifies(service, table_id)
+    # Found due just before a stall, and fired after it: the expiry waits too.
+    clock.advance(5)
+    await keeper.beat()
+    clock.set(await deadline_of(service, table_id) + timedelta(seconds=10))
+    assert await keeper.expire(table_id) == 0
+    assert keeper.extended == 2
+    clock.advance(1)
+    assert await keeper.step() == 0
+    assert not expiries(await events_of(service, table_id))
+
+
 async def test_a_pause_keeps_the_time_the_turn_had_left(pool: Any, clock: FakeClock) -> None:
     """Through the service's own write, clock step included: the seat to act comes back
     from a pause with what it had left, its bank untouched by the pause."""
