@@ -46,7 +46,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from service import metrics
-from service.pg import T, Work, fetch_one
+from service.pg import RECONNECT_SECONDS, T, Work, fetch_one
 from service.read.senders import Senders
 
 log = logging.getLogger("cardroom.replicas")
@@ -166,6 +166,7 @@ class Replicas:
                     max_size=max_size,
                     open=False,
                     timeout=TRY_SECONDS,
+                    reconnect_timeout=RECONNECT_SECONDS,
                     kwargs=kwargs,
                     configure=_read_committed,
                     name=f"replica-{replica_name(url)}",

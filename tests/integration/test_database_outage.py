@@ -12,9 +12,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
+from psycopg_pool import PoolTimeout
+from psycopg_pool.base import AttemptWithBackoff
 
 from service.choices import choose
+from service.pg import request_pool
 from service.tools.bench.harness import running_server
 from service.write.migrate import migrate
 from tests.support import services
@@ -119,3 +123,31 @@ def test_an_outage_answers_503_at_once_and_recovers(
         assert len(after) - before <= 1
         assert after.count(command) == 1
         assert client.get("/readyz").status_code == 200
+
+
+async def test_a_pool_tries_to_connect_again_at_once_when_the_database_is_back(
+    outage: tuple[str, str, PostgresServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pool's connection slot that cannot connect tries again after 1, 2, 4 … 32 s: a
+    database back after a minute's outage was left unused for up to a minute more, every
+    request 503 meanwhile (a review saw 47 s after a 70 s outage). Here the first pause
+    is already 30 s, as a long outage would have grown it: the slots must give up
+    instead, so that the first request after the outage connects at once."""
+    _, _, postgres = outage
+    monkeypatch.setattr(AttemptWithBackoff, "INITIAL_DELAY", 30.0)
+    pool = request_pool(postgres.url, 1, 2, wait_seconds=1.0)
+    await pool.open(wait=True)
+    try:
+        postgres.stop()
+        try:
+            down = time.monotonic()
+            while time.monotonic() - down < 3:  # requests keep coming through the outage
+                with pytest.raises((psycopg.OperationalError, PoolTimeout)):
+                    async with pool.connection() as conn:
+                        await conn.execute("SELECT 1")
+        finally:
+            postgres.start()
+        async with pool.connection(timeout=3) as conn:
+            await conn.execute("SELECT 1")
+    finally:
+        await pool.close()
