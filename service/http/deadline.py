@@ -7,8 +7,9 @@ A timer is armed for each request: when the deadline passes before the handler h
 started its answer, a task of its own sends the client ``503 database-unavailable`` with
 ``Retry-After`` at once, and the request's task is cancelled behind it (psycopg then
 spends up to seconds cancelling the query server-side, which no client waits for).
-Streams and long-polls get their own time on top: ``/stream`` is exempt, and a long-poll
-extends its request's deadline by its ``wait`` once the handler has read it. A request's
+A stream has the same deadline for its opening reads (the caller, the table, a catch-up):
+once its answer has started, it may last as long as it is read. A long-poll extends its
+request's deadline by its ``wait`` once the handler has read it. A request's
 body has ``BODY_SECONDS`` to arrive, answered 408 ``request-timeout`` past them; the
 deadline proper starts once it is in.
 
@@ -78,10 +79,8 @@ def deadline_of(scope: Any) -> RequestDeadline | None:
     return deadline
 
 
-def _allowed(scope: Scope, seconds: float) -> float | None:
-    """This request's deadline in seconds, or None for a stream (it has no deadline)."""
-    if scope["path"].endswith("/stream"):
-        return None
+def _allowed(scope: Scope, seconds: float) -> float:
+    """This request's deadline in seconds."""
     if scope["path"].endswith("/verification"):
         # Re-running a whole tournament is seconds of CPU, not a database wait.
         return seconds + VERIFY_SECONDS

@@ -100,8 +100,14 @@ def test_an_outage_answers_503_at_once_and_recovers(
         table_id, tokens = _seated(client)
         token, command = _next_command(client, table_id, tokens)
         keyed = {**bearer(token), "Idempotency-Key": f"during-{fault}"}
+        event = {"game": "pitch", "name": f"During {fault}"}
+        tournament = ok(client.post("/tournaments", json=event, headers=bearer(operator)), 201)
         postgres.freeze() if fault == "frozen" else postgres.stop()
         try:
+            # A stream's opening reads have the same deadline as any request's (asked
+            # first, while the pool still holds idle connections to the frozen server).
+            _assert_unavailable(client.get(f"/tables/{table_id}/stream?timeout=1"))
+            _assert_unavailable(client.get(f"/tournaments/{tournament['id']}/stream?timeout=1"))
             _assert_unavailable(client.get(f"/tables/{table_id}"))
             _assert_unavailable(
                 client.post(f"/tables/{table_id}/actions", json=command, headers=keyed)
