@@ -67,8 +67,10 @@ Roundhouse = Annotated[
 CompulsoryOpening = Annotated[
     bool,
     msgspec.Meta(
-        description="The opener must bid the minimum; if it stands he may take the widow"
-        " or concede for 1 chip (RULES 3A.3)."
+        description="The opener must bid the minimum. If it stands: in `pinochle` he may"
+        " take the widow or concede (for 1 chip when scoring chips, for nothing when"
+        " scoring points, RULES 3A.3); in `pinochle-widow`, which has no concessions, he"
+        " takes the widow (RULES 3.C)."
     ),
 ]
 DealPackets = Annotated[

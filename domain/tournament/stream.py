@@ -234,13 +234,14 @@ def create(tournament_id: str, terms: Terms, seed: bytes) -> TournamentCreated:
     if not rules.min_seats <= terms.seats <= rules.max_seats:
         raise _misfit("seats", f"{game} is played by {rules.min_seats} to {rules.max_seats}")
     if format is Format.OPEN:
-        if (
-            entry == "pair"
-            or terms.rounds is not None
-            or terms.auto_rounds
-            or terms.round_minutes is not None
-        ):
-            field = "entry" if entry == "pair" else "rounds"
+        # The first field sent that an open tournament has no use for is the one named.
+        sent = {
+            "entry": entry == "pair",
+            "rounds": terms.rounds is not None,
+            "round_minutes": terms.round_minutes is not None,
+            "auto_rounds": terms.auto_rounds,
+        }
+        if field := next((name for name, given in sent.items() if given), None):
             raise _misfit(field, "an open tournament has no entries or rounds of its own")
     else:
         misfit = fits(format, shape_of(game, terms.seats, entry))

@@ -28,11 +28,14 @@ _JSON = "application/json"
 _UTF8 = {"utf-8", "utf8"}
 
 
+# What every 415 says the server takes: JSON (RFC 9110 Accept-Post, as the document
+# promises on each 415), uncompressed (RFC 7694 Accept-Encoding).
+_TAKEN = {"Accept-Post": _JSON, "Accept-Encoding": "identity"}
+
+
 def _media_problem(found: str) -> ApiProblem:
     return ApiProblem(
-        "unsupported-media-type",
-        f"send the body as {_JSON} (UTF-8), not {found}",
-        headers={"Accept-Post": _JSON},
+        "unsupported-media-type", f"send the body as {_JSON} (UTF-8), not {found}", headers=_TAKEN
     )
 
 
@@ -52,7 +55,7 @@ async def read_body(request: Request[Any, Any, Any]) -> bytes:
         raise ApiProblem(
             "unsupported-media-type",
             f"send the body uncompressed, not with Content-Encoding: {coding}",
-            headers={"Accept-Encoding": "identity"},
+            headers=_TAKEN,
         )
     transfer = request.headers.get("transfer-encoding")
     if transfer is not None and [c.strip().lower() for c in transfer.split(",")] != ["chunked"]:
@@ -61,7 +64,7 @@ async def read_body(request: Request[Any, Any, Any]) -> bytes:
         raise ApiProblem(
             "unsupported-media-type",
             f"send the body with no transfer coding but chunked, not {transfer.strip()}",
-            headers={"Accept-Encoding": "identity"},
+            headers=_TAKEN,
         )
     content_type = request.headers.get("content-type")
     if content_type is not None:

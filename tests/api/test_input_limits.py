@@ -90,6 +90,7 @@ async def test_a_compressed_body_is_refused_with_415_naming_what_is_taken(
     problem = assert_problem(response, 415, "unsupported-media-type")
     assert "Content-Encoding: gzip" in problem["detail"]
     assert response.headers["accept-encoding"] == "identity"
+    assert response.headers["accept-post"] == "application/json"  # as every 415 documents
 
 
 @pytest.mark.parametrize(

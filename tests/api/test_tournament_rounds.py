@@ -236,6 +236,10 @@ async def test_a_format_that_does_not_fit_the_game_is_refused(
     cases = [
         ({"game": "reserve-bridge", "format": "progressive", "rounds": 2}, "format"),
         ({"game": "pitch", "format": "swiss", "rounds": 2, "entry": "pair"}, "entry"),
+        # An open tournament (the default) is refused by the field it has no use for.
+        ({"game": "reserve-bridge", "round_minutes": 5}, "round_minutes"),
+        ({"game": "reserve-bridge", "auto_rounds": True}, "auto_rounds"),
+        ({"game": "reserve-bridge", "rounds": 2}, "rounds"),
     ]
     for body, field in cases:
         response = await client.post("/tournaments", json={"name": "Bad", **body}, headers=OPERATOR)

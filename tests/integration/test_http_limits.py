@@ -206,6 +206,7 @@ async def test_a_body_under_a_transfer_coding_other_than_chunked_is_refused(base
     assert status == 415, answer
     assert json.loads(answer)["code"] == "unsupported-media-type"
     assert headers["accept-encoding"] == "identity"
+    assert headers["accept-post"] == "application/json"
 
 
 async def test_a_request_whose_own_chunked_body_is_unreadable_is_answered_at_once(
