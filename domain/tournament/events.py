@@ -41,6 +41,9 @@ class TournamentCreated(TournamentEvent, frozen=True, tag="tournament_created"):
     # Whether its stream records every table opened by hand (``table_opened``), so that
     # an export leaving one out can be told; tournaments created before API 1.11 do not.
     tables_recorded: bool = False
+    # How its results count each deal's points (``results.RESULTS_RULES``): 1, only deals
+    # scored in points; 2, a chips game's deals too (tournaments created before it: 1).
+    results_rules: int = 1
 
 
 class EntryAdded(TournamentEvent, frozen=True, tag="entry_added"):

@@ -14,15 +14,26 @@ from typing import Any
 
 from domain import table as tables
 from domain.events import CardsDealt, Event, HandScored
+from domain.pinochle.events import ChipsSettled
 from domain.table import Table
 from domain.tournament.model import Outcome, TableResult
 
+# How a table's deals are counted (recorded on the tournament, so that a result recorded
+# under earlier rules is re-run under them): 1, the deals scored in points only (a chips
+# Pinochle table's deals counted for nothing, and its duplicate matchpoints were all 0);
+# 2, a chips game's deals too, each the sum of the chips it moved.
+RESULTS_RULES = 2
+
 
 def table_result(
-    table: Table[Any], seats: Sequence[str], events: Sequence[Event]
+    table: Table[Any],
+    seats: Sequence[str],
+    events: Sequence[Event],
+    rules: int = RESULTS_RULES,
 ) -> tuple[TableResult, str]:
     """The result of an ended ``table`` seating ``seats`` (entry per seat), given its
-    events (for each deal's points), and the reason it ended."""
+    events (for each deal's points, counted by results ``rules``), and the reason it
+    ended."""
     count = len(table.names)
     if table.result is None or table.result.reason == "aborted":
         draws = tuple[Outcome, ...](["draw"] * count)
@@ -40,19 +51,23 @@ def table_result(
     else:
         outcomes = _ranked(count, table.result.winners, table.result.losers, scores)
     decks: dict[int, str] = {}  # deal number: the commitment of the deck it was dealt
-    deal_scores, deal_decks = [], []
+    scored: dict[int, list[int]] = {}  # deal number: its points per seat, in deal order
     for event in events:
         if isinstance(event, CardsDealt):
             decks[event.deal] = event.commitment
         elif isinstance(event, HandScored):
-            deal_scores.append(tuple(event.changes[unit_of[seat]] for seat in range(count)))
-            deal_decks.append(decks[event.deal])
+            scored[event.deal] = [event.changes[unit_of[seat]] for seat in range(count)]
+        elif isinstance(event, ChipsSettled) and rules >= 2 and event.reason != "kitty_shared":
+            # A deal may move chips more than once (the ante, then the contract); sharing
+            # out the kitty at the end settles the table, not a deal.
+            moved = scored.setdefault(event.deal, [0] * count)
+            scored[event.deal] = [a + b for a, b in zip(moved, event.changes, strict=True)]
     result = TableResult(
         seats=tuple(seats),
         outcomes=outcomes,
         scores=scores,
-        deal_scores=tuple(deal_scores),
-        deal_decks=tuple(deal_decks),
+        deal_scores=tuple(tuple(points) for points in scored.values()),
+        deal_decks=tuple(decks[deal] for deal in scored),
     )
     return result, table.result.reason
 

@@ -43,6 +43,7 @@ from domain.tournament.model import (
     TableResult,
 )
 from domain.tournament.pairing import fits, pair, rounds_needed
+from domain.tournament.results import RESULTS_RULES
 from domain.tournament.standings import Standing, standings
 
 Status = Literal["open", "playing", "finished"]
@@ -256,6 +257,7 @@ def create(tournament_id: str, terms: Terms, seed: bytes) -> TournamentCreated:
         seed_hash=hashlib.sha256(seed).hexdigest(),
         pairing_rules=PAIRING_RULES,
         tables_recorded=True,
+        results_rules=RESULTS_RULES,
     )
 
 

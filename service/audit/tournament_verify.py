@@ -427,7 +427,8 @@ def _check_scored(
     if found is None or played is None:
         raise Stop(TournamentFailure("a result for a table not in the export", version))
     seats = next(t.seats for t in played.tables if t.table == event.table)
-    result, reason = results.table_result(found.table, seats, found.events)
+    rules = tournament.created.results_rules
+    result, reason = results.table_result(found.table, seats, found.events, rules)
     if (
         list(result.outcomes) != event.outcomes
         or list(result.scores) != event.scores

@@ -308,7 +308,8 @@ class TournamentService:
             if played is None:
                 return []
             paired = next(t for t in played.tables if t.table == table_id)
-            result, reason = results.table_result(table, paired.seats, events)
+            rules = tournament.created.results_rules
+            result, reason = results.table_result(table, paired.seats, events, rules)
             return stream.score(tournament, table_id, result, reason, seed)
 
         command = {"type": "score_table", "table": table_id}

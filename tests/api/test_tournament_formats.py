@@ -69,6 +69,12 @@ EVENTS = {
     "progressive pitch": ("pitch", 9, {"format": "progressive", "seats": 4, "rounds": 2}),
     "progressive forty-five": ("forty-five", 8, {"format": "progressive", "rounds": 2}),
     "duplicate": ("reserve-bridge", 4, {"format": "duplicate", "rounds": 2}),
+    # Auction Pinochle settles each deal in chips (two deals a table here).
+    "duplicate pinochle": (
+        "pinochle",
+        6,
+        {"format": "duplicate", "seats": 3, "rounds": 1, "options": {"deals": 2}},
+    ),
 }
 
 
@@ -278,8 +284,12 @@ async def test_a_duplicate_events_tables_are_closed_to_spectators_until_it_is_ov
         ok(await client.get(f"/tables/{other}{read}"))
 
 
-async def test_duplicate_standings_rank_by_matchpoints(client: Any, events: Events) -> None:
-    played = await events("duplicate")
+@pytest.mark.parametrize(("name", "directions"), [("duplicate", 2), ("duplicate pinochle", 3)])
+async def test_duplicate_standings_rank_by_matchpoints(
+    client: Any, events: Events, name: str, directions: int
+) -> None:
+    """Each deal is compared, whether scored in points or settled in chips."""
+    played = await events(name)
     lines = lines_of(await tournament_export(client, played.event))
     scored = [
         line["data"]
@@ -294,7 +304,7 @@ async def test_duplicate_standings_rank_by_matchpoints(client: Any, events: Even
         len(set.intersection(*(decks[t["table"]] for t in r["tables"]))) for r in played.rounds
     )
     assert compared > 0
-    assert sum(s["matchpoints"] for s in played.standings) == 2 * compared
+    assert sum(s["matchpoints"] for s in played.standings) == directions * compared
     assert all(0 <= s["percentage"] <= 100 for s in played.standings)
     keys = [(s["points"], s["matchpoints"], s["percentage"]) for s in played.standings]
     assert keys == sorted(keys, reverse=True)
@@ -414,3 +424,26 @@ async def test_a_forfeit_on_time_counts_as_a_loss(client: Any) -> None:
     other = ({ann["entry"], bob["entry"]} - {idle}).pop()
     assert results == {idle: (0.0, "loss"), other: (1.0, "win")}
     await assert_verifies(client, event)
+
+
+async def test_chips_deals_count_in_results_recorded_by_the_second_rules_only(
+    client: Any, events: Events
+) -> None:
+    """A tournament created before chips deals counted (results rules 1) recorded no
+    deal of a chips table: its genuine export still verifies. Under rules 2 the same
+    emptied results are refused."""
+    played = await events("duplicate pinochle")
+    lines = lines_of(await tournament_export(client, played.event))
+    created = next(
+        line for line in lines if line.get("data", {}).get("type") == "tournament_created"
+    )
+    assert created["data"]["results_rules"] == 2
+    scored = [line for line in lines if line.get("data", {}).get("type") == "table_scored"]
+    for line in scored:
+        assert line["data"]["deal_scores"] and line["data"]["deal_decks"]
+        line["data"]["deal_scores"], line["data"]["deal_decks"] = [], []
+    report = verify_tournament_lines(rechain_tournament(document_of(lines)).splitlines())
+    assert report.failure is not None, "results that left out the chips deals verified"
+    del created["data"]["results_rules"]
+    report = verify_tournament_lines(rechain_tournament(document_of(lines)).splitlines())
+    assert report.ok, render_tournament(report)
