@@ -183,6 +183,10 @@ class Rerun:
         if kind == "seat" and seat in self.table.vacant:
             # Its player's token was revoked when it left; only a take-over seats another.
             raise Mismatch(entry.version, f"seat {seat} is vacant: nobody may act for it")
+        if kind == "seat" and seat in self.table.computers:
+            # The computer's seat has no token: a move relabelled as a player's would
+            # escape the check that the computer's moves are the computer's.
+            raise Mismatch(entry.version, f"seat {seat} is the computer's: no player holds it")
         if kind == "clock" and (expired is None or expired[0] != seat):
             why = ", whose turn did not just expire"
             if expired is not None:

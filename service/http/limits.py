@@ -28,9 +28,10 @@ _JSON = "application/json"
 _UTF8 = {"utf-8", "utf8"}
 
 
-# What every 415 says the server takes: JSON (RFC 9110 Accept-Post, as the document
-# promises on each 415), uncompressed (RFC 7694 Accept-Encoding).
-_TAKEN = {"Accept-Post": _JSON, "Accept-Encoding": "identity"}
+# Every 415 says what the server takes (RFC 9110 Accept-Post, as the document promises on
+# each 415); one for a coding says too that it takes bodies uncompressed (RFC 7694).
+_TAKEN = {"Accept-Post": _JSON}
+_UNCODED = {**_TAKEN, "Accept-Encoding": "identity"}
 
 
 def _media_problem(found: str) -> ApiProblem:
@@ -55,7 +56,7 @@ async def read_body(request: Request[Any, Any, Any]) -> bytes:
         raise ApiProblem(
             "unsupported-media-type",
             f"send the body uncompressed, not with Content-Encoding: {coding}",
-            headers=_TAKEN,
+            headers=_UNCODED,
         )
     transfer = request.headers.get("transfer-encoding")
     if transfer is not None and [c.strip().lower() for c in transfer.split(",")] != ["chunked"]:
@@ -64,7 +65,7 @@ async def read_body(request: Request[Any, Any, Any]) -> bytes:
         raise ApiProblem(
             "unsupported-media-type",
             f"send the body with no transfer coding but chunked, not {transfer.strip()}",
-            headers=_TAKEN,
+            headers=_UNCODED,
         )
     content_type = request.headers.get("content-type")
     if content_type is not None:

@@ -441,3 +441,15 @@ def test_abort_verifies() -> None:
     assert recorder.table.status == "aborted"
     report = verified(recorder)
     assert report.header is not None and report.header.status == "aborted"
+
+
+def test_a_computer_seats_move_relabelled_as_a_players_fails_at_that_move() -> None:
+    """The computer's seat has no token, so no player's command is ever recorded there:
+    relabelled ``seat:1``, its move (any legal one, once the chain is re-hashed) would
+    escape the check that the computer played what the computer plays."""
+    lines = started().lines()
+    version = next(v for v, line in enumerate(lines) if v and line["actor"] == "computer:1")
+    lines[version]["actor"] = "seat:1"
+    found = failure(lines)
+    assert found.version == version
+    assert "seat 1 is the computer's" in found.message
