@@ -1,6 +1,6 @@
 """The ``Idempotency-Key`` header of the requests a client may safely send again: a
-command, taking a seat, entering players in a tournament, and opening a table or a
-tournament.
+command, taking a seat, entering players in a tournament, pairing its rounds, and
+opening a table or a tournament.
 One header, one lifetime (``CARDROOM_IDEMPOTENCY_HOURS``), each with its own scope and
 its own words."""
 
@@ -68,5 +68,13 @@ TournamentIdempotencyKey = Annotated[
     _key(
         "A retry with the same key and body gets the first answer again, the same"
         f" tournament and director's token, instead of opening a second tournament, {_KEPT}"
+    ),
+]
+PairingIdempotencyKey = Annotated[
+    str | None,
+    _key(
+        "A retry with the same key gets the first answer again, the round as it was"
+        f" paired, instead of pairing the next round, {_KEPT} Keys are the caller's, per"
+        " tournament: the director's and the operator's are apart."
     ),
 ]

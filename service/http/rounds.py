@@ -16,7 +16,7 @@ from domain.tournament.stream import RoundState, Tournament
 from service.http import sample
 from service.http.auth import Caller
 from service.http.docs import created, location, token_only, token_optional
-from service.http.idempotency import EntryIdempotencyKey
+from service.http.idempotency import EntryIdempotencyKey, PairingIdempotencyKey
 from service.http.round_schemas import (
     EntryCreated,
     EntryInfo,
@@ -162,13 +162,23 @@ class RoundController(Controller):
         "/rounds",
         operation_id="pairRound",
         summary="Pair the next round and open its tables (director)",
+        description=(
+            "Send an `Idempotency-Key`, so that a retry after a lost answer gets the round"
+            " it paired rather than pairing the next one (or 409 `round-in-progress`)."
+        ),
         status_code=201,
         response_headers=location(f"/tournaments/{sample.TOURNAMENT}/rounds/1"),
-        **token_only(400, 401, 403, 404, 409, 413, 415, 503),
+        **token_only(400, 401, 403, 404, 409, 413, 415, 422, 503),
     )
-    async def pair_round(self, access: NamedDependency[TournamentAccess]) -> Response[RoundInfo]:
+    async def pair_round(
+        self,
+        access: NamedDependency[TournamentAccess],
+        idempotency_key: PairingIdempotencyKey = None,
+    ) -> Response[RoundInfo]:
         access.require_director("the director pairs rounds")
-        paired = await access.tournaments.pair_round(access.tournament_id, access.actor)
+        paired = await access.tournaments.pair_round(
+            access.tournament_id, access.actor, idempotency_key=idempotency_key
+        )
         number = paired.rounds[-1].number
         return created(
             _round(paired.rounds[-1]), f"/tournaments/{access.tournament_id}/rounds/{number}"

@@ -28,6 +28,7 @@ import psycopg
 from domain import table as tables
 from domain.events import TableCreated
 from domain.tournament import results, stream
+from domain.tournament.errors import TournamentError
 from domain.tournament.events import TournamentEvent
 from domain.tournament.model import Format
 from domain.tournament.stream import Tournament
@@ -44,10 +45,18 @@ from service.write.store import (
     VersionConflict,
     now,
 )
-from service.write.tournament_store import Also, EntryToken, Secrets, TournamentStore
+from service.write.tournament_store import (
+    Also,
+    EntryToken,
+    Secrets,
+    TournamentStore,
+    decode_event,
+)
 
 ATTEMPTS = 30  # a decision only fails when the tournament keeps moving for a second or so
 Decision = Callable[[Tournament], Sequence[TournamentEvent]]
+# A request's idempotency record, made from the tournament its decision leaves.
+Recording = Callable[[Tournament], IdempotencyRecord | None]
 
 
 class MySeat(msgspec.Struct, frozen=True):
@@ -240,8 +249,16 @@ class TournamentService:
             tournament_id, lambda t: stream.withdraw(t, entry), actor, command
         )
 
-    async def pair_round(self, tournament_id: str, actor: str) -> Tournament:
-        """Pair the next round and open its tables."""
+    async def pair_round(
+        self, tournament_id: str, actor: str, *, idempotency_key: str | None = None
+    ) -> Tournament:
+        """Pair the next round and open its tables: the tournament as it was paired. With
+        ``idempotency_key``, a retry of the same request (an answer lost on the way) gets
+        that again, instead of the next round paired (or ``round-in-progress``)."""
+        command = {"type": "pair_round"}
+        gate = SealingGate(self.tables.store, tournament_id, actor, idempotency_key, command)
+        if (first := await gate.replay()) is not None:
+            return await self._as_paired(tournament_id, first.version)
         seed = (await self.store.secrets(tournament_id)).seed
         at = self.clock()
 
@@ -249,11 +266,34 @@ class TournamentService:
             ids = iter(lambda: str(uuid.uuid4()), None)
             return stream.pair_next(tournament, seed, ids, at)
 
-        paired = await self._decide(
-            tournament_id, decide, actor, {"type": "pair_round"}, opens_round=True
-        )
+        def record(after: Tournament) -> IdempotencyRecord | None:
+            return gate.record(str(after.rounds[-1].number), [], after.version)
+
+        try:
+            paired = await self._decide(
+                tournament_id,
+                decide,
+                actor,
+                command,
+                opens_round=True,
+                idempotency=record,
+                replayed=gate.recorded,
+            )
+        except Replayed:
+            return await self._as_paired(tournament_id, (await gate.twin()).version)
+        except TournamentError:
+            # Refused (round-in-progress) because this very request paired it, on another
+            # process, just after the key was looked up?
+            if (first := await gate.replay()) is not None:
+                return await self._as_paired(tournament_id, first.version)
+            raise
         await self.open_tables(paired, [t.table for t in paired.rounds[-1].tables])
         return paired
+
+    async def _as_paired(self, tournament_id: str, version: int) -> Tournament:
+        """The tournament as a recorded pairing left it, at ``version``."""
+        stored = await self.store.read_stream(tournament_id)
+        return stream.fold([decode_event(s.data) for s in stored if s.version <= version])
 
     async def open_tables(self, tournament: Tournament, table_ids: Sequence[str]) -> None:
         """Create the paired tables ``table_ids`` of the tournament's current round (a
@@ -400,12 +440,16 @@ class TournamentService:
         *,
         opens_round: bool = False,
         entry_tokens: Sequence[EntryToken] = (),
-        idempotency: IdempotencyRecord | None = None,
+        idempotency: IdempotencyRecord
+        | Callable[[Tournament], IdempotencyRecord | None]
+        | None = None,
         replayed: Callable[[], Awaitable[bool]] | None = None,
         also: Also | None = None,
     ) -> Tournament:
         """Decide on the tournament as stored and append, again on a collision. With
-        ``idempotency``, its record goes in the same transaction, and ``replayed`` says
+        ``idempotency`` (or made from the tournament the decision leaves, when what the
+        request made is known only then), its record goes in the same transaction, and
+        ``replayed`` says
         after a collision whether a twin request recorded the key first: then nothing
         more is appended, and :class:`Replayed` is raised."""
         async with self._turns.turn(tournament_id):
@@ -432,7 +476,7 @@ class TournamentService:
                         after=after,
                         round_tables=round_tables,
                         entry_tokens=entry_tokens,
-                        idempotency=idempotency,
+                        idempotency=idempotency(after) if callable(idempotency) else idempotency,
                         also=also,
                     )
                 except VersionConflict:

@@ -16,7 +16,7 @@ import psycopg
 
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.refusals import stored
-from tests.support.tournaments import open_event
+from tests.support.tournaments import open_event, round_over
 
 
 def entries_path(event: dict[str, Any]) -> str:
@@ -104,3 +104,29 @@ async def test_the_store_keeps_neither_the_tokens_nor_the_key(
     for token in (first["token"], first["partner_token"]):
         assert token.encode() not in row
         assert base64.urlsafe_b64decode(token + "=") not in row
+
+
+async def test_a_pairing_retried_with_the_key_is_the_round_it_paired(
+    client: Any, database_url: str
+) -> None:
+    """A director whose tablet lost the pairing's answer sends it again: with the key, the
+    same round, not the next one paired once the first is over (nor 409 while it plays)."""
+    event = await open_event(client, "reserve-bridge", format="swiss", rounds=3)
+    director = bearer(event["director_token"])
+    for name in ("Ann", "Bob", "Cy", "Di"):
+        entry = {"name": name, "computer": True}
+        ok(await client.post(entries_path(event), json=entry, headers=director), 201)
+    path = f"/tournaments/{event['id']}/rounds"
+    keyed = {**director, "Idempotency-Key": str(uuid.uuid4())}
+    first = await client.post(path, headers=keyed)
+    paired = ok(first, 201)
+    assert paired["round"] == 1
+    await round_over(client, event["id"], 1)  # the computers play it out at once
+    before = await stored(database_url, event["id"])
+    again = await client.post(path, headers=keyed)
+    assert ok(again, 201) == paired
+    assert again.headers["location"] == first.headers["location"]
+    assert await stored(database_url, event["id"]) == before
+    assert ok(await client.get(f"/tournaments/{event['id']}"))["round"] == 1
+    # Without the key, a pairing now is the next round's.
+    assert ok(await client.post(path, headers=director), 201)["round"] == 2

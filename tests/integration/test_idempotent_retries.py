@@ -229,3 +229,27 @@ async def _count(database_url: str, relation: str) -> int:
         row = await (await conn.execute(f"SELECT count(*) FROM {relation}")).fetchone()
     assert row is not None
     return int(row[0])
+
+
+async def test_a_pairing_retry_that_lost_to_its_first_try_pairs_one_round(
+    pool: AsyncConnectionPool[Any],
+) -> None:
+    """The director's first try pairs round 1 on process A just after the retry on process
+    B looked its key up: B's own pairing collides, and B answers with round 1 as A paired
+    it; the tournament has one round."""
+
+    def service() -> TournamentService:
+        return TournamentService(TournamentStore(pool), TableService(EventStore(pool)))
+
+    a, b = service(), service()
+    terms = bridge_terms("Paired", Format.SWISS, rounds=2)
+    tournament_id, _ = await a.create(terms, decks=None, first_dealer=None, command={})
+    for name in ("Ann", "Bob"):
+        await a.enter(tournament_id, [name], False, "director")
+    paired = first_try_commits_after_the_lookup(
+        b.tables, lambda: a.pair_round(tournament_id, "director", idempotency_key="pair-1")
+    )
+    retried = await b.pair_round(tournament_id, "director", idempotency_key="pair-1")
+    (first,) = paired
+    assert retried.rounds == first.rounds and len(first.rounds) == 1
+    assert len((await a.load(tournament_id)).rounds) == 1
