@@ -90,7 +90,9 @@ def allowed_methods(app: Litestar) -> dict[str, str]:
 
 
 ParameterRules = dict[tuple[str, str], dict[tuple[str, str], str | None]]
-_INTEGER = re.compile(r"-?[0-9]+")
+# An integer as the document writes one: ASCII digits, no leading zero (``01`` in a path
+# would be a second URL for round 1; the framework refused it in a query, as a string).
+_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _UUID = re.compile(UUID_PATTERN)
 
 
@@ -141,8 +143,15 @@ def strict_query(request: Request[Any, Any, Any], known: dict[tuple[str, str], s
             raise ApiProblem("malformed-request", f"the query parameter {name} is given twice")
         seen.add(name)
         kind = known.get((ParamType.QUERY, name))
-        if kind == OpenAPIType.INTEGER and not _INTEGER.fullmatch(value):
-            raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} is not an integer")
+        if kind == OpenAPIType.INTEGER:
+            _require_integer(name, value)
+
+
+def _require_integer(name: str, value: str) -> None:
+    if not _INTEGER.fullmatch(value):
+        zeros = value.lstrip("-").startswith("0") and value.lstrip("-").isdigit()
+        why = "is written with a leading zero" if zeros and value.isascii() else "is not an integer"
+        raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} {why}")
 
 
 def strict_path(request: Request[Any, Any, Any], known: dict[tuple[str, str], str | None]) -> None:
@@ -156,8 +165,8 @@ def strict_path(request: Request[Any, Any, Any], known: dict[tuple[str, str], st
             continue
         name = part[1:-1]
         kind = known.get((ParamType.PATH, name))
-        if kind == OpenAPIType.INTEGER and not _INTEGER.fullmatch(value):
-            raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} is not an integer")
+        if kind == OpenAPIType.INTEGER:
+            _require_integer(name, value)
         if kind == "uuid" and not _UUID.fullmatch(value):
             raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} is not a UUID")
 

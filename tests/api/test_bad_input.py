@@ -421,6 +421,23 @@ async def test_a_query_is_read_as_strictly_as_the_document_states_it(
     assert response.json()["code"] == "malformed-request"
 
 
+async def test_an_integer_with_a_leading_zero_is_refused_alike_in_path_and_query(
+    client: Any,
+) -> None:
+    """``01`` would be a second URL for seat 1 (one resource, one URL); in the query the
+    framework refused it, naming a string it had not been sent."""
+    created = await new_table(client)
+    for path in (f"/tables/{created['id']}/seats/01", "/tables?limit=007"):
+        method = "POST" if "seats" in path else "GET"
+        body = {"name": "Ann"} if method == "POST" else None
+        response = await client.request(method, path, json=body)
+        assert response.status_code == 400, response.text
+        assert response.json()["code"] == "malformed-request"
+        assert "leading zero" in response.json()["detail"]
+    zero = await client.post(f"/tables/{created['id']}/seats/0", json={"name": "Ann"})
+    assert ok(zero, 201)["seat"] == 0  # a zero alone is no leading zero
+
+
 @pytest.mark.parametrize("seat", ["%D9%A1", "+1", "%201", "0_1"])
 async def test_a_seat_in_the_path_is_written_in_ascii_digits_alone(
     client: Any, database_url: str, seat: str
