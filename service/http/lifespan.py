@@ -4,6 +4,7 @@ the background workers, made at start-up and closed in order at shutdown."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
@@ -36,7 +37,12 @@ from service.write.store import EventStore, Notifier
 from service.write.tournament_store import TournamentStore
 from service.write.tournaments import TournamentService
 
+log = logging.getLogger("cardroom")
 PROBE_SECONDS = 0.5  # a request's Redis command (the readiness probe) fails by then
+# At shutdown, how long the background workers have to finish their step, and then to
+# be cancelled: one waiting on a database that stopped answering must not keep the
+# process from exiting (everything it acknowledged is committed already).
+STOP_SECONDS = 5.0
 
 
 def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
@@ -152,7 +158,7 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
         finally:
             forget_stop()
             stop.set()
-            await asyncio.gather(*background)
+            await _stopped(background)
             await notifier.stop()
             await hub.stop()
             await watcher.stop()
@@ -166,6 +172,17 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
             await pool.close()
 
     return serving
+
+
+async def _stopped(workers: list[asyncio.Task[None]]) -> None:
+    """The workers, told to stop, stopped: those still at work after ``STOP_SECONDS``
+    are cancelled, and given as long again to unwind."""
+    _, pending = await asyncio.wait(workers, timeout=STOP_SECONDS)
+    for task in pending:
+        log.warning("%s did not stop within %.0f s: cancelled", task.get_name(), STOP_SECONDS)
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=STOP_SECONDS)
 
 
 def _limiter_redis(redis_url: str, cluster: bool) -> AnyRedis:

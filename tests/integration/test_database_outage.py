@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import psutil
 import psycopg
 import pytest
 from psycopg_pool import PoolTimeout
@@ -157,3 +159,27 @@ async def test_a_pool_tries_to_connect_again_at_once_when_the_database_is_back(
             await conn.execute("SELECT 1")
     finally:
         await pool.close()
+
+
+def test_a_server_told_to_stop_while_the_database_is_frozen_exits() -> None:
+    """Its background workers wait on a database that does not answer: they are given
+    a few seconds, then cancelled, and the process exits well inside a deployment's
+    grace period (everything acknowledged is committed already). It used to wait for
+    the database to come back, however long that took. (A cluster of its own: the
+    module's server would lead the workers, and a standby's wait ends with the stop.)"""
+    postgres = PostgresServer()
+    postgres.start()
+    try:
+        migrate(postgres.url)
+        with running_server(postgres.url, services.redis_url()) as server:
+            process = psutil.Process(server.pid)
+            postgres.freeze()
+            try:
+                time.sleep(1.5)  # each worker's next look at the store (≤ 1 s apart) blocks
+                process.send_signal(signal.SIGTERM)
+                process.wait(40)  # psutil.TimeoutExpired: still waiting on the database
+            finally:
+                postgres.thaw()
+    finally:
+        postgres.stop()
+        postgres.remove()
