@@ -97,7 +97,8 @@ class TournamentController(Controller):
             command={k: v for k, v in msgspec.to_builtins(data).items() if k != "deals"},
             idempotency_key=idempotency_key,
         )
-        tournament = await read_side.tournament(tournament_id)
+        # As opened, so that a retry with the request's key gets this very answer again.
+        tournament = await read_side.tournament_as_opened(tournament_id)
         opened = TournamentOpened(**msgspec.structs.asdict(tournament), director_token=director)
         return created(opened, f"/tournaments/{tournament_id}")
 

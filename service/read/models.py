@@ -234,6 +234,19 @@ class ReadSide:
             auto_rounds=created.get("auto_rounds", False),
         )
 
+    async def tournament_as_opened(self, tournament_id: str) -> Tournament:
+        """The tournament as it stood when it was opened (its first version): what its
+        creation answered, and what a retry of that request gets again. All that moves
+        later is its tables, status, round and (a round-robin's) rounds."""
+        now = await self.tournament(tournament_id)
+        row = await fetch_one(
+            self.pool,
+            "SELECT data->'rounds' FROM tournament_events WHERE tournament_id = %s AND version = 1",
+            (tournament_id,),
+        )
+        rounds = None if row is None else row[0]
+        return msgspec.structs.replace(now, tables=[], status="open", round=0, rounds=rounds)
+
     async def standings(self, tournament_id: str) -> tuple[Standings, int]:
         tournament = await self.tournament(tournament_id)
         doc, position = await self._doc("standings", tournament_id)

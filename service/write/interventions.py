@@ -112,6 +112,8 @@ async def extend(
         events = liveness.extend(table, at, down_since, at_least)
         return Plan([Batch(events, CLOCK, command)]) if events else None
 
+    if await service.store.given_back(table_id, down_since):
+        return None  # a recovery cut short gave it back before: once is all it gets
     written = await service.write(table_id, plan)
     return None if written is None else written[0]
 

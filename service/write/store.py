@@ -418,6 +418,18 @@ class EventStore(Stores):
         row = await fetch_one(self.pool, "SELECT min(deadline) FROM tables", prepare=True)
         return None if row is None else row[0]
 
+    async def given_back(self, table_id: str, down_since: datetime) -> bool:
+        """Whether the table's turns were already given back the time since
+        ``down_since``: by a recovery that a second failure cut short before its leader
+        could beat again, so that the next recovery finds the same gap."""
+        row = await fetch_one(
+            self.pool,
+            "SELECT EXISTS (SELECT 1 FROM events WHERE table_id = %s"
+            " AND command->>'type' = 'extend_clocks' AND command->>'down_since' = %s)",
+            (table_id, down_since.isoformat()),
+        )
+        return bool(row and row[0])
+
     async def armed_after(self, moment: datetime) -> list[str]:
         """Tables whose running clocks expire after ``moment``: those an outage that
         began then may have charged."""

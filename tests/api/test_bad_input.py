@@ -427,7 +427,11 @@ async def test_an_integer_with_a_leading_zero_is_refused_alike_in_path_and_query
     """``01`` would be a second URL for seat 1 (one resource, one URL); in the query the
     framework refused it, naming a string it had not been sent."""
     created = await new_table(client)
-    for path in (f"/tables/{created['id']}/seats/01", "/tables?limit=007"):
+    for path in (
+        f"/tables/{created['id']}/seats/01",
+        f"/tables/{created['id']}/seats/-0",
+        "/tables?limit=007",
+    ):
         method = "POST" if "seats" in path else "GET"
         body = {"name": "Ann"} if method == "POST" else None
         response = await client.request(method, path, json=body)

@@ -94,7 +94,14 @@ async def test_a_tournament_opened_again_is_the_same_with_the_same_directors_tok
     assert await stored(database_url) == before
     path = f"/tournaments/{opened['id']}/entries"
     director = bearer(opened["director_token"])
-    ok(await client.post(path, json={"name": "Ann"}, headers=director), 201)
+    for name in ("Ann", "Bob"):
+        ok(await client.post(path, json={"name": name}, headers=director), 201)
+    paired = f"/tournaments/{opened['id']}/rounds"
+    ok(await client.post(paired, headers=director), 201)
+    # Its first answer still, not the tournament as it is now (playing round 1).
+    later = await client.post("/tournaments", json=body, headers=headers)
+    assert ok(later, 201) == opened and opened["status"] == "open"
+    assert later.content == first.content
     other = await client.post("/tournaments", json={**body, "rounds": 3}, headers=headers)
     assert_problem(other, 422, "idempotency-key-reused")
 

@@ -29,7 +29,7 @@ from service.workers.computers import ComputerPlayers
 from service.workers.timekeeper import PACE, Timekeeper
 from service.write import interventions
 from service.write.codec import event_decoder
-from service.write.handler import TableService
+from service.write.handler import GIVEN_BACK_AT_LEAST, TableService
 from service.write.store import EventStore, Notifier, new_table_id
 from tests.support import services
 from tests.support.clock import FakeClock
@@ -258,6 +258,32 @@ async def test_a_leader_held_up_across_a_deadline_gives_the_time_back_before_fir
     clock.advance(1)
     assert await keeper.step() == 0
     assert not expiries(await events_of(service, table_id))
+
+
+async def test_a_recovery_cut_short_gives_no_table_its_time_twice(
+    pool: Any, clock: FakeClock
+) -> None:
+    """A second failure stops a recovery after some tables got their time back and
+    before the leader could beat: the next recovery finds the same gap, and gives it to
+    the tables still without it, not again to those that had it."""
+    service = service_on(pool, clock)
+    first, second = await clocked_table(service), await clocked_table(service)
+    keeper = Timekeeper(service, None, clock)
+    clock.advance(5)
+    await keeper.beat()
+    down_since = clock()
+    clock.advance(30)
+    # The cut-short recovery: the first table only.
+    assert await interventions.extend(service, first, down_since, GIVEN_BACK_AT_LEAST)
+    once = await deadline_of(service, first)
+    clock.advance(4)  # the database back again; no beat meanwhile
+    assert await Timekeeper(service_on(pool, clock), None, clock).recover() == 1
+    assert await deadline_of(service, first) == once
+    assert await deadline_of(service, second) - clock() >= timedelta(seconds=25)
+    commands = [
+        msgspec.json.decode(s.command) for s, _ in await events_of(service, first) if s.command
+    ]
+    assert sum(1 for c in commands if c.get("type") == "extend_clocks") == 1
 
 
 async def test_a_pause_keeps_the_time_the_turn_had_left(pool: Any, clock: FakeClock) -> None:
