@@ -6,6 +6,7 @@ Never the shared server: ``initdb`` into a temporary directory, ``pg_ctl`` as th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -80,7 +81,10 @@ class PostgresServer:
     def thaw(self) -> None:
         if (self.data / "postmaster.pid").exists():
             for process in self._processes():
-                process.send_signal(signal.SIGCONT)
+                # The postmaster, continued first, may end a backend (its client gone)
+                # before the backend's turn comes: an ended one needs no thawing.
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    process.send_signal(signal.SIGCONT)
 
     def remove(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
