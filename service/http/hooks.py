@@ -93,6 +93,7 @@ ParameterRules = dict[tuple[str, str], dict[tuple[str, str], str | None]]
 # An integer as the document writes one: ASCII digits, no leading zero (``01`` in a path
 # would be a second URL for round 1; the framework refused it in a query, as a string).
 _INTEGER = re.compile(r"0|-?[1-9][0-9]*")
+_DIGITS = re.compile(r"-?[0-9]+")  # an integer all the same, but not as the document writes one
 _UUID = re.compile(UUID_PATTERN)
 
 
@@ -149,8 +150,7 @@ def strict_query(request: Request[Any, Any, Any], known: dict[tuple[str, str], s
 
 def _require_integer(name: str, value: str) -> None:
     if not _INTEGER.fullmatch(value):
-        zeros = value.lstrip("-").startswith("0") and value.lstrip("-").isdigit()  # -0 too
-        why = "is written with a leading zero" if zeros and value.isascii() else "is not an integer"
+        why = "is written with a leading zero" if _DIGITS.fullmatch(value) else "is not an integer"
         raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} {why}")
 
 

@@ -98,7 +98,7 @@ class TournamentController(Controller):
             idempotency_key=idempotency_key,
         )
         # As opened, so that a retry with the request's key gets this very answer again.
-        tournament = await read_side.tournament_as_opened(tournament_id)
+        tournament = await read_side.tournament(tournament_id, as_opened=True)
         opened = TournamentOpened(**msgspec.structs.asdict(tournament), director_token=director)
         return created(opened, f"/tournaments/{tournament_id}")
 

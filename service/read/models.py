@@ -196,7 +196,10 @@ class ReadSide:
         decks: list[list[str]] = msgspec.json.decode(row[0])
         return decks
 
-    async def tournament(self, tournament_id: str) -> Tournament:
+    async def tournament(self, tournament_id: str, *, as_opened: bool = False) -> Tournament:
+        """The tournament now; ``as_opened``, as it stood at its first version (what its
+        creation answered, and a retry of that request gets again): only its tables,
+        status, round and a round-robin's rounds move after that."""
         row = await fetch_one(
             self.pool,
             "SELECT id::text, name, game, options::text,"
@@ -220,32 +223,19 @@ class ReadSide:
             name=row[1],
             game=row[2],
             options=msgspec.json.decode(row[3]),
-            tables=list(row[4]),
+            tables=[] if as_opened else list(row[4]),
             duplicate_deals=row[5],
             first_dealer=row[6],
             clock=clock,
             format=row[8],
-            status=row[9],
+            status="open" if as_opened else row[9],
             entry=created.get("entry", "single"),
             seats=created.get("seats") if row[8] != "open" else None,
-            rounds=_rounds(created, row[8], row[12]),
-            round=int(row[11]),
+            rounds=_rounds(created, row[8], None if as_opened else row[12]),
+            round=0 if as_opened else int(row[11]),
             round_minutes=created.get("round_minutes"),
             auto_rounds=created.get("auto_rounds", False),
         )
-
-    async def tournament_as_opened(self, tournament_id: str) -> Tournament:
-        """The tournament as it stood when it was opened (its first version): what its
-        creation answered, and what a retry of that request gets again. All that moves
-        later is its tables, status, round and (a round-robin's) rounds."""
-        now = await self.tournament(tournament_id)
-        row = await fetch_one(
-            self.pool,
-            "SELECT data->'rounds' FROM tournament_events WHERE tournament_id = %s AND version = 1",
-            (tournament_id,),
-        )
-        rounds = None if row is None else row[0]
-        return msgspec.structs.replace(now, tables=[], status="open", round=0, rounds=rounds)
 
     async def standings(self, tournament_id: str) -> tuple[Standings, int]:
         tournament = await self.tournament(tournament_id)

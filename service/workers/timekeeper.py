@@ -61,8 +61,7 @@ class Timekeeper(Expirer):
             await self.beat()
             while not stop.is_set():
                 since = self.watcher.delivered if self.watcher else 0
-                await self.step()
-                await self.keep_time()
+                await self.step()  # which keeps time first
                 await self._sleep(since)
 
         await while_leading(conninfo, LEADER_LOCK, stop, self.leading, lead, "timekeeper")

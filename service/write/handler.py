@@ -288,9 +288,9 @@ class TableService:
         try:
             table, _ = await self.create(created, command, actor, committing=committing)
         except VersionConflict:
-            if not await gate.recorded():
+            if (first := await gate.replay()) is None:
                 raise
-            return await self.as_opened(await gate.twin(), created.game)
+            return await self.as_opened(first, created.game)
         return table
 
     async def as_opened(self, kept: Sealed, game: str) -> Table[Any]:

@@ -25,7 +25,7 @@ import functools
 import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -359,18 +359,14 @@ class EventStore(Stores):
             raise VersionConflict(commit.table_id)
         return last_hash
 
-    async def commit_recording(
-        self, commit: Commit, record: IdempotencyRecord, resource: str = OPENINGS
-    ) -> bytes:
-        """:meth:`commit` with ``record`` kept for ``resource`` in the same transaction;
-        :class:`VersionConflict` when a twin request recorded the same key first."""
-        try:
+    async def commit_recording(self, commit: Commit, record: IdempotencyRecord) -> bytes:
+        """:meth:`commit` of an opening with its ``record`` (kept under :data:`OPENINGS`)
+        in the same transaction; :class:`VersionConflict` when a twin request recorded
+        the same key first."""
+        with collisions(commit.table_id):
             async with self.pool.connection() as conn, conn.transaction():
                 last_hash = await self.commit_on(conn, commit)
-                await self.record_answer(conn, resource, record, commit.at)
-        except psycopg.errors.UniqueViolation as exc:
-            metrics.CONFLICTS.inc()
-            raise VersionConflict(resource) from exc
+                await self.record_answer(conn, OPENINGS, record, commit.at)
         self.committed(commit)
         return last_hash
 
@@ -609,6 +605,17 @@ def recorded(columns: Sequence[Any]) -> Recorded:
     actor, data, command, chained = columns
     raw_command = None if command is None else msgspec.Raw(command.encode())
     return actor, msgspec.Raw(data.encode()), raw_command, bytes(chained).hex()
+
+
+@contextlib.contextmanager
+def collisions(resource: str) -> Iterator[None]:
+    """A unique violation inside is another writer's row got there first (an append at
+    the same version, a twin request's idempotency record): :class:`VersionConflict`."""
+    try:
+        yield
+    except psycopg.errors.UniqueViolation as exc:
+        metrics.CONFLICTS.inc()
+        raise VersionConflict(resource) from exc
 
 
 def new_table_id() -> str:

@@ -19,7 +19,6 @@ import psycopg
 from domain.table import ENDED
 from domain.tournament.events import TOURNAMENT_EVENTS, TournamentEvent
 from domain.tournament.stream import Tournament, evolve, fold
-from service import metrics
 from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.pg import fetch_all, fetch_column, fetch_one
 from service.refusals import TournamentNotFound
@@ -32,7 +31,7 @@ from service.write.store import (
     IdempotencyRecord,
     NewEvent,
     Stores,
-    VersionConflict,
+    collisions,
     recorded,
 )
 
@@ -116,7 +115,7 @@ class TournamentStore(Stores):
             secrets.seed,
             secrets.seat_key,
         )
-        try:
+        with collisions(data["tournament"]):
             async with self.pool.connection() as conn, conn.transaction():
                 await conn.execute(
                     "INSERT INTO tournaments (id, name, game, options, deals, first_dealer,"
@@ -127,9 +126,6 @@ class TournamentStore(Stores):
                 await self._append(conn, data["tournament"], 0, GENESIS, [created], at, "open")
                 if idempotency is not None:
                     await EventStore.record_answer(conn, OPENINGS, idempotency, at)
-        except psycopg.errors.UniqueViolation as exc:
-            metrics.CONFLICTS.inc()
-            raise VersionConflict(data["tournament"]) from exc
         self._announce(data["tournament"], 1)
 
     async def load(self, tournament_id: str) -> tuple[Tournament, bytes]:
@@ -215,7 +211,7 @@ class TournamentStore(Stores):
         writes on the transaction's connection (a table opened by hand, with its
         ``table_opened``)."""
         new = [NewEvent(event_data(e), actor, command) for e in events]
-        try:
+        with collisions(tournament.id):
             async with self.pool.connection() as conn, conn.transaction():
                 await self._append(
                     conn, tournament.id, tournament.version, previous_hash, new, at, after.status
@@ -236,9 +232,6 @@ class TournamentStore(Stores):
                     await also(conn)
                 if idempotency is not None:
                     await EventStore.record_answer(conn, tournament.id, idempotency, at)
-        except psycopg.errors.UniqueViolation as exc:
-            metrics.CONFLICTS.inc()
-            raise VersionConflict(tournament.id) from exc
         self._announce(tournament.id, tournament.version + len(events))
 
     async def _append(

@@ -440,18 +440,15 @@ class TournamentService:
         *,
         opens_round: bool = False,
         entry_tokens: Sequence[EntryToken] = (),
-        idempotency: IdempotencyRecord
-        | Callable[[Tournament], IdempotencyRecord | None]
-        | None = None,
+        idempotency: IdempotencyRecord | Recording | None = None,
         replayed: Callable[[], Awaitable[bool]] | None = None,
         also: Also | None = None,
     ) -> Tournament:
         """Decide on the tournament as stored and append, again on a collision. With
         ``idempotency`` (or made from the tournament the decision leaves, when what the
         request made is known only then), its record goes in the same transaction, and
-        ``replayed`` says
-        after a collision whether a twin request recorded the key first: then nothing
-        more is appended, and :class:`Replayed` is raised."""
+        ``replayed`` says after a collision whether a twin request recorded the key
+        first: then nothing more is appended, and :class:`Replayed` is raised."""
         async with self._turns.turn(tournament_id):
             for attempt in range(ATTEMPTS):
                 tournament, last_hash = await self.store.load(tournament_id)
