@@ -86,10 +86,11 @@ RECONNECT_SECONDS = 2.0
 
 
 def request_pool(
-    conninfo: str, min_size: int, max_size: int, wait_seconds: float
+    conninfo: str, min_size: int, max_size: int, wait_seconds: float, **extra: Any
 ) -> AsyncConnectionPool[Any]:
-    """The pool requests run on (not opened yet): waiting for a connection, or for a new
-    one to connect, never outlasts a request's deadline (``wait_seconds``)."""
+    """A pool requests run on (the primary's, or a replica's; not opened yet): waiting for
+    a connection, or for a new one to connect, never outlasts ``wait_seconds``. ``extra``:
+    more of the pool's settings (a replica's name and configure hook)."""
     return AsyncConnectionPool(
         conninfo,
         min_size=min_size,
@@ -98,4 +99,5 @@ def request_pool(
         timeout=wait_seconds,
         reconnect_timeout=RECONNECT_SECONDS,
         kwargs={"autocommit": True, **CONNECT_OPTIONS},
+        **extra,
     )

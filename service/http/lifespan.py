@@ -16,7 +16,7 @@ from redis.backoff import NoBackoff
 from service.http import stopping
 from service.http.auth import Authenticator
 from service.http.throttle import Throttle, policies, trusted_networks
-from service.pg import CONNECT_OPTIONS, request_pool
+from service.pg import request_pool
 from service.ratelimit import RateLimiter
 from service.read.models import ReadSide
 from service.read.replicas import Replicas
@@ -63,7 +63,6 @@ def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMan
                 settings.replica_urls,
                 max_size=settings.pool_max,
                 max_lag_seconds=settings.replica_max_lag_seconds,
-                kwargs={"autocommit": True, **CONNECT_OPTIONS},
             )
             await replicas.open()
         redis_url = settings.redis_url or "redis://127.0.0.1:6379/0"

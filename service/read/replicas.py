@@ -46,7 +46,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from service import metrics
-from service.pg import RECONNECT_SECONDS, T, Work, fetch_one
+from service.pg import T, Work, fetch_one, request_pool
 from service.read.senders import Senders
 
 log = logging.getLogger("cardroom.replicas")
@@ -155,19 +155,15 @@ class Replicas:
         *,
         max_size: int,
         max_lag_seconds: float,
-        kwargs: dict[str, Any],
     ) -> Replicas:
         pools = [
             Replica(
                 replica_name(url),
-                AsyncConnectionPool(
+                request_pool(
                     url,
-                    min_size=1,
-                    max_size=max_size,
-                    open=False,
-                    timeout=TRY_SECONDS,
-                    reconnect_timeout=RECONNECT_SECONDS,
-                    kwargs=kwargs,
+                    1,
+                    max_size,
+                    TRY_SECONDS,
                     configure=_read_committed,
                     name=f"replica-{replica_name(url)}",
                 ),
