@@ -8,18 +8,27 @@ from typing import Any
 from uuid import UUID
 
 from litestar import Controller, Response, post
-from litestar.di import NamedDependency, Provide
+from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from domain import table as tables
 from domain.table import Table
 from service.http.auth import Caller
+from service.http.dependencies import provided
 from service.http.docs import TOKEN_ONLY, errors
 from service.http.schemas import AbortTable, ReplaceSeat, SeatHandedOver
 from service.http.tables import PRIVATE_VIEW_HEADERS, SeatPath, seat_name
 from service.read.records import TableView
 from service.write import interventions
 from service.write.handler import TableService, etag
+
+# Every intervention answers 200 and is refused for the same reasons; pause, resume and
+# abort answer with the table as the operator sees it.
+_ANSWERED: dict[str, Any] = {
+    "status_code": 200,
+    "responses": errors(400, 401, 403, 404, 409, 413, 415, 503),
+}
+_ANSWERS_THE_TABLE = {**_ANSWERED, "response_headers": PRIVATE_VIEW_HEADERS}
 
 
 def _operator_view(table: Table[Any]) -> Response[TableView]:
@@ -59,8 +68,7 @@ class InterventionController(Controller):
     path = "/tables"
     tags = ("operator",)
     security = TOKEN_ONLY  # the operator's, or the director's of the table's tournament
-    # Litestar reads a controller's dependencies from the class and never changes them.
-    dependencies = {"target": Provide(provide_target, sync_to_thread=False)}  # noqa: RUF012
+    dependencies = provided(target=provide_target)
 
     @post(
         "/{table_id:uuid}/seats/{seat:int}/replace",
@@ -71,8 +79,7 @@ class InterventionController(Controller):
             " carries the new player's token (`null` when the computer takes the seat)."
             " Works on a seat whose player is present, absent or gone."
         ),
-        status_code=200,
-        responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
+        **_ANSWERED,
     )
     async def replace_seat(
         self, target: NamedDependency[Target], seat: SeatPath, data: JSONBody[ReplaceSeat]
@@ -92,9 +99,7 @@ class InterventionController(Controller):
             "The table's status becomes `aborted`: it takes no further command and counts"
             " in no standings. Aborting it again is a 409 `table-aborted`."
         ),
-        status_code=200,
-        response_headers=PRIVATE_VIEW_HEADERS,
-        responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
+        **_ANSWERS_THE_TABLE,
     )
     async def abort_table(
         self, target: NamedDependency[Target], data: JSONBody[AbortTable]
@@ -112,9 +117,7 @@ class InterventionController(Controller):
             "Until `resume`, commands are refused with 409 `table-paused` and no clock"
             " runs; a turn in progress keeps the time it had left."
         ),
-        status_code=200,
-        response_headers=PRIVATE_VIEW_HEADERS,
-        responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
+        **_ANSWERS_THE_TABLE,
     )
     async def pause_table(self, target: NamedDependency[Target]) -> Response[TableView]:
         await target.require_in_charge("only the operator pauses a table")
@@ -124,9 +127,7 @@ class InterventionController(Controller):
         "/{table_id:uuid}/resume",
         operation_id="resumeTable",
         summary="Restart a paused table's clocks (operator, or the director)",
-        status_code=200,
-        response_headers=PRIVATE_VIEW_HEADERS,
-        responses=errors(400, 401, 403, 404, 409, 413, 415, 503),
+        **_ANSWERS_THE_TABLE,
     )
     async def resume_table(self, target: NamedDependency[Target]) -> Response[TableView]:
         await target.require_in_charge("only the operator resumes a table")

@@ -27,7 +27,7 @@ from uuid import UUID
 
 import msgspec
 from litestar import get
-from litestar.di import NamedDependency, Provide
+from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
@@ -37,6 +37,7 @@ from domain.tournament.events import TableScored, TournamentFinished
 from domain.tournament.model import Format
 from domain.tournament.stream import Tournament, round_in_secret
 from service.http.auth import Caller
+from service.http.dependencies import provided
 from service.http.docs import TOKEN_OPTIONAL, Access, errors
 from service.http.problems import ApiProblem
 from service.http.schemas import StreamMessage, TournamentStreamMessage
@@ -122,7 +123,7 @@ def require_reached(opening: Opening, version: int) -> None:
         )
 
 
-OPENING = {"opening": Provide(provide_opening, sync_to_thread=False)}
+OPENING = provided(opening=provide_opening)
 
 
 class Follower:

@@ -8,13 +8,14 @@ from uuid import UUID
 
 from litestar import Controller, Response, get, post
 from litestar.datastructures import State
-from litestar.di import NamedDependency, Provide
+from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody
 
 from domain.tournament.errors import TournamentCode, TournamentError
 from domain.tournament.stream import RoundState, Tournament
 from service.http import sample
 from service.http.auth import Caller
+from service.http.dependencies import provided
 from service.http.docs import created, location, token_only, token_optional
 from service.http.idempotency import EntryIdempotencyKey, PairingIdempotencyKey
 from service.http.round_schemas import (
@@ -70,11 +71,7 @@ async def provide_tournament(tournament_id: FromPath[UUID], state: State) -> Tou
 class RoundController(Controller):
     path = "/tournaments/{tournament_id:uuid}"
     tags = ("tournaments",)
-    # Litestar reads a controller's dependencies from the class and never changes them.
-    dependencies = {  # noqa: RUF012
-        "access": Provide(provide_tournament_access, sync_to_thread=False),
-        "tournament": Provide(provide_tournament),
-    }
+    dependencies = provided(access=provide_tournament_access, tournament=provide_tournament)
 
     @post(
         "/entries",

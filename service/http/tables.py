@@ -11,7 +11,7 @@ from uuid import UUID
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
-from litestar.di import NamedDependency, Provide
+from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, JSONBody, PathParameter, QueryParameter
 
 from domain import table as tables
@@ -22,6 +22,7 @@ from service.http import sample
 from service.http.auth import Caller
 from service.http.conditional import IfNoneMatch, entity_tags, strong_tags
 from service.http.deadline import RequestDeadline, deadline_of
+from service.http.dependencies import provided
 from service.http.docs import location, token_only, token_optional
 from service.http.idempotency import IdempotencyKey, OpeningIdempotencyKey, SeatIdempotencyKey
 from service.http.problems import ApiProblem, client_gone
@@ -356,8 +357,7 @@ def table_access(scope: Any, table_key: str, caller: Caller) -> TableAccess:
 class TableController(Controller):
     path = "/tables"
     tags = ("tables",)
-    # Litestar reads a controller's dependencies from the class and never changes them.
-    dependencies = {"access": Provide(provide_table_access, sync_to_thread=False)}  # noqa: RUF012
+    dependencies = provided(access=provide_table_access)
 
     @post(
         "/",

@@ -55,6 +55,22 @@ def failure_when_sent_by(lines: Lines, kind: str, actor: str) -> Failure:
     return found
 
 
+def clock_step_timing(lines: Lines, seat: int) -> int:
+    """The version of the first clock step that times ``seat``'s batch."""
+    return next(v for v in commands(lines, "set_clock") if lines[v]["command"]["acted"] == seat)
+
+
+def failure_when_clock_step_says(seat: int, field: str, value: object) -> Failure:
+    """The failure when the first clock step timing ``seat`` says ``field`` is ``value``:
+    it names that clock step's batch."""
+    lines = started().lines()
+    version = clock_step_timing(lines, seat)
+    lines[version]["command"][field] = value
+    found = failure(lines)
+    assert found.version == version
+    return found
+
+
 def started(engine: str = RULES_ENGINE_VERSION) -> Recorder:
     """A Forty-Five table whose seat 1 the computer plays, a few moves into its first deal."""
     recorder = Recorder(engine=engine)
@@ -100,20 +116,13 @@ def test_a_changed_bank_fails_at_its_clock_set() -> None:
 
 
 def test_a_forged_acted_fails_at_its_clock_step() -> None:
-    lines = started().lines()
-    version = next(v for v in commands(lines, "set_clock") if lines[v]["command"]["acted"] == 2)
-    lines[version]["command"]["acted"] = 3  # seat 3 would get fresh action seconds
-    found = failure(lines)
-    assert found.version == version
+    found = failure_when_clock_step_says(2, "acted", 3)  # seat 3 would get fresh action seconds
     assert "the clock step says seat 3 acted" in found.message
     assert "is seat 2's, sent by 'seat:2'" in found.message
 
 
 def test_a_clock_step_must_name_the_seat_it_times() -> None:
-    lines = started().lines()
-    version = next(v for v in commands(lines, "set_clock") if lines[v]["command"]["acted"] == 0)
-    lines[version]["command"]["acted"] = None
-    assert "says no seat acted" in failure(lines).message
+    assert "says no seat acted" in failure_when_clock_step_says(0, "acted", None).message
     # The first clock step starts the game, after the last take_seat: no seat acted.
     lines = started().lines()
     first = commands(lines, "set_clock")[0]
@@ -125,11 +134,8 @@ def test_a_clock_step_must_name_the_seat_it_times() -> None:
 
 def test_moved_is_for_a_players_own_command_only() -> None:
     lines = started().lines()
-    version = next(v for v in commands(lines, "set_clock") if lines[v]["command"]["acted"] == 1)
-    assert lines[version]["command"]["moved"] is False  # seat 1 is the computer's
-    lines[version]["command"]["moved"] = True
-    found = failure(lines)
-    assert found.version == version
+    assert lines[clock_step_timing(lines, 1)]["command"]["moved"] is False  # the computer's
+    found = failure_when_clock_step_says(1, "moved", True)
     assert "the player moved; the batch it times is sent by 'computer:1'" in found.message
 
 
@@ -137,11 +143,8 @@ def test_a_players_own_command_is_timed_as_moved() -> None:
     """A batch relabelled to the player (from the clock's or the computer's) keeps the
     clock step's moved: false, which the service never writes after a player's command."""
     lines = started().lines()
-    version = next(v for v in commands(lines, "set_clock") if lines[v]["command"]["acted"] == 2)
-    assert lines[version]["command"]["moved"] is True  # seat 2 is a player's
-    lines[version]["command"]["moved"] = False
-    found = failure(lines)
-    assert found.version == version
+    assert lines[clock_step_timing(lines, 2)]["command"]["moved"] is True  # a player's
+    found = failure_when_clock_step_says(2, "moved", False)
     assert "says the player did not move" in found.message
     assert "was sent by 'seat:2'" in found.message
 
