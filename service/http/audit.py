@@ -67,11 +67,11 @@ EXPORTS = "exports are for the operator, or the tournament's director"
 
 def _export(line: Any) -> Access:
     """An export's answer: newline-delimited JSON, its 200 documented by the schema of one
-    line."""
+    line (which the document then gives as ``x-itemSchema``, service.http.document)."""
     lines = ResponseSpec(
         data_container=cast(Any, line),
         media_type=NDJSON,
-        description="One JSON object per line, tagged by `type`: the schema of a line.",
+        description="One JSON object per line, tagged by `type`.",
         generate_examples=False,
     )
     return {"media_type": NDJSON, "responses": {200: lines, **errors(400, 401, 403, 404, 503)}}

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from domain.registry import GAMES
+from service.audit.verify import verify_lines
 from service.choices import choose, pick_index
 from service.http.app import create_app
 from tests.api.test_reserve_bridge_api import choose as choose_bridge
@@ -26,11 +27,19 @@ from tests.support import services
 from tests.support.generated import require
 from tests.support.live import serving
 from tests.support.pinochle import pick_pinochle
+from tests.support.sse import written
 
 try:
     import cardroom_client
     from cardroom_client import models
-    from cardroom_client.api.tables import create_table, get_table, post_action, take_seat
+    from cardroom_client.api.audit import export_table
+    from cardroom_client.api.tables import (
+        create_table,
+        get_table,
+        post_action,
+        stream_table,
+        take_seat,
+    )
 except ImportError:
     cardroom_client = None
 
@@ -139,3 +148,13 @@ async def test_a_whole_game_through_the_generated_client(base_url: str, game_id:
         view = acted.parsed.table
         commands += 1
     assert view.game == game_id and view.winners
+
+    # The finished table's export and its whole stream, as the client hands them over.
+    exported = await export_table.asyncio_detailed(table_id, client=operator)
+    assert exported.status_code == 200, exported.content
+    report = verify_lines(exported.parsed.payload.read().splitlines())
+    assert report.ok and report.events == view.version, report.failure
+    streamed = await stream_table.asyncio_detailed(table_id, client=operator)
+    assert streamed.status_code == 200, streamed.content
+    versions = [int(message["id"]) for message in written(streamed.parsed)]
+    assert versions == list(range(1, view.version + 1))

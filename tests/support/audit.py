@@ -156,12 +156,13 @@ def other_seed(seed: str) -> str:
 
 @cache
 def export_line_schema() -> dict[str, Any]:
-    """The schema the OpenAPI document gives one export line, with its components."""
+    """The schema the OpenAPI document gives one export line (``x-itemSchema``), with its
+    components."""
     from service.http.spec import spec
 
     document = spec()
     content = document["paths"]["/tables/{table_id}/export"]["get"]["responses"]["200"]
-    return {**content["content"]["application/x-ndjson"]["schema"], **document}
+    return {**content["content"]["application/x-ndjson"]["x-itemSchema"], **document}
 
 
 @cache
