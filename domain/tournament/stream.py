@@ -108,23 +108,26 @@ class Tournament(msgspec.Struct, frozen=True, kw_only=True):
             return "finished"
         return "playing" if self.rounds else "open"
 
-    def table_watchable(self, dealt_decks: bool, table_over: bool) -> bool:
+    def table_watchable(self, dealt_decks: bool, table_over: bool, tables_in_play: bool) -> bool:
         """Whether anyone may watch one of its tables. Tables that play the same deals are
         closed until the event is over, since one table's play would show another's
         players their cards: a duplicate event's (every table of a round plays the same
-        deals), and a table dealt supplied decks (an open event's operator deals his
-        decks at every table he opens). The table must be over too: one opened as the
-        event was ending plays its decks still."""
+        deals), and a table dealt supplied decks (an operator deals his decks at every
+        table he opens). The table must be over too, and so must the event's every table
+        (none ``tables_in_play``): the last round's result finishes an event in rounds on
+        its own, while a table opened by hand may still be at the same decks."""
         shares_deals = self.format is Format.DUPLICATE or dealt_decks
-        return not shares_deals or (self.status == "finished" and table_over)
+        if not shares_deals:
+            return True
+        return self.status == "finished" and table_over and not tables_in_play
 
     def results_public(self, dealt_decks: bool, dealt_in_play: bool) -> bool:
         """Whether anyone may see how its tables are scoring: not while tables that play
-        the same deals are still at them — a duplicate event's round in play; an event
-        with tables dealt supplied decks until it is over and none of them is in play
-        (one opened as it ended may be)."""
+        the same deals are still at them — a duplicate event's round in play, or a table
+        dealt supplied decks in play (one opened by hand, or as the event ended); an event
+        with tables dealt supplied decks until it is over and none of them is in play."""
         if self.format is Format.DUPLICATE:
-            return round_in_secret(self) is None
+            return round_in_secret(self) is None and not dealt_in_play
         return not dealt_decks or (self.status == "finished" and not dealt_in_play)
 
     @property

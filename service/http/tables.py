@@ -181,7 +181,11 @@ async def watchable(table: tables.Table[Any], tournaments: TournamentService) ->
     except TournamentNotFound:
         return True
     over = table.status in tables.ENDED
-    return tournament.table_watchable(dealt_decks=bool(table.decks), table_over=over)
+    # Only a table that would open now asks whether another is still being played.
+    in_play = (
+        over and tournament.status == "finished" and await tournaments.tables_in_play(tournament.id)
+    )
+    return tournament.table_watchable(bool(table.decks), over, tables_in_play=in_play)
 
 
 async def require_watchable(

@@ -72,13 +72,16 @@ def decode_cursor(cursor: str) -> int:
 
 # A table its tournament closes to spectators, as Tournament.table_watchable says: one that
 # plays the same deals as others (a duplicate event's, or one dealt supplied decks) until
-# the event is over and the table too. Its version would tell a spectator when it moves.
+# the event is over, the table too and every other table of the event. Its version would
+# tell a spectator when it moves.
+_ENDED = ", ".join(repr(s) for s in ENDED)
 _OPEN_TO_SPECTATORS = (
     "NOT EXISTS (SELECT 1 FROM tournaments t WHERE t.id::text = tables.tournament"
     " AND tables.tournament IS DISTINCT FROM %s"
     " AND (t.format = 'duplicate' OR tables.decks IS NOT NULL)"
-    " AND NOT (t.status = 'finished'"
-    f" AND tables.status IN ({', '.join(repr(s) for s in ENDED)})))"
+    f" AND NOT (t.status = 'finished' AND tables.status IN ({_ENDED})"
+    " AND NOT EXISTS (SELECT 1 FROM tables o"
+    f" WHERE o.tournament = tables.tournament AND o.status NOT IN ({_ENDED}))))"
 )
 
 

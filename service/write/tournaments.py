@@ -128,6 +128,11 @@ class TournamentService:
     async def load(self, tournament_id: str) -> Tournament:
         return (await self.store.load(tournament_id))[0]
 
+    async def tables_in_play(self, tournament_id: str) -> bool:
+        """Whether a table of the tournament (of its rounds, or opened by hand) has not
+        ended yet."""
+        return await self.store.tables_in_play(tournament_id) > 0
+
     async def enter(
         self,
         tournament_id: str,

@@ -29,6 +29,7 @@ from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import Player, document_of, export, lines_of, new_game, play
 from tests.support.live import serving
 from tests.support.refusals import assert_problem, stored
+from tests.support.tournaments import enter, finished, open_event
 
 CARD = re.compile(r'"[2-9TJQKA][CDHS]"')
 
@@ -441,3 +442,44 @@ async def test_a_closed_table_is_listed_to_the_operator_and_its_director_only(
     assert not await listed({}), "the event is not over"
     ok(await client.post(f"/tournaments/{event['id']}/finish", headers=OPERATOR))
     assert await listed({})
+
+
+async def test_the_last_rounds_result_opens_no_table_while_one_is_still_at_the_decks(
+    client: AsyncClient,
+) -> None:
+    """The last round's result finishes an event in rounds on its own, while a table the
+    operator opened by hand may still be dealt the same decks: a table at them that has
+    ended stays closed, and unlisted, until that one ends too."""
+    decks = [{"deck": deck} for deck in shuffled_decks("pitch", 1, seed=8)]
+    event = await open_event(client, "pitch", format="swiss", rounds=1, first_dealer=0, deals=decks)
+    ann = await enter(client, event, name="Ann")
+    await enter(client, event, name="Bot", computer=True)
+    tables = f"/tournaments/{event['id']}/tables"
+    ended, playing = [
+        ok(await client.post(tables, json={"players": [p, f"{p}2"]}, headers=OPERATOR), 201)
+        for p in ("Cy", "Di")
+    ]
+    ended, playing = ended["table"]["id"], playing["table"]["id"]
+    director = bearer(event["director_token"])
+    ok(await client.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
+    ok(await client.post(f"/tables/{ended}/abort", json={"reason": "void"}, headers=OPERATOR))
+    me = ok(await client.get(f"/tournaments/{event['id']}/me", headers=bearer(ann["token"])))
+    resign = {"type": "resign"}
+    ok(
+        await client.post(
+            f"/tables/{me['table']}/actions", json=resign, headers=bearer(me["token"])
+        )
+    )
+    assert (await finished(client, event["id"]))["status"] == "finished"
+
+    async def listed() -> bool:
+        page = ok(await client.get(f"/tables?tournament={event['id']}"))
+        return ended in [t["id"] for t in page["tables"]]
+
+    for read in ("", "/events", "/scoresheet"):
+        assert_problem(await client.get(f"/tables/{ended}{read}"), 401, "unauthorized")
+    assert not await listed()
+    ok(await client.post(f"/tables/{playing}/abort", json={"reason": "void"}, headers=OPERATOR))
+    for read in ("", "/events", "/scoresheet"):
+        ok(await client.get(f"/tables/{ended}{read}"))
+    assert await listed()

@@ -87,13 +87,28 @@ def test_a_round_robin_asked_for_more_rounds_than_its_schedule_stops_when_all_ha
 
 def test_a_table_sharing_deals_opens_to_spectators_once_it_and_the_event_are_over() -> None:
     """A table opened as the event ended (the operator racing the director) still plays
-    the shared decks: it stays closed until it is over too."""
+    the shared decks: it stays closed until it is over too, and so do the others."""
     created = stream.create("t", bridge_terms("Pairs", Format.DUPLICATE, rounds=1), SEED)
     playing = stream.start(created)
     over = replace(playing, seed="00")
-    assert not playing.table_watchable(dealt_decks=True, table_over=True)
-    assert not over.table_watchable(dealt_decks=True, table_over=False)
-    assert over.table_watchable(dealt_decks=True, table_over=True)
+    assert not playing.table_watchable(dealt_decks=True, table_over=True, tables_in_play=False)
+    assert not over.table_watchable(dealt_decks=True, table_over=False, tables_in_play=True)
+    assert not over.table_watchable(dealt_decks=True, table_over=True, tables_in_play=True)
+    assert over.table_watchable(dealt_decks=True, table_over=True, tables_in_play=False)
+
+
+def test_a_table_sharing_no_deals_is_watched_whatever_else_is_played() -> None:
+    created = stream.create("t", bridge_terms("Club", Format.SWISS, rounds=1), SEED)
+    playing = stream.start(created)
+    assert playing.table_watchable(dealt_decks=False, table_over=False, tables_in_play=True)
+    assert not playing.table_watchable(dealt_decks=True, table_over=True, tables_in_play=False)
+
+
+def test_a_duplicate_events_results_wait_for_a_table_still_at_its_decks() -> None:
+    created = stream.create("t", bridge_terms("Pairs", Format.DUPLICATE, rounds=1), SEED)
+    over = replace(stream.start(created), seed="00")
+    assert over.results_public(dealt_decks=True, dealt_in_play=False)
+    assert not over.results_public(dealt_decks=True, dealt_in_play=True)
 
 
 def test_a_round_robin_an_older_version_left_playing_after_its_last_round_can_be_finished() -> None:
