@@ -21,13 +21,18 @@ import msgspec
 from service.settings import LogFormat, Settings
 
 # uvicorn's names for levels, "trace" included.
+# uvicorn's level below DEBUG (its protocol's lines). uvicorn names it only once its
+# config module is imported, which a process configures its logging before: named here,
+# ``trace`` is a level ``dictConfig`` knows and a line at it says TRACE, not "Level 5".
+TRACE = 5
+logging.addLevelName(TRACE, "TRACE")
 LEVELS = {
     "critical": logging.CRITICAL,
     "error": logging.ERROR,
     "warning": logging.WARNING,
     "info": logging.INFO,
     "debug": logging.DEBUG,
-    "trace": 5,
+    "trace": TRACE,
 }
 
 

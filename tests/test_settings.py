@@ -136,3 +136,12 @@ def test_an_unknown_log_level_is_refused_by_name_before_anything_starts() -> Non
     assert result.returncode == 2 and seconds < 10
     assert "CARDROOM_LOG_LEVEL must be one of" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("level", ["trace", "debug", "info", "warning", "error", "critical"])
+def test_every_documented_log_level_configures_a_process(level: str) -> None:
+    """``trace`` is uvicorn's level below DEBUG, named only once uvicorn's config is
+    imported: before, a process configured with it refused its own logging and exited."""
+    result, _ = _serve(CARDROOM_LOG_LEVEL=level, CARDROOM_EMBEDDED="0")
+    assert "Unable to configure" not in result.stderr
+    assert "CARDROOM_DATABASE_URL" in result.stderr  # it got as far as its real refusal
