@@ -446,6 +446,30 @@ async def test_a_move_after_an_outage_waits_for_the_time_given_back(
     assert refused.value.code is RuleCode.CLOCK_EXPIRED
 
 
+async def test_a_database_no_timekeeper_has_run_counts_as_down_since_its_creation() -> None:
+    """A deployment that never ran a timekeeper (``CARDROOM_TIMEKEEPER=0`` and none run
+    apart): a late move is told to retry (``clocks-recovering``), not that the clock
+    acts for it when nothing does, and the first timekeeper gives the time back."""
+    async with AsyncConnectionPool(
+        services.fresh_database("never_"), min_size=1, open=False
+    ) as pool:
+        created = await EventStore(pool).timekeeper_alive_at()
+        assert created is not None, "the migration counts the database's creation"
+        clock = FakeClock(created)
+        service = service_on(pool, clock)
+        table_id = await clocked_table(service)
+        clock.advance(600)
+        table = (await service.load(table_id)).table
+        seat = tables.to_act(table)[0]
+        move = computer.choose(table, seat)
+        with pytest.raises(ClocksRecovering):
+            await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
+        first = Timekeeper(service_on(pool, clock), None, clock)
+        assert await first.recover() == 1
+        await first.beat()
+        await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
+
+
 async def test_the_computer_plays_its_tables_in_turn_one_move_each(
     pool: Any, clock: FakeClock
 ) -> None:
