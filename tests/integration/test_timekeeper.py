@@ -412,6 +412,25 @@ async def test_a_burst_of_commits_wakes_the_timekeeper_for_a_look_or_two(
         await notifier.stop()
 
 
+async def move_waits_for_the_time_back(
+    pool: AsyncConnectionPool[Any], clock: FakeClock, table_id: str
+) -> Timekeeper:
+    """The seat to act, past its deadline with no timekeeper beating, is told to retry
+    (``clocks-recovering``); a timekeeper starting now gives its table the time back and
+    the same move is taken. The timekeeper."""
+    service = service_on(pool, clock)
+    table = (await service.load(table_id)).table
+    seat = tables.to_act(table)[0]
+    move = computer.choose(table, seat)
+    with pytest.raises(ClocksRecovering):
+        await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
+    starting = Timekeeper(service_on(pool, clock), None, clock)
+    assert await starting.recover() == 1
+    await starting.beat()
+    await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
+    return starting
+
+
 async def test_a_move_after_an_outage_waits_for_the_time_given_back(
     pool: Any, clock: FakeClock
 ) -> None:
@@ -424,15 +443,7 @@ async def test_a_move_after_an_outage_waits_for_the_time_given_back(
     keeper = Timekeeper(service, None, clock)
     await keeper.beat()
     clock.advance(600)  # ten minutes down; the seat to act had 30 s
-    table = (await service.load(table_id)).table
-    seat = tables.to_act(table)[0]
-    move = computer.choose(table, seat)
-    with pytest.raises(ClocksRecovering):
-        await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
-    restarted = Timekeeper(service_on(pool, clock), None, clock)
-    assert await restarted.recover() == 1
-    await restarted.beat()
-    await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
+    restarted = await move_waits_for_the_time_back(pool, clock, table_id)
 
     later = await clocked_table(service)
     clock.advance(31)  # a timekeeper alive (it beat just now), and this deadline passed
@@ -459,15 +470,7 @@ async def test_a_database_no_timekeeper_has_run_counts_as_down_since_its_creatio
         service = service_on(pool, clock)
         table_id = await clocked_table(service)
         clock.advance(600)
-        table = (await service.load(table_id)).table
-        seat = tables.to_act(table)[0]
-        move = computer.choose(table, seat)
-        with pytest.raises(ClocksRecovering):
-            await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
-        first = Timekeeper(service_on(pool, clock), None, clock)
-        assert await first.recover() == 1
-        await first.beat()
-        await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
+        await move_waits_for_the_time_back(pool, clock, table_id)
 
 
 async def test_the_computer_plays_its_tables_in_turn_one_move_each(
