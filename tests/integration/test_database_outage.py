@@ -133,6 +133,27 @@ def test_an_outage_answers_503_at_once_and_recovers(
         assert client.get("/readyz").status_code == 200
 
 
+def test_readiness_answers_its_own_document_from_the_first_probe_of_a_freeze(
+    outage: tuple[str, str, PostgresServer],
+) -> None:
+    """/readyz bounds its checks at 0.8 s so that a probe with a 1 s timeout gets its
+    answer. Cancelling the check's query on a frozen server waits on the server too: the
+    first /readyz of a freeze waited for the request deadline and answered its 503
+    ``database-unavailable`` problem, not the readiness document."""
+    base, _, postgres = outage
+    with httpx.Client(base_url=base, timeout=PROBE) as client:
+        assert client.get("/readyz").status_code == 200  # the pool holds a live connection
+        postgres.freeze()
+        try:
+            ready = client.get("/readyz")
+        finally:
+            postgres.thaw()
+        assert ready.status_code == 503, ready.text
+        assert ready.json()["checks"]["postgres"] == "error: no answer within 0.8 s"
+        assert ready.json()["checks"]["redis"] == "ok"
+        assert _recovered(client, "/readyz").status_code == 200
+
+
 async def test_a_pool_tries_to_connect_again_at_once_when_the_database_is_back(
     outage: tuple[str, str, PostgresServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
