@@ -138,6 +138,12 @@ def _response_headers(openapi: Any) -> None:
         "401": challenge,
         "415": accept_post,
     }
+    # Sent only when the refusal is for a coding (service.http.limits).
+    uncoded = OpenAPIHeader(
+        schema=_STRING,
+        description="`identity`, when the body was refused for a `Content-Encoding` or a"
+        " transfer coding other than `chunked`: bodies are taken uncompressed.",
+    )
     for operation in _operations(openapi):
         for status, headers in by_status.items():
             response = (operation.responses or {}).get(status)
@@ -146,6 +152,8 @@ def _response_headers(openapi: Any) -> None:
             if status != "429" and PROBLEM_JSON not in (response.content or {}):
                 continue
             response.headers = _required(headers)
+            if status == "415":
+                response.headers["Accept-Encoding"] = uncoded
 
 
 def _counted_fields(openapi: Any) -> None:

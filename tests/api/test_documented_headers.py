@@ -79,6 +79,9 @@ async def test_every_header_sent_is_documented(counted: AsyncTestClient[Litestar
     plain = {**OPERATOR, "Content-Type": "text/plain"}
     refused = await client.post(f"/tables/{table}/pause", content=b"{}", headers=plain)
     seen(refused, "POST", f"{one}/pause", 415)
+    compressed = {**OPERATOR, "Content-Type": "application/json", "Content-Encoding": "gzip"}
+    refused = await client.post(f"/tables/{table}/pause", content=b"{}", headers=compressed)
+    assert seen(refused, "POST", f"{one}/pause", 415).headers["accept-encoding"] == "identity"
     export = await client.get(f"/tables/{table}/export", headers=OPERATOR)
     seen(export, "GET", f"{one}/export", 200)
     stopped = await client.post(f"/tables/{table}/abort", json={"reason": "test"}, headers=OPERATOR)
