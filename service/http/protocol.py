@@ -299,6 +299,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.reading_head = False
         if self.head_counted or self._parsed_head_bytes() <= MAX_HEAD_BYTES:
             super().on_headers_complete()
+            self._close_after_if_undrainable()
             return
         # Answered in turn, after the responses to the requests before it; then closed.
         self.refused = True
@@ -307,6 +308,18 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             super().on_headers_complete()
         finally:
             self.app = app
+
+    def _close_after_if_undrainable(self) -> None:
+        """A body declared longer than may follow a head can never be read whole, nor
+        read and dropped after an early answer: the connection closes after this request
+        whatever it is answered (a 413, 415, 404 or 429 before the body), so the answer
+        says ``Connection: close`` (RFC 9112 section 9.6). Without it a client sent its
+        next request, a move say, into a connection about to close unanswered."""
+        if self.cycle is None:
+            return
+        for name, value in self.headers:
+            if name == b"content-length" and value.isdigit() and int(value) > MAX_REST_BYTES:
+                self.cycle.keep_alive = False
 
     def _parsed_head_bytes(self) -> int:
         """The least size on the wire of the head just parsed ("GET /path HTTP/1.1\r\n",

@@ -542,6 +542,48 @@ async def test_a_request_answered_before_its_body_has_the_header_timeout_for_the
         writer.close()
 
 
+@pytest.mark.parametrize(
+    ("request_head", "status"),
+    [
+        (b"POST /tables HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n", 415),
+        (b"POST /nope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n", 404),
+        (b"POST /tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n", 413),
+    ],
+    ids=["415", "404", "413"],
+)
+@pytest.mark.parametrize("length", [2 * MiB + 1, 3 * MiB])
+async def test_an_early_answer_to_a_body_too_long_to_drain_says_the_connection_closes(
+    base: str, request_head: bytes, status: int, length: int
+) -> None:
+    """A body declared longer than what may follow a head (2 MiB) cannot be read and
+    dropped whole, so the connection closes after its early answer: the answer says so
+    (``Connection: close``), or a client sends its next request, a move say, into a
+    connection that closes unanswered."""
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(request_head + b"Content-Length: %d\r\n\r\n" % length)
+        found, headers, _ = await asyncio.wait_for(read_response(reader), 5)
+        assert found == status
+        assert headers.get("connection") == "close"
+    finally:
+        writer.close()
+
+
+async def test_an_early_answer_to_a_body_that_can_be_drained_keeps_the_connection(
+    base: str,
+) -> None:
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(
+            b"POST /tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % (2 * MiB)
+        )
+        found, headers, _ = await asyncio.wait_for(read_response(reader), 5)
+        assert found == 413 and "connection" not in headers
+    finally:
+        writer.close()
+
+
 async def answered_early(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     """Send the head of a request with a 3-byte body the service answers without reading
     (415), and read that answer."""
