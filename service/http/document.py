@@ -27,7 +27,6 @@ from litestar.openapi.spec import (
 from domain import RULES_ENGINE_VERSION
 from service.http.examples import JSONExample
 from service.http.examples import attach as attach_examples
-from service.http.live import sse_message
 from service.http.problems import PROBLEM_JSON
 from service.http.reference import PLAYING, docs_router, problem_table, render_plugins
 from service.http.schemas import StandingsPage
@@ -296,60 +295,45 @@ def _stream_records(openapi: Any) -> None:
 
 
 @dataclass
-class SequenceMedia(OpenAPIMediaType):
-    """A body that is a sequence of items, newline-delimited JSON or Server-Sent Events.
+class LinesMedia(OpenAPIMediaType):
+    """A body of newline-delimited JSON (an export).
 
     OpenAPI 3.1 describes a body as a whole, and such a body is no JSON value: its schema
-    is a string (an export is binary, so that a generated client hands the bytes over as
-    a file), and the schema of one item is ``x-itemSchema``, which OpenAPI 3.2 names
-    ``itemSchema``. Generators built for 3.1, which every one is, read it as text."""
+    is a binary string, so that a generated client hands the bytes over as a file, and
+    the schema of one line is ``x-itemSchema``, which OpenAPI 3.2 names ``itemSchema``.
+    (A stream's ``schema`` stays the schema of one message: for ``text/event-stream``
+    that is how tools read a 3.1 document, schemathesis among them.)"""
 
     item_schema: Schema | Reference | None = field(default=None, metadata={"alias": "x-itemSchema"})
 
 
-# The body of each sequence; the schema of one item is the one Litestar gave the body.
-_NDJSON_BODY = Schema(
+_LINES = Schema(
     type=OpenAPIType.STRING,
     format=OpenAPIFormat.BINARY,
     description="Newline-delimited JSON: one object per line, each matching `x-itemSchema`.",
 )
-_SSE_BODY = Schema(
-    type=OpenAPIType.STRING,
-    description="Server-Sent Events: messages (each as `x-itemSchema` gives its fields)"
-    " and keep-alive comments.",
-)
-_SEQUENCES = {
-    "exportTable": _NDJSON_BODY,
-    "exportTournament": _NDJSON_BODY,
-    "streamTable": _SSE_BODY,
-    "streamTournament": _SSE_BODY,
-}
+_EXPORTS = {"exportTable", "exportTournament"}
 
 
-def _as_text(body: Schema, item: Any) -> str:
-    """An example item as it is written in the body."""
-    if body is _NDJSON_BODY:
-        return msgspec.json.encode(item).decode() + "\n"
-    return sse_message(int(item["id"]), item["event"], item["data"].encode()).decode()
-
-
-def _sequences(openapi: Any) -> None:
-    """The exports and the streams as :class:`SequenceMedia`, their examples as written
-    (after the examples are attached)."""
+def _exports(openapi: Any) -> None:
+    """The exports' 200s as :class:`LinesMedia`, each example a body as written (after
+    the examples are attached: theirs are lines)."""
     for operation in _operations(openapi):
-        body = _SEQUENCES.get(operation.operation_id)
-        if body is None:
+        if operation.operation_id not in _EXPORTS:
             continue
         response = operation.responses["200"]
         assert isinstance(response, OpenAPIResponse) and response.content is not None
         for media_type, media in response.content.items():
             examples: dict[str, Example | Reference] = {
-                name: JSONExample(summary=example.summary, value=_as_text(body, example.value))
+                name: JSONExample(
+                    summary=example.summary,
+                    value=msgspec.json.encode(example.value).decode() + "\n",
+                )
                 for name, example in (media.examples or {}).items()
                 if isinstance(example, Example)
             }
-            response.content[media_type] = SequenceMedia(
-                schema=body, examples=examples, item_schema=media.schema
+            response.content[media_type] = LinesMedia(
+                schema=_LINES, examples=examples, item_schema=media.schema
             )
 
 
@@ -387,5 +371,5 @@ def finish(openapi: OpenAPI) -> None:
     _tidy_parameters(openapi)
     _stream_records(openapi)
     attach_examples(openapi)
-    _sequences(openapi)  # after the examples: its own are theirs as written
+    _exports(openapi)  # after the examples: its own are theirs as written
     _standings_csv(openapi)  # after the examples: its own are the JSON ones as CSV

@@ -16,7 +16,6 @@ from domain.commands import PlayerCommand
 from service.http.examples import COMMANDS
 from service.http.spec import spec
 from tests.support.api import OPERATOR, bearer, ok
-from tests.support.sse import written
 
 SPEC = spec()
 OPERATIONS = {op["operationId"]: op for item in SPEC["paths"].values() for op in item.values()}
@@ -27,10 +26,8 @@ def examples(content: dict[str, Any]) -> dict[str, Any]:
     return {name: example["value"] for name, example in content.get("examples", {}).items()}
 
 
-def items(media: str, body: str) -> list[Any]:
-    """The items of an example body of a sequence: its lines, or its messages."""
-    if media == "text/event-stream":
-        return written(body)
+def lines(body: str) -> list[Any]:
+    """The lines of an example body of newline-delimited JSON."""
     assert body.endswith("\n"), "an NDJSON body ends its last line"
     return [msgspec.json.decode(line) for line in body.splitlines()]
 
@@ -62,11 +59,11 @@ def test_every_operation_has_request_and_response_examples(operation: str) -> No
             assert named, f"{operation} {status} {media}: no example"
             for name, value in named.items():
                 check(content["schema"], value, f"{operation} {status} {name}")
-                if "x-itemSchema" in content:  # each item of a sequence matches its schema
-                    found = items(media, value)
-                    assert found, f"{operation} {status} {name}: no item"
-                    for item in found:
-                        check(content["x-itemSchema"], item, f"{operation} {status} {name}")
+                if "x-itemSchema" in content:  # each line of an export matches its schema
+                    found = lines(value)
+                    assert found, f"{operation} {status} {name}: no line"
+                    for line in found:
+                        check(content["x-itemSchema"], line, f"{operation} {status} {name}")
 
 
 def test_every_command_type_has_an_example_the_service_decodes() -> None:

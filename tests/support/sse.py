@@ -26,14 +26,3 @@ async def messages(response: httpx.Response) -> AsyncIterator[Message]:
             field, _, value = line.partition(":")
             value = value.removeprefix(" ")
             current[field] = json.loads(value) if field == "data" else value
-
-
-def written(body: str) -> list[dict[str, str]]:
-    """The messages of a whole Server-Sent Events body as written: each field's text (a
-    ``data`` field unparsed), keep-alive comments left out."""
-    found = []
-    for block in body.replace("\r\n", "\n").split("\n\n"):
-        fields = [line.partition(":") for line in block.split("\n") if line and line[0] != ":"]
-        if fields:
-            found.append({name: value.removeprefix(" ") for name, _, value in fields})
-    return found
