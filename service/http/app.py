@@ -10,6 +10,7 @@ from typing import Any
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.exceptions import NotFoundException
 
 from service.http.access import RequestEdge
 from service.http.audit import AuditController
@@ -22,7 +23,7 @@ from service.http.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
 from service.http.document import finish, openapi_config
 from service.http.games import GameController
 from service.http.headers import nosniff
-from service.http.hooks import allowed_methods, before_request, parameter_rules
+from service.http.hooks import allowed_methods, before_request, on_no_route, parameter_rules
 from service.http.interventions import InterventionController
 from service.http.lifespan import lifespan
 from service.http.limits import MAX_BODY_BYTES
@@ -86,7 +87,7 @@ def create_app(settings: Settings) -> Litestar:
             "caller": Provide(provide_caller),
             **{name: _shared(name) for name in SHARED},
         },
-        exception_handlers=EXCEPTION_HANDLERS,
+        exception_handlers={**EXCEPTION_HANDLERS, NotFoundException: on_no_route},
         # The short ways of the command and the view are the innermost: inside the
         # deadline and the metrics, after routing.
         middleware=[

@@ -16,7 +16,7 @@ from litestar.routes import HTTPRoute
 
 from service.http.access import allow
 from service.http.limits import decode_json, read_body
-from service.http.problems import ApiProblem
+from service.http.problems import ApiProblem, on_api_problem, on_http_exception
 from service.http.schemas import UUID_PATTERN
 from service.http.throttle import Throttle
 from service.write.codec import convert
@@ -148,10 +148,19 @@ def strict_query(request: Request[Any, Any, Any], known: dict[tuple[str, str], s
             _require_integer(name, value)
 
 
-def _require_integer(name: str, value: str) -> None:
-    if not _INTEGER.fullmatch(value):
+def _misread(name: str, kind: str | None, value: str) -> str | None:
+    """Why ``value`` is not parameter ``name`` of ``kind`` as the document writes it."""
+    if kind == OpenAPIType.INTEGER and not _INTEGER.fullmatch(value):
         why = "is written with a leading zero" if _DIGITS.fullmatch(value) else "is not an integer"
-        raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} {why}")
+        return f"{name}: {value[:40]!r} {why}"
+    if kind == "uuid" and not _UUID.fullmatch(value):
+        return f"{name}: {value[:40]!r} is not a UUID"
+    return None
+
+
+def _require_integer(name: str, value: str) -> None:
+    if (why := _misread(name, OpenAPIType.INTEGER, value)) is not None:
+        raise ApiProblem("malformed-request", why)
 
 
 def strict_path(request: Request[Any, Any, Any], known: dict[tuple[str, str], str | None]) -> None:
@@ -161,14 +170,42 @@ def strict_path(request: Request[Any, Any, Any], known: dict[tuple[str, str], st
     forms of it): one resource, one URL."""
     template: str = request.scope["path_template"]
     for part, value in zip(template.split("/"), request.scope["path"].split("/"), strict=False):
-        if not part.startswith("{"):
+        if part.startswith("{"):
+            name = part[1:-1]
+            if (why := _misread(name, known.get((ParamType.PATH, name)), value)) is not None:
+                raise ApiProblem("malformed-request", why)
+
+
+def misread_path(request: Request[Any, Any, Any]) -> str | None:
+    """Why a path no route takes would be one of the document's but for a parameter the
+    router cannot read (``/tables/undefined/actions``, ``/seats/x``): it takes a UUID or an
+    integer parameter only as it reads one, and such a path was a 404 ``no such route``,
+    as if the client had the wrong base URL, where the document promises a 400."""
+    parts = request.scope["path"].split("/")
+    rules: ParameterRules = request.app.state.parameter_rules
+    for (template, _), known in rules.items():
+        segments = template.split("/")
+        if len(segments) != len(parts):
             continue
-        name = part[1:-1]
-        kind = known.get((ParamType.PATH, name))
-        if kind == OpenAPIType.INTEGER:
-            _require_integer(name, value)
-        if kind == "uuid" and not _UUID.fullmatch(value):
-            raise ApiProblem("malformed-request", f"{name}: {value[:40]!r} is not a UUID")
+        why = None
+        for segment, part in zip(segments, parts, strict=True):
+            if not segment.startswith("{"):
+                if segment != part:
+                    break
+            elif why is None:
+                why = _misread(segment[1:-1], known.get((ParamType.PATH, segment[1:-1])), part)
+        else:
+            if why is not None:
+                return why
+    return None
+
+
+def on_no_route(request: Request[Any, Any, Any], exc: NotFoundException) -> Response[Any]:
+    """The router's 404, unless the path misreads a parameter (:func:`misread_path`)."""
+    why = misread_path(request)
+    if why is not None:
+        return on_api_problem(request, ApiProblem("malformed-request", why))
+    return on_http_exception(request, exc)
 
 
 # The request headers the service reads, each taken once: the framework reads the first

@@ -317,8 +317,8 @@ async def test_idempotency_keys_are_the_tokens_not_the_seats(table: Table) -> No
 async def test_an_unknown_table_is_not_found(client: Any) -> None:
     response = await client.get(f"/tables/{uuid.uuid4()}")
     assert response.status_code == 404 and response.json()["code"] == "table-not-found"
-    response = await client.get("/tables/not-a-uuid")
-    assert response.status_code == 404 and response.json()["code"] == "not-found"
+    response = await client.get("/tables/not-a-uuid")  # names no table: it is no id at all
+    assert response.status_code == 400 and response.json()["code"] == "malformed-request"
     response = await client.post(f"/tables/{uuid.uuid4()}/seats/0", json={"name": "x"})
     assert response.status_code == 404 and response.json()["code"] == "table-not-found"
 
@@ -467,6 +467,43 @@ async def test_a_table_id_in_the_path_is_a_uuids_36_characters(client: Any) -> N
         assert response.status_code == 400, (form, response.text)
         assert response.json()["code"] == "malformed-request"
     assert ok(await client.get(f"/tables/{table_id.upper()}"))["id"] == table_id
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "named"),
+    [
+        ("GET", "/tables/undefined", "table_id"),
+        ("POST", "/tables/undefined/actions", "table_id"),
+        ("GET", "/tables/{table}x/events", "table_id"),
+        ("POST", "/tables/{table}/seats/abc", "seat"),
+        ("POST", "/tables/{table}/seats/1.0", "seat"),
+        ("POST", "/tables/{table}/seats/1_", "seat"),
+        ("GET", "/tournaments/abc/rounds/1", "tournament_id"),
+        ("GET", "/tournaments/{tournament}/rounds/x", "number"),
+    ],
+)
+async def test_a_path_parameter_the_router_cannot_read_is_a_400_naming_it(
+    client: Any, method: str, path: str, named: str
+) -> None:
+    """The router takes a UUID or an integer parameter only as it reads one: a client
+    building ``/tables/undefined/actions`` was told 404 "no such route", as if its base
+    URL were wrong, where the document promises a 400 for a malformed parameter."""
+    table = (await new_table(client))["id"]
+    body = {"game": "pitch", "name": "Club night"}
+    tournament = ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)["id"]
+    path = path.format(table=table, tournament=tournament)
+    response = await client.request(method, path, json={} if method == "POST" else None)
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "malformed-request"
+    assert response.json()["detail"].startswith(f"{named}: ")
+
+
+async def test_a_path_no_route_takes_is_still_a_404(client: Any) -> None:
+    table = (await new_table(client))["id"]
+    for path in ("/table/undefined", f"/tables/{table}/nothing", "/tables/a/b/c/d/e"):
+        response = await client.get(path)
+        assert response.status_code == 404, (path, response.text)
+        assert response.json()["code"] == "not-found"
 
 
 async def test_the_tournament_filter_reads_a_uuid_in_either_case(client: Any) -> None:

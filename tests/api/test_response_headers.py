@@ -14,7 +14,7 @@ ANSWERS = [
     ("GET", "/tables", 200),
     ("GET", "/tables?limit=0", 400),
     ("GET", "/no-such-route", 404),
-    ("GET", "/tables/not-a-uuid", 404),
+    ("GET", "/tables/not-a-uuid", 400),
     ("DELETE", "/tables", 405),
     ("OPTIONS", "/tables", 204),
     ("POST", "/tables", 415),
