@@ -241,6 +241,23 @@ def test_a_disruption_budget_and_an_autoscaler_cover_the_deployment() -> None:
         assert "cpu" in container["resources"]["requests"], "the autoscaler scales on CPU"
 
 
+def test_the_most_pods_fit_in_postgres_default_connections() -> None:
+    """Each server process holds its pool, a connection listening for commits and one for
+    each leader role (a standby keeps one to ask for the lock); the autoscaler's most pods
+    and a rolling update's surge pod must fit in what a default Postgres (100 connections,
+    3 kept for superusers) lets them have."""
+    env = {e["name"]: e["value"] for e in server_container().get("env", []) if "value" in e}
+    pool = from_env(env).pool_max
+    leaders = sum(
+        "\nLEADER_LOCK = " in path.read_text()
+        for path in (ROOT / "service" / "workers").glob("*.py")
+    )
+    assert leaders == 6
+    pods = the("HorizontalPodAutoscaler")["spec"]["maxReplicas"]
+    pods += the("Deployment")["spec"]["strategy"]["rollingUpdate"]["maxSurge"]
+    assert (pool + 1 + leaders) * pods <= 97
+
+
 def test_no_image_starts_a_private_database() -> None:
     parser = DockerfileParser(path=str(DEPLOY / "Dockerfile"))
     assert parser.envs.get("CARDROOM_EMBEDDED") == "0"
