@@ -123,11 +123,11 @@ class Tournament(msgspec.Struct, frozen=True, kw_only=True):
 
     def results_public(self, dealt_decks: bool, dealt_in_play: bool) -> bool:
         """Whether anyone may see how its tables are scoring: not while tables that play
-        the same deals are still at them — a duplicate event's round in play, or a table
-        dealt supplied decks in play (one opened by hand, or as the event ended); an event
-        with tables dealt supplied decks until it is over and none of them is in play."""
+        the same deals are still at them — a duplicate event's round in play; an event
+        with tables dealt supplied decks until it is over and none of them is in play
+        (one opened as it ended may be)."""
         if self.format is Format.DUPLICATE:
-            return round_in_secret(self) is None and not dealt_in_play
+            return round_in_secret(self) is None
         return not dealt_decks or (self.status == "finished" and not dealt_in_play)
 
     @property

@@ -181,7 +181,11 @@ def misread_path(request: Request[Any, Any, Any]) -> str | None:
     router cannot read (``/tables/undefined/actions``, ``/seats/x``): it takes a UUID or an
     integer parameter only as it reads one, and such a path was a 404 ``no such route``,
     as if the client had the wrong base URL, where the document promises a 400."""
-    parts = request.scope["path"].split("/")
+    path: str = request.scope["path"]
+    raw: bytes = request.scope.get("raw_path") or b""
+    if "\x00" in path or b"%2f" in raw.lower():
+        return None  # no route's at all, whatever its pieces look like (before_request)
+    parts = path.split("/")
     rules: ParameterRules = request.app.state.parameter_rules
     for (template, _), known in rules.items():
         segments = template.split("/")

@@ -499,8 +499,17 @@ async def test_a_path_parameter_the_router_cannot_read_is_a_400_naming_it(
 
 
 async def test_a_path_no_route_takes_is_still_a_404(client: Any) -> None:
+    """Whatever its pieces look like, a path with a NUL byte or an encoded slash is no
+    route's (the Limits table)."""
     table = (await new_table(client))["id"]
-    for path in ("/table/undefined", f"/tables/{table}/nothing", "/tables/a/b/c/d/e"):
+    for path in (
+        "/table/undefined",
+        f"/tables/{table}/nothing",
+        "/tables/a/b/c/d/e",
+        "/tables/%00",
+        "/tables/abc%2Fevents",
+        f"/tables/{table}%2Fevents",
+    ):
         response = await client.get(path)
         assert response.status_code == 404, (path, response.text)
         assert response.json()["code"] == "not-found"

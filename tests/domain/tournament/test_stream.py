@@ -104,13 +104,6 @@ def test_a_table_sharing_no_deals_is_watched_whatever_else_is_played() -> None:
     assert not playing.table_watchable(dealt_decks=True, table_over=True, tables_in_play=False)
 
 
-def test_a_duplicate_events_results_wait_for_a_table_still_at_its_decks() -> None:
-    created = stream.create("t", bridge_terms("Pairs", Format.DUPLICATE, rounds=1), SEED)
-    over = replace(stream.start(created), seed="00")
-    assert over.results_public(dealt_decks=True, dealt_in_play=False)
-    assert not over.results_public(dealt_decks=True, dealt_in_play=True)
-
-
 def test_a_round_robin_an_older_version_left_playing_after_its_last_round_can_be_finished() -> None:
     """Before the schedule capped ``rounds``, a round-robin asked for more ended its last
     round without ``tournament_finished``: no round can be paired, and finishing it works."""
