@@ -7,6 +7,7 @@ enough, else on the primary."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -65,6 +66,26 @@ async def fetch_column(
 ) -> list[Any]:
     """The first column of every row of ``query``'s answer (the ids of a listing)."""
     return [row[0] for row in await fetch_all(pool, query, params, prepare=prepare)]
+
+
+async def within(call: Awaitable[T], seconds: float) -> T:
+    """``call``'s result, or TimeoutError once ``seconds`` have passed. Unlike
+    ``asyncio.wait_for`` it does not wait for the cancelled call to end: cancelling a
+    query on a frozen or unreachable Postgres waits on the server too (the first /readyz
+    of a freeze took the whole request deadline so), so the call ends in the background
+    and takes its outcome with it."""
+    task = asyncio.ensure_future(call)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if not done:
+        task.cancel()
+        task.add_done_callback(_outcome_dropped)
+        raise TimeoutError(f"no answer within {seconds:g} s")
+    return task.result()
+
+
+def _outcome_dropped(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # retrieved, so that asyncio does not log it as never retrieved
 
 
 # Connecting gives up after two seconds; keepalives notice a peer that vanished from the

@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 from litestar import Response, get
 from litestar.di import NamedDependency
@@ -17,12 +17,12 @@ from psycopg_pool import AsyncConnectionPool
 from service import metrics as service_metrics
 from service.http.docs import NO_TOKEN
 from service.http.schemas import Health
+from service.pg import within
 from service.read.replicas import Replicas
 from service.workers import lag
 from service.workers.clients import AnyRedis
 
 log = logging.getLogger("cardroom.ops")
-T = TypeVar("T")
 # The operations endpoints are asked by probes and scrapers, which carry no token.
 ops_get = partial(get, tags=("ops",), security=NO_TOKEN)
 
@@ -70,29 +70,9 @@ async def _select_one(pool: AsyncConnectionPool[Any]) -> None:
         await conn.execute("SELECT 1")
 
 
-async def _within(probe: Awaitable[T], seconds: float) -> T:
-    """``probe``'s result, or TimeoutError once ``seconds`` have passed. Unlike
-    ``asyncio.wait_for`` it does not wait for the cancelled probe to end: cancelling a
-    query on a frozen Postgres waits on the server too (the first /readyz of a freeze
-    took the whole request deadline, 1.5 s, past a probe's 1 s), so the probe ends in
-    the background and takes its outcome with it."""
-    task = asyncio.ensure_future(probe)
-    done, _ = await asyncio.wait({task}, timeout=seconds)
-    if not done:
-        task.cancel()
-        task.add_done_callback(_outcome_dropped)
-        raise TimeoutError
-    return task.result()
-
-
-def _outcome_dropped(task: asyncio.Future[Any]) -> None:
-    if not task.cancelled():
-        task.exception()  # retrieved, so that asyncio does not log it as never retrieved
-
-
 async def _check(probe: Awaitable[Any]) -> str:
     try:
-        await _within(probe, CHECK_SECONDS)
+        await within(probe, CHECK_SECONDS)
     except TimeoutError:
         return "error: no answer within 0.8 s"
     except Exception as exc:  # any failure means "not ready"; the reason is reported
@@ -114,7 +94,7 @@ async def metrics(pool: NamedDependency[AsyncConnectionPool[Any]]) -> bytes:
     # measured now; without Postgres the lag is left out rather than the whole answer.
     body = generate_latest(service_metrics.registry())
     try:
-        measured = await _within(lag.measure(pool, CHECK_SECONDS), CHECK_SECONDS)
+        measured = await within(lag.measure(pool, CHECK_SECONDS), CHECK_SECONDS)
     except Exception as exc:  # the process's own metrics still answer
         log.warning("lag not measured: %s", type(exc).__name__)
         return body

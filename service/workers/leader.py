@@ -5,6 +5,13 @@ connection closes and the lock goes with it, and a standby takes over within sec
 The other way round too: if that connection dies under a living leader (the backend
 killed, a proxy's idle timeout), the lock is gone and a standby may already lead, so the
 leader stops its work as soon as it finds out, and stands by again.
+
+A leader that stops without its connection closing (its process stopped, its host frozen,
+its network cut with no socket closed) would hold the lock, and keep every standby off,
+for as long as Postgres keeps its session: with a cut network, the server's TCP keepalive
+(two hours by default). So the lock is a lease: Postgres ends a lock's session once it has
+been idle for ``LEASE`` seconds (``idle_session_timeout``), and the leader, which checks
+its session every ``LOCK_CHECK`` seconds, stops if a check goes unanswered that long.
 """
 
 from __future__ import annotations
@@ -19,13 +26,24 @@ import psycopg
 from psycopg.conninfo import make_conninfo
 
 from service import metrics
-from service.pg import CONNECT_OPTIONS
+from service.pg import CONNECT_OPTIONS, within
 from service.read.watch import TableWatcher
 
 log = logging.getLogger("cardroom.leader")
 STANDBY = 2.0  # seconds between a standby's attempts to lead
 LOCK_CHECK = 1.0  # seconds between a leader's checks that its lock's session lives
 RECONNECT = 1.0  # seconds before connecting again after Postgres failed
+LEASE = 5.0  # seconds a lock's session may go unheard before it, and the lock, ends
+
+
+async def _as_lease(conn: psycopg.AsyncConnection[Any]) -> None:
+    """Have Postgres end ``conn``'s session once it is idle ``LEASE`` seconds: a leader
+    checks it every ``LOCK_CHECK`` seconds and a standby asks every ``STANDBY``, both well
+    inside. (``idle_session_timeout`` is PostgreSQL 14's: an older server keeps the
+    session, and the lock, as long as it did before.)"""
+    if conn.info.server_version >= 140000:
+        milliseconds = str(int(LEASE * 1000))
+        await conn.execute("SELECT set_config('idle_session_timeout', %s, false)", (milliseconds,))
 
 
 async def _try_lock(conn: psycopg.AsyncConnection[Any], lock: int) -> bool:
@@ -57,9 +75,13 @@ async def while_leading(
     gauge.set(0)
     while not stop.is_set():
         try:
-            async with await psycopg.AsyncConnection.connect(
+            conn = await psycopg.AsyncConnection.connect(
                 make_conninfo(conninfo, **CONNECT_OPTIONS), autocommit=True
-            ) as conn:
+            )
+            # Closed, not left through ``async with``: its exit rolls back first, which
+            # waits for a check of the lock left unanswered.
+            try:
+                await _as_lease(conn)
                 while not stop.is_set() and not await _try_lock(conn, lock):
                     await pause(stop, STANDBY)
                 if stop.is_set():
@@ -71,6 +93,8 @@ async def while_leading(
                 finally:
                     gauge.set(0)
                     leading.clear()
+            finally:
+                await conn.close()
         except (psycopg.Error, OSError) as exc:
             log.warning("%s lost Postgres (%s); retrying", name, exc)
             await pause(stop, RECONNECT)
@@ -85,7 +109,9 @@ async def _while_held(conn: psycopg.AsyncConnection[Any], work: Awaitable[None])
         while not task.done():
             await asyncio.wait({task}, timeout=LOCK_CHECK)
             if not task.done():
-                await conn.execute("SELECT 1")
+                # Unanswered for the lease, the session may be over and another process
+                # leading: TimeoutError (an OSError, so: lost Postgres, stand by again).
+                await within(conn.execute("SELECT 1"), LEASE)
         await task
     finally:
         if not task.done():

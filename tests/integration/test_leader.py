@@ -10,6 +10,7 @@ import pytest
 
 from service.workers import leader
 from tests.support import services
+from tests.support.proxy import Relay
 
 LOCK = 0x7465_7374_6C65_6164  # "testlead": no worker's lock
 
@@ -100,6 +101,89 @@ async def test_a_leader_whose_lock_session_dies_stops_its_work_and_leads_again_o
             stop.set()
             await asyncio.wait_for(running, timeout=5)
         assert not leading.is_set()
+
+
+async def test_a_leader_that_stops_checking_its_lock_loses_it_to_a_standby_after_the_lease(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A leader whose process stops (SIGSTOP, a frozen host) keeps its connection open, and
+    Postgres its session and lock: every standby stayed off, and no computer moved and no
+    clock fired anywhere. Here the leader never checks its lock again, as a stopped one
+    would not: Postgres ends its idle session after the lease and a standby leads."""
+    database_url = services.fresh_database("leader_")
+    monkeypatch.setattr(leader, "LEASE", 1.0)
+    monkeypatch.setattr(leader, "LOCK_CHECK", 600.0)  # the stopped leader's: never
+    monkeypatch.setattr(leader, "STANDBY", 0.05)
+    stop = asyncio.Event()
+    first, second = asyncio.Event(), asyncio.Event()
+
+    async def work() -> None:
+        await stop.wait()
+
+    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
+        name = psycopg.conninfo.make_conninfo(database_url, application_name="stopped")
+        stopped = asyncio.create_task(leader.while_leading(name, LOCK, stop, first, work, "a"))
+        await asyncio.wait_for(first.wait(), timeout=5)
+        [session] = await _backends(admin, "stopped")
+        standby = asyncio.create_task(
+            leader.while_leading(database_url, LOCK, stop, second, work, "b")
+        )
+        try:
+            await asyncio.wait_for(second.wait(), timeout=10)
+            assert session not in await _backends(admin, "stopped"), "its session ended"
+        finally:
+            stop.set()
+            await asyncio.wait_for(asyncio.gather(stopped, standby), timeout=10)
+
+
+async def test_a_leader_cut_off_from_postgres_stops_within_the_lease_and_a_standby_leads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A network cut that closes no socket: the leader's check of its lock goes unanswered
+    and, after the lease, it stops its work (it used to wait on the check for as long as
+    TCP took to give up); Postgres, hearing nothing, ends the session and its lock, and a
+    standby with a way to Postgres leads."""
+    database_url = services.fresh_database("leader_")
+    monkeypatch.setattr(leader, "LEASE", 1.0)
+    monkeypatch.setattr(leader, "LOCK_CHECK", 0.05)
+    monkeypatch.setattr(leader, "STANDBY", 0.05)
+    monkeypatch.setattr(leader, "RECONNECT", 0.05)
+    relay = Relay(int(psycopg.conninfo.conninfo_to_dict(database_url).get("port") or 5432))
+    stop = asyncio.Event()
+    cut_off, standing_by = asyncio.Event(), asyncio.Event()
+    runs: list[str] = []
+
+    async def work() -> None:
+        runs.append("started")
+        try:
+            await stop.wait()
+        except asyncio.CancelledError:
+            runs.append("cancelled")
+            raise
+
+    async def other_work() -> None:
+        await stop.wait()
+
+    through = psycopg.conninfo.make_conninfo(database_url, host="127.0.0.1", port=relay.port)
+    first = asyncio.create_task(leader.while_leading(through, LOCK, stop, cut_off, work, "a"))
+    second: asyncio.Task[None] | None = None
+    try:
+        await asyncio.wait_for(cut_off.wait(), timeout=5)
+        second = asyncio.create_task(
+            leader.while_leading(database_url, LOCK, stop, standing_by, other_work, "b")
+        )
+        relay.hold()
+        await asyncio.wait_for(standing_by.wait(), timeout=10)
+        for _ in range(100):
+            if runs == ["started", "cancelled"]:
+                break
+            await asyncio.sleep(0.05)
+        assert runs == ["started", "cancelled"] and not cut_off.is_set()
+    finally:
+        stop.set()
+        relay.release()
+        relay.close()
+        await asyncio.wait_for(asyncio.gather(first, *([second] if second else [])), timeout=10)
 
 
 class _Silent:
