@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import psycopg
@@ -20,6 +21,20 @@ async def _backends(admin: psycopg.AsyncConnection[Any], name: str) -> list[int]
         "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (name,)
     )
     return [row[0] for row in await cur.fetchall()]
+
+
+def recorded(runs: list[str], stop: asyncio.Event) -> Callable[[], Awaitable[None]]:
+    """Work that lasts until ``stop``, noting in ``runs`` each start and cancellation."""
+
+    async def work() -> None:
+        runs.append("started")
+        try:
+            await stop.wait()
+        except asyncio.CancelledError:
+            runs.append("cancelled")
+            raise
+
+    return work
 
 
 async def test_a_standby_asks_on_one_connection_and_leads_on_it_once_the_lock_is_free(
@@ -73,14 +88,7 @@ async def test_a_leader_whose_lock_session_dies_stops_its_work_and_leads_again_o
     monkeypatch.setattr(leader, "RECONNECT", 0.02)
     stop, leading = asyncio.Event(), asyncio.Event()
     runs: list[str] = []
-
-    async def work() -> None:
-        runs.append("started")
-        try:
-            await stop.wait()
-        except asyncio.CancelledError:
-            runs.append("cancelled")
-            raise
+    work = recorded(runs, stop)
 
     async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
         running = asyncio.create_task(
@@ -152,14 +160,7 @@ async def test_a_leader_cut_off_from_postgres_stops_within_the_lease_and_a_stand
     stop = asyncio.Event()
     cut_off, standing_by = asyncio.Event(), asyncio.Event()
     runs: list[str] = []
-
-    async def work() -> None:
-        runs.append("started")
-        try:
-            await stop.wait()
-        except asyncio.CancelledError:
-            runs.append("cancelled")
-            raise
+    work = recorded(runs, stop)
 
     async def other_work() -> None:
         await stop.wait()
