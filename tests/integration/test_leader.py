@@ -111,6 +111,54 @@ async def test_a_leader_whose_lock_session_dies_stops_its_work_and_leads_again_o
         assert not leading.is_set()
 
 
+class _Silent:
+    """A watcher no commit ever rings: waiting on it lasts the whole ``every``."""
+
+    delivered = 0
+
+    def __init__(self) -> None:
+        self.waits = 0
+
+    async def wait_for_any(self, since: int, timeout: float) -> int:
+        self.waits += 1
+        await asyncio.sleep(timeout)
+        return since
+
+
+@pytest.mark.parametrize("at_once", [True, False])
+async def test_a_step_that_did_something_steps_again_at_once_when_asked(at_once: bool) -> None:
+    """With ``at_once`` (the computer players'), a step that sent something is followed
+    by the next without waiting for its own commits to be announced; without it, every
+    step waits for a commit's ring (or ``every``)."""
+    database_url = services.fresh_database("leader_")
+    stop, leading = asyncio.Event(), asyncio.Event()
+    watcher = _Silent()
+    steps: list[int] = []
+
+    async def step() -> int:
+        steps.append(watcher.waits)
+        if len(steps) == 3:
+            stop.set()
+        return 1
+
+    await asyncio.wait_for(
+        leader.lead_on_commits(
+            database_url,
+            LOCK,
+            stop,
+            leading,
+            step,
+            watcher,
+            "test",
+            0.05,
+            0.0,
+            at_once,  # type: ignore[arg-type]
+        ),
+        timeout=10,
+    )
+    assert steps == ([0, 0, 0] if at_once else [0, 1, 2])
+
+
 async def test_a_leader_that_stops_checking_its_lock_loses_it_to_a_standby_after_the_lease(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -185,51 +233,3 @@ async def test_a_leader_cut_off_from_postgres_stops_within_the_lease_and_a_stand
         relay.release()
         relay.close()
         await asyncio.wait_for(asyncio.gather(first, *([second] if second else [])), timeout=10)
-
-
-class _Silent:
-    """A watcher no commit ever rings: waiting on it lasts the whole ``every``."""
-
-    delivered = 0
-
-    def __init__(self) -> None:
-        self.waits = 0
-
-    async def wait_for_any(self, since: int, timeout: float) -> int:
-        self.waits += 1
-        await asyncio.sleep(timeout)
-        return since
-
-
-@pytest.mark.parametrize("at_once", [True, False])
-async def test_a_step_that_did_something_steps_again_at_once_when_asked(at_once: bool) -> None:
-    """With ``at_once`` (the computer players'), a step that sent something is followed
-    by the next without waiting for its own commits to be announced; without it, every
-    step waits for a commit's ring (or ``every``)."""
-    database_url = services.fresh_database("leader_")
-    stop, leading = asyncio.Event(), asyncio.Event()
-    watcher = _Silent()
-    steps: list[int] = []
-
-    async def step() -> int:
-        steps.append(watcher.waits)
-        if len(steps) == 3:
-            stop.set()
-        return 1
-
-    await asyncio.wait_for(
-        leader.lead_on_commits(
-            database_url,
-            LOCK,
-            stop,
-            leading,
-            step,
-            watcher,
-            "test",
-            0.05,
-            0.0,
-            at_once,  # type: ignore[arg-type]
-        ),
-        timeout=10,
-    )
-    assert steps == ([0, 0, 0] if at_once else [0, 1, 2])
