@@ -46,12 +46,15 @@ S = TypeVar("S", bound=Dealt)
 
 
 def seat_fields(game: Game[S], state: S, audience: Audience, header: ViewHeader) -> SeatFields:
-    """Until every seat is taken the phase shows as ``waiting`` and nobody acts; a seat
-    sees its own hand and legal actions, the operator every hand."""
+    """Until every seat is taken the phase shows as ``waiting`` and nobody acts; then it is
+    the game's, also once the table has ended (a table resigned, forfeited or aborted in
+    play stops in the phase it was in). A seat sees its own hand and legal actions, the
+    operator every hand."""
     seat = audience if isinstance(audience, int) else None
     playing = header.status == "playing"
+    seated = all(info.name is not None for info in header.seats)
     return SeatFields(
-        phase=str(state.phase) if playing or game.finished(state) else "waiting",
+        phase=str(state.phase) if seated else "waiting",
         dealer=state.dealer,
         to_act=game.to_act(state) if playing else [],
         hand=list(state.hands[seat]) if seat is not None else None,

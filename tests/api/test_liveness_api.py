@@ -174,6 +174,27 @@ async def test_resign_ends_a_partnership_game_for_the_other_side(client: Any) ->
     await verified(client, table_id)
 
 
+async def test_a_table_ended_in_play_shows_the_phase_it_stopped_in(client: Any) -> None:
+    """``waiting`` is for a table still waiting for players: a table resigned or aborted
+    in play showed it, as if it were waiting for them."""
+    table_id, tokens, _ = await started(client)
+    phase = ok(await client.get(f"/tables/{table_id}"))["phase"]
+    resign = {"type": "resign"}
+    answer = ok(
+        await client.post(f"/tables/{table_id}/actions", json=resign, headers=bearer(tokens[1]))
+    )
+    assert answer["table"]["status"] == "finished" and answer["table"]["phase"] == phase
+    other, _, _ = await started(client)
+    phase = ok(await client.get(f"/tables/{other}"))["phase"]
+    aborted = await client.post(f"/tables/{other}/abort", json={"reason": "x"}, headers=OPERATOR)
+    assert ok(aborted)["status"] == "aborted" and ok(aborted)["phase"] == phase
+    empty = await new_table(client)
+    aborted = await client.post(
+        f"/tables/{empty['id']}/abort", json={"reason": "x"}, headers=OPERATOR
+    )
+    assert ok(aborted)["phase"] == "waiting", "aborted before its seats were taken"
+
+
 async def test_resign_in_a_game_without_sides_is_refused(client: Any, database_url: str) -> None:
     table_id, tokens, _ = await started(client, game="pinochle-three", seats=3)
     before = await stored(database_url)
