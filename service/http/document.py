@@ -119,7 +119,7 @@ def _problemize(openapi: Any) -> None:
 def _response_headers(openapi: Any) -> None:
     """The headers some statuses always carry (Litestar's ResponseSpec has none): a 429's
     ``Retry-After`` and ``RateLimit-*`` fields, a 503 problem's ``Retry-After``, a 401's
-    ``WWW-Authenticate``."""
+    ``WWW-Authenticate``, a 415's ``Accept-Post`` (and the ``Accept-Encoding`` of some)."""
     retry_after = {"Retry-After": ("Seconds to wait before trying again.", _INTEGER)}
     challenge = {
         "WWW-Authenticate": (
@@ -131,18 +131,18 @@ def _response_headers(openapi: Any) -> None:
     accept_post = {
         "Accept-Post": ("The media type a body is taken in: `application/json`.", _STRING)
     }
-    by_status = {
-        "429": RATE_LIMIT_HEADERS,
-        "503": retry_after,
-        "401": challenge,
-        "415": accept_post,
-    }
-    # Sent only when the refusal is for a coding (service.http.limits).
+    # Accept-Encoding is sent only when the refusal is for a coding (service.http.limits).
     uncoded = OpenAPIHeader(
         schema=_STRING,
         description="`identity`, when the body was refused for a `Content-Encoding` or a"
         " transfer coding other than `chunked`: bodies are taken uncompressed.",
     )
+    by_status = {
+        "429": _required(RATE_LIMIT_HEADERS),
+        "503": _required(retry_after),
+        "401": _required(challenge),
+        "415": {**_required(accept_post), "Accept-Encoding": uncoded},
+    }
     for operation in _operations(openapi):
         for status, headers in by_status.items():
             response = (operation.responses or {}).get(status)
@@ -150,9 +150,7 @@ def _response_headers(openapi: Any) -> None:
                 continue
             if status != "429" and PROBLEM_JSON not in (response.content or {}):
                 continue
-            response.headers = _required(headers)
-            if status == "415":
-                response.headers["Accept-Encoding"] = uncoded
+            response.headers = dict(headers)  # its own: later passes add to some
 
 
 def _counted_fields(openapi: Any) -> None:
