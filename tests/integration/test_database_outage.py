@@ -10,6 +10,7 @@ import random
 import signal
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -32,8 +33,9 @@ from tests.support.postgres_server import PostgresServer
 PROBE = 4.0
 
 
-@pytest.fixture(scope="module")
-def outage() -> Iterator[tuple[str, str, PostgresServer]]:
+@contextmanager
+def served_on_a_private_postgres() -> Iterator[tuple[str, str, PostgresServer]]:
+    """A server on a Postgres of its own (its base URL, operator token and the Postgres)."""
     postgres = PostgresServer()
     postgres.start()
     try:
@@ -43,6 +45,12 @@ def outage() -> Iterator[tuple[str, str, PostgresServer]]:
     finally:
         postgres.stop()
         postgres.remove()
+
+
+@pytest.fixture(scope="module")
+def outage() -> Iterator[tuple[str, str, PostgresServer]]:
+    with served_on_a_private_postgres() as served:
+        yield served
 
 
 def _seated(client: httpx.Client) -> tuple[str, list[str]]:
@@ -133,15 +141,16 @@ def test_an_outage_answers_503_at_once_and_recovers(
         assert client.get("/readyz").status_code == 200
 
 
-def test_readiness_answers_its_own_document_from_the_first_probe_of_a_freeze(
-    outage: tuple[str, str, PostgresServer],
-) -> None:
+def test_readiness_answers_its_own_document_from_the_first_probe_of_a_freeze() -> None:
     """/readyz bounds its checks at 0.8 s so that a probe with a 1 s timeout gets its
     answer. Cancelling the check's query on a frozen server waits on the server too: the
     first /readyz of a freeze waited for the request deadline and answered its 503
-    ``database-unavailable`` problem, not the readiness document."""
-    base, _, postgres = outage
-    with httpx.Client(base_url=base, timeout=PROBE) as client:
+    ``database-unavailable`` problem, not the readiness document. On a server and
+    Postgres of its own: the module's others start each outage from a quiet server."""
+    with (
+        served_on_a_private_postgres() as (base, _, postgres),
+        httpx.Client(base_url=base, timeout=PROBE) as client,
+    ):
         assert client.get("/readyz").status_code == 200  # the pool holds a live connection
         postgres.freeze()
         try:
