@@ -11,7 +11,9 @@ A stream has the same deadline for its opening reads (the caller, the table, a c
 once its answer has started, it may last as long as it is read. A long-poll extends its
 request's deadline by its ``wait`` once the handler has read it. A request's
 body has ``BODY_SECONDS`` to arrive, answered 408 ``request-timeout`` past them; the
-deadline proper starts once it is in.
+deadline proper starts once it is in. A request still unanswered when a graceful stop's
+grace period ends (uvicorn then cancels it) is answered ``503 server-stopping``, with
+``Connection: close``.
 
 The timer, not a task per request running the handler: the task and ``asyncio.wait``
 cost about 14 µs a request, a timer about 3 µs.
@@ -36,6 +38,7 @@ from litestar.types import (
     Send,
 )
 
+from service.http import stopping
 from service.http.problems import PROBLEM_JSON, problem
 
 log = logging.getLogger("cardroom")
@@ -139,7 +142,11 @@ def deadline_middleware(seconds: float, body_seconds: float = BODY_SECONDS) -> A
             try:
                 await app(scope, received if receiving else receive, tracked)
             except asyncio.CancelledError:
-                # Ours (the deadline's) is taken back; any other cancellation goes on.
+                if late is None and not started and stopping.begun():
+                    # uvicorn cancels what is still running when a stop's grace period
+                    # ends, and would answer a plain-text 500: the client is told why.
+                    late = asyncio.ensure_future(_stopped(scope, send))
+                # Ours (the deadline's or the stop's) is taken back; any other goes on.
                 if late is None or request.uncancel() > 0:
                     raise
             else:
@@ -172,6 +179,13 @@ async def _unavailable(scope: Scope, send: Send) -> None:
     await _late(scope, send, 503, "database-unavailable", detail, (b"retry-after", b"1"))
 
 
+async def _stopped(scope: Scope, send: Send) -> None:
+    # The connection closes with the process: the client sends it again on a new one.
+    detail = "the server stopped before it could answer; send the request again"
+    retry = (b"retry-after", b"1")
+    await _late(scope, send, 503, "server-stopping", detail, retry, (b"connection", b"close"))
+
+
 async def _body_too_slow(scope: Scope, send: Send) -> None:
     # The rest of the body may still be on its way: the connection cannot be reused.
     detail = "the body did not arrive in time"
@@ -179,7 +193,7 @@ async def _body_too_slow(scope: Scope, send: Send) -> None:
 
 
 async def _late(
-    scope: Scope, send: Send, status: int, code: str, detail: str, header: tuple[bytes, bytes]
+    scope: Scope, send: Send, status: int, code: str, detail: str, *headers: tuple[bytes, bytes]
 ) -> None:
     body = _encode(problem(code, detail, instance=scope["path"]))
     start: HTTPResponseStartEvent = {
@@ -188,7 +202,7 @@ async def _late(
         "headers": [
             (b"content-type", PROBLEM_JSON.encode()),
             (b"content-length", str(len(body)).encode()),
-            header,
+            *headers,
         ],
     }
     await send(start)

@@ -33,7 +33,7 @@ from service.http.schemas import StandingsPage
 from service.http.tournaments import standings_csv
 from service.read.records import TournamentEventRecord
 
-API_VERSION = "1.12.1"  # the README's changelog says what each version changed
+API_VERSION = "1.13.0"  # the README's changelog says what each version changed
 
 DESCRIPTION = f"""\
 Cardroom hosts auction card games over a REST API, event-sourced: every bid, exchange

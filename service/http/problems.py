@@ -137,6 +137,13 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         "The database is not reachable or did not answer in time; retry after"
         " `Retry-After` seconds.",
     ),
+    "server-stopping": ProblemType(
+        503,
+        "Server stopping",
+        "The server process is stopping and its grace period ended before the request was"
+        " answered; send it again (another process answers it). A command may have been"
+        " recorded: resend it with the same `Idempotency-Key`.",
+    ),
     "clocks-recovering": ProblemType(
         503,
         "Clocks recovering",

@@ -8,7 +8,8 @@ Instead, the first connection asked to close (:mod:`service.http.protocol`) call
 :func:`begin`: every long-poll answers with the table as it is (a 304 if it has not
 moved) and every stream sends what is new and ends, each on a ``Connection: close``, so
 the clients ask again at once, of another process. Commands in flight still get the
-whole grace period.
+whole grace period; one still unanswered when it ends is answered ``503 server-stopping``
+(:mod:`service.http.deadline`) rather than uvicorn's plain-text 500.
 
 One process, one stop: the hooks are the app's, registered while it serves.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 _hooks: list[Callable[[], None]] = []
+_begun = False
 
 
 def on_stop(hook: Callable[[], None]) -> Callable[[], None]:
@@ -34,5 +36,12 @@ def on_stop(hook: Callable[[], None]) -> Callable[[], None]:
 def begin() -> None:
     """A graceful stop has begun (uvicorn asks every connection to close): run the hooks,
     once each."""
+    global _begun
+    _begun = True
     while _hooks:
         _hooks.pop()()
+
+
+def begun() -> bool:
+    """Whether this process has begun a graceful stop."""
+    return _begun

@@ -177,3 +177,43 @@ async def test_a_long_poll_lets_go_as_soon_as_its_client_hangs_up(
     # Nothing in flight: no grace period to wait out.
     await until(exited, "the stop waited for requests no one awaits")
     assert logged_errors(output) == []
+
+
+async def test_a_request_the_grace_period_cuts_off_is_answered_with_a_problem() -> None:
+    """A request still in flight when the grace period ends (here a body that stops
+    halfway, with a grace of 1 s) is cancelled by uvicorn, which would answer a plain-text
+    500. The client is told instead that the server stopped: ``503 server-stopping``,
+    with ``Retry-After``, its request id, on a connection that closes."""
+    env = {"CARDROOM_SHUTDOWN_SECONDS": "1"}
+    with running_server(services.fresh_database("stop_"), services.redis_url(), 1, env) as server:
+        host, port = server.base.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(
+            b"POST /tables HTTP/1.1\r\nHost: cardroom\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 40\r\n\r\n{"game": '
+        )
+        await writer.drain()
+        async with httpx.AsyncClient(base_url=server.base) as client:
+            await until(
+                lambda: _in_progress(client, "/tables", 1), "the half-sent request never arrived"
+            )
+        os.kill(server.pid, signal.SIGTERM)
+        answer = await asyncio.wait_for(reader.read(), LET_GO)  # to the connection's end
+        writer.close()
+
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status, *lines = head.decode().split("\r\n")
+    headers = {name.lower(): value for name, value in (line.split(": ", 1) for line in lines)}
+    assert status == "HTTP/1.1 503 Service Unavailable", answer
+    assert headers["content-type"] == "application/problem+json"
+    assert headers["connection"] == "close"
+    assert headers["retry-after"] == "1"
+    assert headers["x-request-id"]
+    problem = json.loads(body)
+    assert problem["code"] == "server-stopping"
+    assert problem["status"] == 503
+    assert problem["instance"] == "/tables"
+
+
+async def _in_progress(client: httpx.AsyncClient, path: str, count: float) -> bool:
+    return await requests_in_progress(client, path) == count
