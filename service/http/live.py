@@ -15,10 +15,18 @@ notifications and reads what they announce from Postgres: ``NOTIFY`` reaches eve
 process listening on the database, so a stream served by one process sees what any
 other committed, with Redis or without. Each message's ``id`` is the event's version;
 ``: keep-alive`` comments flow when idle.
+
+Once a stream has started, its reads have the request's deadline still: a read the
+database does not answer in time (frozen, down, every connection taken) sends nothing
+this time, and the stream stays open and reads again at its next look (a keep-alive
+later at most), so an outage neither cuts the streams off nor holds them; nothing is
+passed over, since ``last`` moves on only with the messages sent. A graceful stop ends
+the stream after one such read at most.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -26,23 +34,27 @@ from typing import Annotated
 from uuid import UUID
 
 import msgspec
+import psycopg
 from litestar import get
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, HeaderParameter, QueryParameter
 from litestar.response import Stream
+from litestar.types import Scope
 
 from domain.table import ENDED
 from domain.tournament.events import TableScored, TournamentFinished
 from domain.tournament.model import Format
 from domain.tournament.stream import Tournament, round_in_secret
 from service.http.auth import Caller
+from service.http.deadline import deadline_of
 from service.http.dependencies import provided
 from service.http.docs import TOKEN_OPTIONAL, Access, errors
 from service.http.problems import ApiProblem
 from service.http.schemas import StreamMessage, TournamentStreamMessage
 from service.http.tables import after_version, caching_headers, load_for_caller, watchable
 from service.metrics import LIVE_READS
+from service.pg import within
 from service.read.records import EventRecord, TournamentEventRecord
 from service.read.watch import TableWatcher
 from service.workers.fanout import Hub, Published, Subscription
@@ -51,6 +63,7 @@ from service.write.store import TOURNAMENT_NOTICE
 from service.write.tournament_store import TournamentStore, decode_event
 from service.write.tournaments import TournamentService
 
+log = logging.getLogger("cardroom")
 KEEP_ALIVE = 15.0
 KEEP_ALIVE_COMMENT = b": keep-alive\r\n\r\n"
 OPENED_COMMENT = b": open\r\n\r\n"
@@ -100,16 +113,20 @@ class Opening:
     after: int
     timeout: int
     watcher: TableWatcher
+    read_seconds: float  # the request's deadline, for each read once the stream started
 
 
 def provide_opening(
     watcher: NamedDependency[TableWatcher],
+    scope: Scope,
     last_event_id: LastEventId = None,
     after: After = None,
     timeout: OpenFor = 900,
 ) -> Opening:
     start = int(last_event_id) if last_event_id is not None else (after or 0)
-    return Opening(start, timeout, watcher)
+    deadline = deadline_of(scope)
+    assert deadline is not None, "every route is served under the deadline middleware"
+    return Opening(start, timeout, watcher, deadline.seconds)
 
 
 def require_reached(opening: Opening, version: int) -> None:
@@ -135,6 +152,7 @@ class Follower:
         self.key = key
         self.last = opening.after
         self.watcher = opening.watcher
+        self.read_seconds = opening.read_seconds
         self.finished = False
 
     def open(self) -> None:
@@ -154,6 +172,18 @@ class Follower:
         return sse_message(record.version, str(tag), _encode(record))
 
     async def catch_up(self) -> list[bytes]:
+        """The messages after ``last``; none if the database does not answer them within
+        the read deadline, and then ``last`` is where it was."""
+        last = self.last
+        try:
+            return await within(self._read_all(), self.read_seconds)
+        except (psycopg.OperationalError, TimeoutError) as exc:
+            # The read is abandoned (cancelled, it passes no message on): read again later.
+            self.last = last
+            log.warning("stream of %s: no read: %s", self.key, exc)
+            return []
+
+    async def _read_all(self) -> list[bytes]:
         messages = []
         while True:
             records, ended = await self.page()

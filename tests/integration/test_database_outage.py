@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 import random
 import signal
+import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import IO, Any
 
 import httpx
 import psutil
@@ -22,11 +23,12 @@ from psycopg_pool.base import AttemptWithBackoff
 
 from service.choices import choose
 from service.pg import request_pool
-from service.tools.bench.harness import running_server
+from service.tools.bench.harness import Server, running_server
 from service.write.migrate import migrate
 from tests.support import services
 from tests.support.api import bearer, ok
 from tests.support.postgres_server import PostgresServer
+from tests.support.server_log import logged_errors
 
 # The service answers within its 1.5 s deadline; this leaves a busy machine a margin, and
 # is far shorter than an outage (a held request would wait for all of it).
@@ -34,14 +36,16 @@ PROBE = 4.0
 
 
 @contextmanager
-def served_on_a_private_postgres() -> Iterator[tuple[str, str, PostgresServer]]:
-    """A server on a Postgres of its own (its base URL, operator token and the Postgres)."""
+def served_on_a_private_postgres(
+    env: dict[str, str] | None = None, output: IO[str] | None = None
+) -> Iterator[tuple[Server, PostgresServer]]:
+    """A server on a Postgres of its own, and the Postgres."""
     postgres = PostgresServer()
     postgres.start()
     try:
         migrate(postgres.url)
-        with running_server(postgres.url, services.redis_url()) as server:
-            yield server.base, server.operator, postgres
+        with running_server(postgres.url, services.redis_url(), 1, env, output=output) as server:
+            yield server, postgres
     finally:
         postgres.stop()
         postgres.remove()
@@ -49,8 +53,8 @@ def served_on_a_private_postgres() -> Iterator[tuple[str, str, PostgresServer]]:
 
 @pytest.fixture(scope="module")
 def outage() -> Iterator[tuple[str, str, PostgresServer]]:
-    with served_on_a_private_postgres() as served:
-        yield served
+    with served_on_a_private_postgres() as (server, postgres):
+        yield server.base, server.operator, postgres
 
 
 def _seated(client: httpx.Client) -> tuple[str, list[str]]:
@@ -148,8 +152,8 @@ def test_readiness_answers_its_own_document_from_the_first_probe_of_a_freeze() -
     ``database-unavailable`` problem, not the readiness document. On a server and
     Postgres of its own: the module's others start each outage from a quiet server."""
     with (
-        served_on_a_private_postgres() as (base, _, postgres),
-        httpx.Client(base_url=base, timeout=PROBE) as client,
+        served_on_a_private_postgres() as (server, postgres),
+        httpx.Client(base_url=server.base, timeout=PROBE) as client,
     ):
         assert client.get("/readyz").status_code == 200  # the pool holds a live connection
         postgres.freeze()
@@ -213,3 +217,69 @@ def test_a_server_told_to_stop_while_the_database_is_frozen_exits() -> None:
     finally:
         postgres.stop()
         postgres.remove()
+
+
+STREAM_OPEN = 3  # seconds a stream is asked to stay open (?timeout=): its one look at Postgres
+
+
+@contextmanager
+def _stream_opened(client: httpx.Client, path: str) -> Iterator[Iterator[bytes]]:
+    """The stream's chunks, its opening catch-up (or comment) taken already; a wait for
+    the next may last the stream's ``?timeout=`` and a request's deadline."""
+    with client.stream("GET", path, timeout=STREAM_OPEN + PROBE) as response:
+        assert response.status_code == 200, response.read()
+        chunks = response.iter_raw()
+        assert next(chunks).startswith((b"id: ", b": open"))
+        yield chunks
+
+
+def _stream_through_a_freeze(
+    query: str, env: dict[str, str], at_freeze: Callable[[Server], None]
+) -> tuple[bytes, float, list[dict[str, Any]]]:
+    """A table's stream, opened on a server of its own, read to its end from the moment
+    its Postgres froze (``at_freeze`` then acts on the server): the rest of the stream,
+    how long it took, and the errors the server logged."""
+    with (
+        tempfile.TemporaryFile("w+", encoding="utf-8") as output,
+        served_on_a_private_postgres({"CARDROOM_LOG_LEVEL": "info", **env}, output) as served,
+        httpx.Client(base_url=served[0].base, timeout=PROBE) as client,
+    ):
+        server, postgres = served
+        table_id, _ = _seated(client)
+        with _stream_opened(client, f"/tables/{table_id}/stream{query}") as chunks:
+            postgres.freeze()
+            try:
+                at_freeze(server)
+                started = time.monotonic()
+                rest = b"".join(chunks)  # httpx raises if the body is cut off
+                took = time.monotonic() - started
+            finally:
+                postgres.thaw()
+        return rest, took, logged_errors(output)
+
+
+def test_a_stream_whose_look_at_postgres_meets_a_freeze_stays_whole() -> None:
+    """A stream's reads once it has started have the request's deadline too: one the
+    frozen database does not answer sends nothing this time and the stream goes on.
+    Before, the read waited for the database for as long as it was frozen, and one that
+    found the pool's connections all taken raised PoolTimeout, cutting the stream off
+    mid-body with an error in the log. Here the stream's only look (at its
+    ``?timeout=``) meets the freeze: the stream must still end whole and on time."""
+    rest, took, errors = _stream_through_a_freeze(f"?timeout={STREAM_OPEN}", {}, lambda _: None)
+    assert rest == b": keep-alive\r\n\r\n"  # the look read nothing, and said so
+    assert took < STREAM_OPEN + PROBE, took
+    assert errors == []
+
+
+def test_a_stop_while_postgres_is_frozen_ends_the_streams_at_once() -> None:
+    """A graceful stop ends every stream after sending what is new; with the database
+    frozen that read waited for it, so each open stream held the stop for its whole
+    grace period (30 s here) and was then cut off, with an error in the log."""
+
+    def stop(server: Server) -> None:
+        psutil.Process(server.pid).send_signal(signal.SIGTERM)
+
+    rest, took, errors = _stream_through_a_freeze("", {"CARDROOM_SHUTDOWN_SECONDS": "30"}, stop)
+    assert set(rest.split(b"\r\n\r\n")) == {b": keep-alive", b""}, rest  # and whole
+    assert took < 2 * PROBE, took
+    assert errors == []

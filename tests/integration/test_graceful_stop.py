@@ -12,7 +12,6 @@ import signal
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
 
 import httpx
 import psutil
@@ -21,6 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from service.tools.bench.harness import running_server
 from tests.support import services
+from tests.support.server_log import logged_errors
 
 Stopping = tuple[str, str, str, "tempfile._TemporaryFileWrapper[str]"]
 GRACE = 30  # seconds uvicorn would wait for open requests before cutting them off
@@ -52,14 +52,6 @@ async def until(holds: Callable[[], Awaitable[bool]], why: str) -> None:
     while not await holds():
         assert time.monotonic() < deadline, why
         await asyncio.sleep(0.05)
-
-
-def logged_errors(output: tempfile._TemporaryFileWrapper[str]) -> list[dict[str, Any]]:
-    """The error and critical lines of the server's JSON log (which must have lines)."""
-    output.seek(0)
-    lines = [json.loads(line) for line in output if line.startswith("{")]
-    assert lines, "the server's JSON log"
-    return [line for line in lines if line["level"] in ("error", "critical")]
 
 
 async def polling(client: httpx.AsyncClient, count_is: Callable[[float], bool]) -> bool:
