@@ -9,13 +9,14 @@ from typing import Any, NamedTuple
 
 import httpx
 import pytest
+from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from domain.registry import GAMES
 from domain.shuffle import shuffle
 from service.tools.bench.harness import running_server
 from tests.support import services
-from tests.support.browser import open_browser, require_browser
+from tests.support.browser import open_browser, rendered, require_browser, sign_in
 
 
 class Console(NamedTuple):
@@ -60,6 +61,36 @@ class Console(NamedTuple):
         answer = self.api.get(f"/tables/{table}", headers=headers)
         assert answer.status_code == 200, answer.text
         return answer.json()  # type: ignore[no-any-return]
+
+
+def replay_of_moves(
+    browser: WebDriver, console: Console, label: str, moves: int
+) -> tuple[str, int]:
+    """A four-seat Pitch table ``moves`` commands on, its replay open in ``browser`` (the
+    operator signed in) at the latest version: the table's id and that version."""
+    table, tokens = console.table("pitch", 4, label)
+    for _ in range(moves):
+        console.act(table, tokens, pick=-1)
+    latest: int = console.view(table)["version"]
+    browser.get(f"{console.base}/console/tables/{table}/replay")
+    if not browser.find_elements(By.ID, "signout"):
+        sign_in(browser, console.operator)
+    rendered(browser, latest)
+    return table, latest
+
+
+def seat_to_act_page(
+    browser: WebDriver, console: Console, game: str, seats: int, label: str
+) -> tuple[str, dict[str, Any]]:
+    """A new table, in a signed-out tab the page of the seat to act, drawn: the table's id
+    and its view."""
+    table, tokens = console.table(game, seats, label)
+    browser.get(f"{console.base}/console")
+    browser.execute_script("sessionStorage.clear()")
+    view = console.view(table)
+    browser.get(f"{console.base}/console/tables/{table}#token={tokens[view['to_act'][0]]}")
+    rendered(browser, view["version"])
+    return table, view
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from tests.console.conftest import Console
+from tests.console.conftest import Console, replay_of_moves
 from tests.support.browser import (
     assert_accessible,
     body,
@@ -134,15 +134,7 @@ def test_the_table_page_resumes_its_stream_after_the_connection_drops(
 def test_replay_steps_back_and_forth_as_get_replay_says(
     browser: WebDriver, console: Console
 ) -> None:
-    table, tokens = console.table("pitch", 4, "replay")
-    for _ in range(30):  # the auction and some tricks
-        console.act(table, tokens, pick=-1)
-    latest = console.view(table)["version"]
-
-    browser.get(f"{console.base}/console/tables/{table}/replay")
-    if not browser.find_elements(By.ID, "signout"):
-        sign_in(browser, console.operator)
-    rendered(browser, latest)
+    table, latest = replay_of_moves(browser, console, "replay", 30)  # the auction, tricks
     assert_accessible(browser, "replay page")
     screenshots(browser, "replay")
 

@@ -77,5 +77,13 @@ window.addEventListener("hashchange", () => {
   if (location.hash.includes("token=")) location.reload();
 });
 
+// A page the browser keeps in its back/forward cache comes back as it was, scripts and
+// all: after a sign-in or sign-out meanwhile it would go on showing (and following) what
+// the earlier token saw, every hand after a sign-out. Such a page starts again.
+const signedInAs = operatorToken();
+window.addEventListener("pageshow", (event) => {
+  if (event.persisted && operatorToken() !== signedInAs) location.reload();
+});
+
 signin();
 route();

@@ -85,3 +85,18 @@ export async function keepFresh(load, ms, stale = () => {}) {
   }, ms);
   return () => clearInterval(timer);
 }
+
+/**
+ * Draws into a box only when what it is drawn from changed since the last time: a page
+ * read again every few seconds keeps its focus and scrolling, and what is typed in it.
+ * @returns {(box: HTMLElement, from: unknown, draw: () => any) => void}
+ */
+export function keyed() {
+  let last = "";
+  return (box, from, draw) => {
+    const key = JSON.stringify(from);
+    if (key === last) return;
+    last = key;
+    replace(box, draw());
+  };
+}

@@ -24,6 +24,7 @@ export async function replayPage(main, table) {
   const forward = h("button", { type: "button", id: "forward", "aria-label": "One event forward" }, "Forward →");
   const where = h("output", { id: "where", for: "scrubber" }, "");
   const said = h("p", { id: "said", class: "said", "aria-live": "polite" }, "");
+  const message = h("p", { class: "message", role: "alert" });
   const board = h("div", { class: "board" });
   const side = h("div", { class: "side" });
   replace(
@@ -31,18 +32,32 @@ export async function replayPage(main, table) {
     heading,
     h("p", { class: "sub" }, h("a", { href: `/console/tables/${table}` }, "Back to the live table"), " · ← and → step through the events"),
     h("div", { class: "scrub" }, back, h("label", { for: "scrubber" }, "Version"), scrubber, forward, where),
+    message,
     said,
     board,
     side,
   );
 
+  let shown = 0; // the version on the page; `version` is the one last asked for
   /** @param {number} target */
   async function show(target) {
     version = Math.min(Math.max(1, target), latest);
     /** @type {HTMLInputElement} */ (scrubber).value = String(version);
     const mine = ++seq;
-    const step = await api(`/tables/${table}/replay?version=${version}`, { token });
+    let step;
+    try {
+      step = await api(`/tables/${table}/replay?version=${version}`, { token });
+    } catch (error) {
+      if (mine === seq) {
+        // The scrubber and the next step go back to what the page shows.
+        version = shown;
+        /** @type {HTMLInputElement} */ (scrubber).value = String(shown);
+      }
+      throw error;
+    }
     if (mine !== seq) return; // a later step was asked for meanwhile
+    message.textContent = "";
+    shown = version;
     latest = step.latest;
     scrubber.setAttribute("max", String(latest));
     where.textContent = `${version} of ${latest}`;
@@ -56,15 +71,22 @@ export async function replayPage(main, table) {
     announce(words);
   }
 
-  scrubber.addEventListener("input", () => show(Number(/** @type {HTMLInputElement} */ (scrubber).value)));
-  back.addEventListener("click", () => show(version - 1));
-  forward.addEventListener("click", () => show(version + 1));
+  /** A step asked for on the page: one that fails is said, and the page stays where it
+   * was. @param {number} target */
+  const go = (target) =>
+    show(target).catch((error) => {
+      const why = error instanceof Error ? error.message : String(error);
+      message.textContent = `Version ${target} could not be read (${why}); this is still version ${shown}.`;
+    });
+  scrubber.addEventListener("input", () => go(Number(/** @type {HTMLInputElement} */ (scrubber).value)));
+  back.addEventListener("click", () => go(version - 1));
+  forward.addEventListener("click", () => go(version + 1));
   /** @param {KeyboardEvent} event */
   const keys = (event) => {
     const target = /** @type {HTMLElement} */ (event.target);
     if (target === scrubber || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName)) return;
-    if (event.key === "ArrowLeft") show(version - 1);
-    else if (event.key === "ArrowRight") show(version + 1);
+    if (event.key === "ArrowLeft") go(version - 1);
+    else if (event.key === "ArrowRight") go(version + 1);
     else return;
     event.preventDefault();
   };

@@ -6,13 +6,18 @@
 import { api, follow, forgetSeat, operatorToken, Problem, retryable, retryDelay, seatToken } from "./api.js";
 import { countdown, drawAuction, drawDetails, drawTable, namer } from "./board.js";
 import { cardName, cardPicture, cardText, isCard } from "./cards.js";
-import { announce, h, replace } from "./dom.js";
+import { announce, h, keyed, replace } from "./dom.js";
 import { actionLabel, explainEvent, meldText } from "./explain.js";
 import { scoreSheet } from "./tournament.js";
+
+// What a page that gave up its seat says after it reloads as a watcher's.
+const NOTE_KEY = "cardroom.note";
 
 /** @param {HTMLElement} main @param {string} table */
 export async function tablePage(main, table) {
   const seat = seatToken(table);
+  const note = sessionStorage.getItem(NOTE_KEY);
+  sessionStorage.removeItem(NOTE_KEY);
   // A tournament director's token (typed in as the operator's) is refused at any other
   // table: there the page watches as a spectator does.
   let operator = operatorToken();
@@ -45,6 +50,7 @@ export async function tablePage(main, table) {
   // One pending retry at most, however many reads failed meanwhile: a rate-limited page
   // must not multiply its own requests.
   let retryTimer = 0;
+  let stopped = false; // the page is starting again (watchInstead)
   const log = h("ol", { class: "log", "aria-label": "What happened", tabindex: 0 });
   const board = h("div", { class: "board" });
   const mine = h("div", { class: "mine" });
@@ -52,7 +58,7 @@ export async function tablePage(main, table) {
   const sheet = h("section", { class: "box", "aria-label": "Score sheet" });
   const live = h("span", { class: "live" }, "connecting");
   const message = h("p", { class: "message", role: "alert" });
-  const notice = h("p", { class: "notice", role: "status" });
+  const notice = h("p", { class: "notice", role: "status" }, note);
 
   replace(
     main,
@@ -103,9 +109,13 @@ export async function tablePage(main, table) {
 
   /** @param {any} v */
   function drawOwn(v) {
+    const focused = mine.contains(document.activeElement);
     // Whether this seat is to act, not who else is: in Reserve Bridge both seats lay
     // their reserves at once, and the other's doing so changes nothing here.
     drawMineOnce(mine, [v.hand, v.legal_actions, v.to_act.includes(v.you), v.status, twoSides], () => drawMine(v));
+    // A keyboard player whose control went with the old panel stays in the new one
+    // (its heading says whose turn it is), not back at the top of the page.
+    if (focused && !mine.contains(document.activeElement)) /** @type {HTMLElement | null} */ (mine.querySelector("section"))?.focus();
   }
 
   /** @param {any} next */
@@ -125,7 +135,7 @@ export async function tablePage(main, table) {
   }
 
   async function refresh() {
-    if (retryTimer) return; // the pending retry reads the table
+    if (retryTimer || leaving || stopped) return; // the pending retry reads the table
     if (refreshing) {
       again = true;
       return;
@@ -162,11 +172,22 @@ export async function tablePage(main, table) {
 
   /** @param {unknown} error */
   function fail(error) {
-    message.textContent = error instanceof Error ? error.message : String(error);
     if (error instanceof Problem && error.status === 401 && seat) {
-      forgetSeat(table);
-      message.textContent += " This seat's token no longer works.";
+      // The seat's own Leave, answered or not yet (its event may come first), or the
+      // operator's handing the seat to someone else.
+      watchInstead(leaving ? LEFT : "This seat's link no longer works: the seat was left, or handed to another player. You are watching the table.");
+      return;
     }
+    message.textContent = error instanceof Error ? error.message : String(error);
+  }
+
+  /** The seat is not this page's any more: it forgets the token and starts again as a
+   * watcher's page (the operator's, if signed in), saying why. @param {string} why */
+  function watchInstead(why) {
+    forgetSeat(table);
+    sessionStorage.setItem(NOTE_KEY, why);
+    stopped = true;
+    location.reload();
   }
 
   /** The score sheet, read again until it has folded in version `atLeast` (a projection,
@@ -187,16 +208,35 @@ export async function tablePage(main, table) {
     if (!found || found.sheet.version < atLeast) setTimeout(() => loadSheet(atLeast, Math.min(pause * 2, 5000)), pause);
   }
 
+  // A command on its way: a second click (a double-click, an impatient tap) is not sent
+  // as a command of its own, which the service would refuse as out of turn.
+  let sending = false;
+  // The seat's Leave is on its way: the page no longer reads the table as the seat.
+  let leaving = false;
+  const LEFT = "You left the table: the computer plays your seat until somebody takes it.";
+
   /** @param {any} command */
   async function send(command) {
+    if (sending) return;
+    sending = true;
+    leaving = command.type === "leave";
+    mine.setAttribute("aria-busy", "true");
     unsay();
     try {
       const answer = await api(`/tables/${table}/actions`, { method: "POST", body: command, token: seat });
+      if (leaving) {
+        watchInstead(LEFT);
+        return;
+      }
       render(answer.table);
       announce(actionLabel(command));
     } catch (error) {
       fail(error);
-      await refresh();
+      leaving = false;
+      if (!stopped) await refresh();
+    } finally {
+      sending = false;
+      mine.removeAttribute("aria-busy");
     }
   }
 
@@ -228,7 +268,7 @@ export async function tablePage(main, table) {
     const turn = v.to_act.includes(v.you) && v.status === "playing";
     return h(
       "section",
-      { class: `box yours${turn ? " turn" : ""}`, "aria-label": "Your seat", "data-actions": actions.length },
+      { class: `box yours${turn ? " turn" : ""}`, "aria-label": "Your seat", "data-actions": actions.length, tabindex: -1 },
       h("h2", null, turn ? "Your turn" : v.status === "playing" ? "Waiting for the others" : `The table is ${v.status}`),
       hand,
       picks,
@@ -378,10 +418,18 @@ export async function tablePage(main, table) {
     },
     // The service ends a table's stream once the table has ended and its last events
     // are out: then there is nothing more to follow.
+    // A seat's stream also ends once its token is revoked: then the page becomes a
+    // watcher's (fail).
     over: async () => {
-      const now = await api(`/tables/${table}`, { token });
-      render(now);
-      return !["waiting", "playing"].includes(now.status);
+      if (leaving || stopped) return true;
+      try {
+        const now = await api(`/tables/${table}`, { token });
+        render(now);
+        return !["waiting", "playing"].includes(now.status);
+      } catch (error) {
+        if (error instanceof Problem && error.status === 401) fail(error);
+        throw error;
+      }
     },
   });
   const ticker = setInterval(() => {
@@ -390,19 +438,5 @@ export async function tablePage(main, table) {
   return () => {
     stream.stop();
     clearInterval(ticker);
-  };
-}
-
-/**
- * Draws into a box only when what it is drawn from changed since the last time.
- * @returns {(box: HTMLElement, from: unknown, draw: () => any) => void}
- */
-function keyed() {
-  let last = "";
-  return (box, from, draw) => {
-    const key = JSON.stringify(from);
-    if (key === last) return;
-    last = key;
-    replace(box, draw());
   };
 }

@@ -3,7 +3,7 @@
 // filters kept in the address (they hold no secret).
 
 import { api, operatorToken, Problem } from "./api.js";
-import { grid, h, keepFresh, replace } from "./dom.js";
+import { grid, h, keepFresh, keyed, replace } from "./dom.js";
 
 const GAMES = ["", "forty-five", "pitch", "pinochle", "pinochle-three", "pinochle-widow", "pinochle-four", "reserve-bridge"];
 const STATUSES = ["", "waiting", "playing", "finished", "aborted", "expired"];
@@ -19,8 +19,10 @@ export async function tablesPage(main) {
   const tournament = h("input", { id: "tournament", name: "tournament", type: "text", value: params.get("tournament") || "", size: 36, placeholder: "the tournament's whole id" });
   const form = h("form", { class: "filters", method: "get", action: "/console", "aria-label": "Filters" }, select("game", "Game", GAMES), select("status", "Status", STATUSES), h("label", { for: "tournament" }, "Tournament"), tournament, h("button", { type: "submit" }, "Filter"));
   const list = h("div", { id: "tables" }, h("p", null, "Loading…"));
-  // One alert, said again only when what it says changes (the list is read every 2 s).
-  const refusal = h("p", { class: "message", role: "alert" });
+  // The list is read every 2 s and drawn again only when it changed: a keyboard user
+  // keeps the link in focus, a phone the columns scrolled into view, and the alert of a
+  // refusal is said once.
+  const drawList = keyed();
   const staleness = h("p", { class: "message", role: "status" });
   replace(main, h("h1", null, "Tables"), form, staleness, list);
   // The operator (or a tournament's director) is shown the tables closed to spectators.
@@ -37,19 +39,20 @@ export async function tablesPage(main) {
       // A filter the service refuses: say so under the form, which stays to be corrected.
       if (!(error instanceof Problem && error.status === 400)) throw error;
       const said = `The filter was refused: ${error.message}`;
-      if (refusal.textContent !== said) refusal.textContent = said;
-      if (!list.contains(refusal)) replace(list, refusal);
+      drawList(list, said, () => h("p", { class: "message", role: "alert" }, said));
       return;
     }
-    const rows = page.tables.map((/** @type {any} */ t) => [
-      h("a", { href: `/console/tables/${t.id}` }, t.id.slice(0, 8)),
-      t.game,
-      t.status,
-      (t.players || []).map((/** @type {string | null} */ p) => p || "–").join(", "),
-      t.tournament ? h("a", { href: `/console/tournaments/${t.tournament}` }, t.tournament.slice(0, 8)) : "",
-      String(t.version),
-    ]);
-    replace(list, rows.length ? grid(`${rows.length} tables, newest first`, ["Table", "Game", "Status", "Players", "Tournament", "Version"], rows) : h("p", null, "No table matches."));
+    drawList(list, page.tables, () => {
+      const rows = page.tables.map((/** @type {any} */ t) => [
+        h("a", { href: `/console/tables/${t.id}` }, t.id.slice(0, 8)),
+        t.game,
+        t.status,
+        (t.players || []).map((/** @type {string | null} */ p) => p || "–").join(", "),
+        t.tournament ? h("a", { href: `/console/tournaments/${t.tournament}` }, t.tournament.slice(0, 8)) : "",
+        String(t.version),
+      ]);
+      return rows.length ? grid(`${rows.length} tables, newest first`, ["Table", "Game", "Status", "Players", "Tournament", "Version"], rows) : h("p", null, "No table matches.");
+    });
   }
   return keepFresh(load, 2000, (why) => {
     const said = why ? `The list could not be read again (${why}); it shows what it last had, and is tried again.` : "";

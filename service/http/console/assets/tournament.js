@@ -3,22 +3,25 @@
 // sheet, the duplicate-deal comparison, and (operator) the export and its verification.
 
 import { api, follow, operatorToken, Problem } from "./api.js";
-import { grid, h, keepFresh, replace } from "./dom.js";
+import { grid, h, keepFresh, keyed, replace } from "./dom.js";
 
 /** @param {HTMLElement} main */
 export async function tournamentsPage(main) {
   const list = h("div", null, h("p", null, "Loading…"));
   replace(main, h("h1", null, "Tournaments"), list);
+  const drawList = keyed(); // only when it changed: focus and scrolling stay
   async function load() {
     const page = await api("/tournaments?limit=50");
-    const rows = page.tournaments.map((/** @type {any} */ t) => [
-      h("a", { href: `/console/tournaments/${t.id}` }, t.name || t.id.slice(0, 8)),
-      t.game,
-      t.format,
-      t.status,
-      new Date(t.created_at).toLocaleString(),
-    ]);
-    replace(list, rows.length ? grid("Tournaments, newest first", ["Name", "Game", "Format", "Status", "Opened"], rows) : h("p", null, "No tournament yet."));
+    drawList(list, page.tournaments, () => {
+      const rows = page.tournaments.map((/** @type {any} */ t) => [
+        h("a", { href: `/console/tournaments/${t.id}` }, t.name || t.id.slice(0, 8)),
+        t.game,
+        t.format,
+        t.status,
+        new Date(t.created_at).toLocaleString(),
+      ]);
+      return rows.length ? grid("Tournaments, newest first", ["Name", "Game", "Format", "Status", "Opened"], rows) : h("p", null, "No tournament yet.");
+    });
   }
   return keepFresh(load, 3000);
 }
