@@ -370,8 +370,9 @@ class TableController(Controller):
         description=(
             "Opens a table of `game` with `seats` seats. `first_dealer`, `deals` (decks"
             " for the table's successive deals, top card first) and `tournament` need the"
-            " operator token. Send an `Idempotency-Key`, so that a retry after a lost"
-            " answer gets the same table rather than opening a second one."
+            " operator token, or with `tournament` that tournament's director's. Send an"
+            " `Idempotency-Key`, so that a retry after a lost answer gets the same table"
+            " rather than opening a second one."
         ),
         status_code=201,
         response_headers=[*location(f"/tables/{sample.TABLE}"), *_VIEW_HEADERS],
@@ -386,10 +387,16 @@ class TableController(Controller):
         tournaments: NamedDependency[TournamentService],
         idempotency_key: OpeningIdempotencyKey = None,
     ) -> Response[TableView]:
-        if data.first_dealer is not None or data.deals is not None:
-            caller.require_operator("first_dealer and deals are for the operator")
         if data.tournament is not None:
-            caller.require_operator("tournament tables count in the standings")
+            # The director acts as the operator for its own tournament (DESIGN 14).
+            caller.require_director(
+                str(data.tournament), "tournament tables count in the standings"
+            )
+        elif data.first_dealer is not None or data.deals is not None:
+            caller.require_operator("first_dealer and deals are for the operator")
+        in_charge = caller.is_operator or (
+            data.tournament is not None and caller.kind == "director"
+        )
         tournament, tournament_clock = None, None
         if data.tournament is not None:
             joined = await read_side.tournament(str(data.tournament))
@@ -406,7 +413,7 @@ class TableController(Controller):
             tournament=tournament,
             clock=clock_settings(data.clock, data.on_timeout) or tournament_clock,
         )
-        actor = "operator" if caller.is_operator else "anonymous"
+        actor = caller.kind if in_charge else "anonymous"
         command = msgspec.to_builtins(data)
         if tournament is None:
             table = await service.open(created, command, actor, idempotency_key=idempotency_key)
@@ -414,7 +421,7 @@ class TableController(Controller):
             table, _ = await tournaments.open_table(
                 created, command, actor, [], idempotency_key=idempotency_key
             )
-        audience: Audience = "operator" if caller.is_operator else "spectator"
+        audience: Audience = "operator" if in_charge else "spectator"
         response = _view_response(tables.view(table, audience), audience, status=201)
         response.headers["Location"] = f"/tables/{table.id}"
         return response

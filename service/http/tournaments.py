@@ -145,10 +145,12 @@ class TournamentController(Controller):
     @post(
         "/{tournament_id:uuid}/tables",
         operation_id="createTournamentTable",
-        summary="Open a tournament table with its players seated (operator only)",
+        summary="Open a tournament table with its players seated (operator, or the director)",
         description=(
             "Seats `players` in order and starts the game. The answer carries each"
-            " player's seat token, for the operator to hand out. Without `deals` (or"
+            " player's seat token, to hand out. The tournament's director may open its"
+            " tables, as the operator may; another tournament's director may not (403)."
+            " Without `deals` (or"
             " `first_dealer`) the table takes the tournament's, so that every table plays"
             " the same deals. Send an `Idempotency-Key`, so that a retry after a lost"
             " answer gets the same table and tokens rather than opening a second table."
@@ -166,7 +168,10 @@ class TournamentController(Controller):
         tournaments: NamedDependency[TournamentService],
         idempotency_key: TableIdempotencyKey = None,
     ) -> Response[TournamentTableCreated]:
-        caller.require_operator("tournaments are run by the operator")
+        # The director acts as the operator for its own tournament (DESIGN 14).
+        caller.require_director(
+            str(tournament_id), "a tournament's tables are opened by its director"
+        )
         tournament = await read_side.tournament(str(tournament_id))
         if tournament.status == "finished":
             raise TournamentError(
@@ -192,7 +197,7 @@ class TournamentController(Controller):
         table, tokens = await tournaments.open_table(
             new,
             msgspec.to_builtins(data),
-            "operator",
+            caller.kind,  # who the events name, and whose idempotency keys these are
             list(data.players),
             idempotency_key=idempotency_key,
         )

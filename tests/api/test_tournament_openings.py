@@ -156,3 +156,31 @@ async def test_an_export_listing_its_tables_out_of_order_is_refused_as_such(
     report = verify_tournament_lines(document_of([swapped, *rest]).splitlines())
     assert report.failure is not None
     assert "once each and in order" in report.failure.message
+
+
+async def test_the_director_opens_its_tournaments_tables_and_no_other(
+    client: AsyncClient, database_url: str
+) -> None:
+    """The director acts as the operator for its tournament (DESIGN 14): it opens that
+    tournament's tables, by either route, each recorded in its stream; another
+    tournament's director is refused and nothing is stored."""
+    event = await open_event(client, "pitch")
+    director = bearer(event["director_token"])
+    path = f"/tournaments/{event['id']}/tables"
+    by_hand = ok(await client.post(path, json={"players": ["A", "B", "C"]}, headers=director), 201)
+    assert by_hand["table"]["hands"] is not None  # the director reads it as the operator does
+    body = {"game": "pitch", "seats": 3, "tournament": event["id"]}
+    created = ok(await client.post("/tables", json=body, headers=director), 201)
+    lines = await export_lines(client, event["id"])
+    assert lines[0]["tables"] == [by_hand["table"]["id"], created["id"]]
+    opened = [line for line in lines if line.get("data", {}).get("type") == "table_opened"]
+    assert [line["actor"] for line in opened] == ["director", "director"]
+    report = verify_tournament_lines(document_of(lines).splitlines())
+    assert report.ok, render_tournament(report)
+
+    other = bearer((await open_event(client, "pitch"))["director_token"])
+    before = await stored(database_url, event["id"])
+    refused = await client.post(path, json={"players": ["D", "E", "F"]}, headers=other)
+    assert_problem(refused, 403, "operator-only")
+    assert_problem(await client.post("/tables", json=body, headers=other), 403, "operator-only")
+    assert await stored(database_url, event["id"]) == before
