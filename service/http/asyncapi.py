@@ -12,8 +12,8 @@ from typing import Any
 
 import msgspec
 
-from service.http.document import API_VERSION
 from service.read.records import EventRecord, TournamentEventRecord
+from service.release import API_VERSION
 from service.workers.streams import GLOBAL_STREAM_LENGTH, TABLE_STREAM_LENGTH
 
 _FIELDS_DESCRIPTION = (

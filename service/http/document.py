@@ -32,8 +32,7 @@ from service.http.reference import PLAYING, docs_router, problem_table, render_p
 from service.http.schemas import StandingsPage
 from service.http.tournaments import standings_csv
 from service.read.records import TournamentEventRecord
-
-API_VERSION = "1.13.0"  # the README's changelog says what each version changed
+from service.release import API_VERSION
 
 DESCRIPTION = f"""\
 Cardroom hosts auction card games over a REST API, event-sourced: every bid, exchange

@@ -111,8 +111,9 @@ Limit = Annotated[
 
 _TAG = ResponseHeader(
     name="ETag",
-    description="Strong tag of this version and audience.",
-    value='"1.spectator"',
+    description="Strong tag of this version and audience, and of the service's release:"
+    " opaque, compare it whole (a release that changes what a view shows changes it).",
+    value=etag(1, "spectator"),
     documentation_only=True,
 )
 _REVALIDATE = ResponseHeader(

@@ -40,6 +40,7 @@ from service.refusals import (
     TableNotFound,
     TokenRevoked,
 )
+from service.release import VIEW_RELEASE
 from service.write import sealed_tokens
 from service.write.codec import event_data, event_decoder, snapshot_decoder
 from service.write.queues import Queues, pause_before_retry
@@ -127,9 +128,10 @@ Clock = Callable[[], datetime]
 
 
 def etag(version: int, audience: Audience) -> str:
-    """A strong entity tag per version and audience (DESIGN 6)."""
+    """A strong entity tag per version and audience (DESIGN 6), and per release: one that
+    changes what a view shows changes the tag too (:mod:`service.release`)."""
     who = f"s{audience}" if isinstance(audience, int) else audience
-    return f'"{version}.{who}"'
+    return f'"{version}.{who}.{VIEW_RELEASE}"'
 
 
 def request_digest(payload: Any) -> bytes:

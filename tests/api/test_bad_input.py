@@ -11,10 +11,12 @@ import pytest
 from httpx import Response
 
 from domain.cards import standard_pack
+from service.release import VIEW_RELEASE
+from service.write.handler import etag
 from tests.domain.test_forty_five_rules import EXAMPLE_HANDS
 from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
 from tests.support.decks import forty_five_order, stack_deck
-from tests.support.refusals import stored
+from tests.support.refusals import assert_problem, stored
 
 N, E, S, W = 0, 1, 2, 3
 
@@ -256,7 +258,7 @@ async def test_a_stale_if_match_is_refused_with_the_current_etag(table: Table) -
         412,
         "precondition-failed",
     )
-    assert stale.headers["etag"] == f'"{first["version"] + 1}.s{E}"'
+    assert stale.headers["etag"] == etag(first["version"] + 1, E)
 
 
 async def test_a_weak_if_match_never_matches_the_current_view(table: Table) -> None:
@@ -393,7 +395,7 @@ async def test_a_taken_seat_and_a_missing_seat_are_refused(client: Any) -> None:
 async def test_conditional_get_answers_304_while_current(table: Table) -> None:
     seat_view = await table.client.get(f"/tables/{table.id}", headers=bearer(table.tokens[N]))
     tag = seat_view.headers["etag"]
-    assert tag == f'"{seat_view.json()["version"]}.s{N}"'
+    assert tag == etag(seat_view.json()["version"], N)
     again = await table.client.get(
         f"/tables/{table.id}", headers={**bearer(table.tokens[N]), "If-None-Match": tag}
     )
@@ -405,6 +407,23 @@ async def test_conditional_get_answers_304_while_current(table: Table) -> None:
         f"/tables/{table.id}", headers={**bearer(table.tokens[N]), "If-None-Match": tag}
     )
     assert moved.status_code == 200
+
+
+async def test_a_tag_of_an_earlier_release_gets_the_view_again(table: Table) -> None:
+    """The same version may be shown differently by another release (a field added, a
+    phase named otherwise): its tag, which named the version and audience only, was told
+    304 by a newer release, and the client kept the old view for good. The tag now names
+    the release too (a digest of the API and rules engine versions), so a client holding
+    an older one gets the view whole."""
+    me = bearer(table.tokens[N])
+    view = await table.client.get(f"/tables/{table.id}", headers=me)
+    version = view.json()["version"]
+    assert view.headers["etag"] == f'"{version}.s{N}.{VIEW_RELEASE}"'
+    earlier = f'"{version}.s{N}"'  # as releases before API 1.13 tagged it
+    again = await table.client.get(f"/tables/{table.id}", headers={**me, "If-None-Match": earlier})
+    assert again.status_code == 200 and again.headers["etag"] == view.headers["etag"]
+    stale = await table.act(N, {"type": "pass"}, **{"If-Match": earlier})
+    assert_problem(stale, 412, "precondition-failed")
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ import pytest
 from litestar import Litestar
 from litestar.routes import HTTPRoute
 
-from service.http.document import API_VERSION
 from service.http.problems import CATALOGUE
+from service.release import API_VERSION
 from tests.api.test_openapi import COMMITTED
 
 ASSET = re.compile(r"""(?:src|href)=["']([^"']+)["']""")

@@ -27,6 +27,7 @@ from service.http.app import create_app
 from service.http.limits import MAX_BODY_BYTES
 from service.settings import Settings
 from service.tools.bench.plan import plan_game
+from service.write.handler import etag
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.live import serving
 
@@ -158,7 +159,7 @@ async def test_if_match_and_idempotency_keys_take_the_short_way(
         ok(await client.get(f"/tables/{t.table}", headers=bearer(t.tokens[seat]))) for t in twins
     ]
     assert views[0]["version"] == views[1]["version"]
-    tag = f'"{views[0]["version"]}.s{seat}"'
+    tag = etag(views[0]["version"], seat)
     first = await _both(client, twins, seat, body, {"If-Match": tag, "Idempotency-Key": "k-1"})
     again = await _both(client, twins, seat, body, {"If-Match": tag, "Idempotency-Key": "k-1"})
     assert first[0] == 200

@@ -14,6 +14,7 @@ import pytest
 from service.audit.render import render_tournament
 from service.audit.tournament_verify import is_tournament_export, verify_tournament_lines
 from service.choices import choose, pick_index
+from service.write.handler import etag
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import document_of, lines_of, rechain_tournament
 from tests.support.refusals import assert_problem, stored
@@ -165,7 +166,7 @@ async def _play_seat(
         if view["status"] != "playing":
             return view  # type: ignore[no-any-return]
         if view["you"] not in view["to_act"]:
-            headers = {**bearer(token), "If-None-Match": f'"{view["version"]}.{view["you"]}"'}
+            headers = {**bearer(token), "If-None-Match": etag(view["version"], view["you"])}
             await client.get(f"{path}?wait=5", headers=headers)
             continue
         actions = view["legal_actions"]

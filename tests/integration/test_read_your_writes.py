@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from service.write.handler import etag
 from tests.support.api import bearer, ok
 from tests.support.playout import choose, pick_index
 from tests.support.two_servers import clients_of, two_servers
@@ -209,7 +210,7 @@ async def test_a_race_lost_under_if_match_is_412_on_either_server(
         path = f"/tables/{table_id}"
         seat = ok(await clients[0].get(path))["to_act"][0]
         mine = ok(await clients[1].get(path, headers=bearer(tokens[seat])))
-        headers = {**bearer(tokens[seat]), "If-Match": f'"{mine["version"]}.s{seat}"'}
+        headers = {**bearer(tokens[seat]), "If-Match": etag(mine["version"], seat)}
         answers = await asyncio.gather(
             clients[0].post(f"{path}/actions", json={"type": "pass"}, headers=headers),
             clients[1].post(f"{path}/actions", json={"type": "bid", "amount": 20}, headers=headers),
@@ -219,4 +220,4 @@ async def test_a_race_lost_under_if_match_is_412_on_either_server(
         won = next(answer for answer in answers if answer.status_code == 200)
         lost = next(answer for answer in answers if answer.status_code == 412)
         assert lost.json()["code"] == "precondition-failed"
-        assert lost.headers["etag"] == f'"{won.json()["version"]}.s{seat}"'
+        assert lost.headers["etag"] == etag(won.json()["version"], seat)
