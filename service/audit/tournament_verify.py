@@ -28,7 +28,8 @@ player's name may hold any words.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -119,6 +120,8 @@ def verify_tournament_lines(lines: Iterable[bytes], head: str | None = None) -> 
         report.standings = _standings(report.tournament, report)
     except Stop as stop:
         report.failure = stop.failure
+    except Exception as exc:  # a check given what no service wrote, past those above
+        report.failure = TournamentFailure(f"the export cannot be verified ({exc!r})")
     return report
 
 
@@ -260,7 +263,9 @@ def _rerun(
     first = recorded[0].event if recorded else None
     if not isinstance(first, TournamentCreated) or first.tournament != header.tournament:
         raise Stop(TournamentFailure("the stream does not open with its tournament_created", 1))
-    folded = stream.fold([r.event for r in recorded])
+    folded = stream.start(first)
+    for entry in recorded[1:]:
+        folded = _applied(folded, entry)
     _check_described(header, folded)
     by_hand = len(header.tables) - len(folded.round_tables)
     if folded.exported_tables is None:
@@ -281,19 +286,22 @@ def _rerun(
     paired = scored = 0
     for entry in recorded[1:]:
         event = entry.event
-        if isinstance(event, RoundPaired):
-            if seed is not None:
-                _check_pairing(tournament, event, seed, entry.version)
-                paired += 1
-            for table in event.tables:
-                _check_opened(tournament, event, table.table, table.seats, tables, entry.version)
-        if isinstance(event, TableScored):
-            # Results recorded before API 1.9 have no deal_decks (their deals compare in
-            # order); every later one has the key, even empty, and is held to it.
-            with_decks = isinstance(entry.data, dict) and "deal_decks" in entry.data
-            _check_scored(tournament, event, tables, entry.version, with_decks)
-            scored += 1
-        tournament = stream.evolve(tournament, event)
+        with _at(entry):
+            if isinstance(event, RoundPaired):
+                if seed is not None:
+                    _check_pairing(tournament, event, seed, entry.version)
+                    paired += 1
+                for table in event.tables:
+                    _check_opened(
+                        tournament, event, table.table, table.seats, tables, entry.version
+                    )
+            if isinstance(event, TableScored):
+                # Results recorded before API 1.9 have no deal_decks (their deals compare
+                # in order); every later one has the key, even empty, and is held to it.
+                with_decks = isinstance(entry.data, dict) and "deal_decks" in entry.data
+                _check_scored(tournament, event, tables, entry.version, with_decks)
+                scored += 1
+        tournament = _applied(tournament, entry)
     if seed is None:
         report.pairings_rerun = False
         report.notes.append(
@@ -317,6 +325,33 @@ def _rerun(
         )
     report.checks.append(f"{scored} table results recomputed from their tables as re-run")
     return tournament
+
+
+@contextmanager
+def _at(entry: _Recorded) -> Iterator[None]:
+    """Checks of ``entry`` that fail as its version does. The rules' and the pairing's
+    code takes the stream's events as the service wrote them; given a forger's, re-chained
+    (an entry of no names, a round paired out of turn), it raises where it cannot go on,
+    and that is a failure of this event, not of the verifier."""
+    try:
+        yield
+    except Stop:
+        raise
+    except Exception as exc:  # any: the event is the export's, not the service's
+        raise Stop(_unfollowable(entry, exc)) from None
+
+
+def _applied(tournament: Tournament, entry: _Recorded) -> Tournament:
+    try:
+        return stream.evolve(tournament, entry.event)
+    except Exception as exc:  # as in _at
+        raise Stop(_unfollowable(entry, exc)) from None
+
+
+def _unfollowable(entry: _Recorded, exc: Exception) -> TournamentFailure:
+    kind = type(entry.event).__struct_config__.tag
+    message = f"{kind} cannot follow the events before it ({type(exc).__name__}: {exc})"
+    return TournamentFailure(message, entry.version)
 
 
 def _standings(tournament: Tournament, report: TournamentReport) -> list[Standing]:

@@ -77,6 +77,49 @@ async def test_a_forged_pairing_with_a_recomputed_chain_is_refused(
     assert "not the pairing that follows" in report.failure.message
 
 
+def _forged(lines: list[dict[str, Any]]) -> Any:
+    """The report on ``lines`` once chained again, which must fail at an event."""
+    report = verify_tournament_lines(rechain_tournament(document_of(lines)).splitlines())
+    assert report.failure is not None, "the forgery verified"
+    return report
+
+
+def _stream_events(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [line for line in lines if line["type"] == "tournament_event"]
+
+
+async def test_a_forged_stream_the_rules_cannot_follow_fails_at_its_event(
+    client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
+) -> None:
+    """Events no service would write, chained again, made the pairing and the folding
+    code raise: the verifier stopped with exit 2 ("round 2 is paired after 1 rounds") or
+    a traceback, naming no event. Each is a failure at the event that cannot follow."""
+    lines = lines_of(await tournament_export(client, swiss[0]))
+
+    # A result taken out: round 2 is then paired while round 1 is incomplete.
+    dropped = [dict(line) for line in lines]
+    first_result = next(
+        i for i, line in enumerate(dropped) if line.get("data", {}).get("type") == "table_scored"
+    )
+    del dropped[first_result]
+    report = _forged(dropped)
+    paired_again = next(
+        line
+        for line in _stream_events(dropped)
+        if line["data"]["type"] == "round_paired" and line["data"]["round"] == 2
+    )
+    assert report.failure.version == paired_again["version"] - 1  # numbered again, one less
+    assert "round_paired cannot follow" in report.failure.message
+
+    # An entry of no names: seating it at its table divides by nothing.
+    nameless = lines_of(await tournament_export(client, swiss[0]))
+    entry = next(line for line in nameless if line.get("data", {}).get("type") == "entry_added")
+    entry["data"]["names"] = []
+    report = _forged(nameless)
+    assert report.failure.version is not None
+    assert "cannot follow" in report.failure.message
+
+
 async def test_a_finished_tournament_that_lost_a_result_is_refused(
     client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
 ) -> None:
