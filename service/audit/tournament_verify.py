@@ -265,7 +265,8 @@ def _rerun(
         raise Stop(TournamentFailure("the stream does not open with its tournament_created", 1))
     folded = stream.start(first)
     for entry in recorded[1:]:
-        folded = _applied(folded, entry)
+        with _at(entry):
+            folded = stream.evolve(folded, entry.event)
     _check_described(header, folded)
     by_hand = len(header.tables) - len(folded.round_tables)
     if folded.exported_tables is None:
@@ -301,7 +302,7 @@ def _rerun(
                 with_decks = isinstance(entry.data, dict) and "deal_decks" in entry.data
                 _check_scored(tournament, event, tables, entry.version, with_decks)
                 scored += 1
-        tournament = _applied(tournament, entry)
+            tournament = stream.evolve(tournament, event)
     if seed is None:
         report.pairings_rerun = False
         report.notes.append(
@@ -338,20 +339,9 @@ def _at(entry: _Recorded) -> Iterator[None]:
     except Stop:
         raise
     except Exception as exc:  # any: the event is the export's, not the service's
-        raise Stop(_unfollowable(entry, exc)) from None
-
-
-def _applied(tournament: Tournament, entry: _Recorded) -> Tournament:
-    try:
-        return stream.evolve(tournament, entry.event)
-    except Exception as exc:  # as in _at
-        raise Stop(_unfollowable(entry, exc)) from None
-
-
-def _unfollowable(entry: _Recorded, exc: Exception) -> TournamentFailure:
-    kind = type(entry.event).__struct_config__.tag
-    message = f"{kind} cannot follow the events before it ({type(exc).__name__}: {exc})"
-    return TournamentFailure(message, entry.version)
+        kind = type(entry.event).__struct_config__.tag
+        message = f"{kind} cannot follow the events before it ({type(exc).__name__}: {exc})"
+        raise Stop(TournamentFailure(message, entry.version)) from None
 
 
 def _standings(tournament: Tournament, report: TournamentReport) -> list[Standing]:

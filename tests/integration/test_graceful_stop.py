@@ -54,9 +54,12 @@ async def until(holds: Callable[[], Awaitable[bool]], why: str) -> None:
         await asyncio.sleep(0.05)
 
 
-async def polling(client: httpx.AsyncClient, count_is: Callable[[float], bool]) -> bool:
-    """Whether the long-polls of the table route in progress number as ``count_is`` wants."""
-    return count_is(await requests_in_progress(client, "/tables/{table_id}"))
+async def polling(
+    client: httpx.AsyncClient, count_is: Callable[[float], bool], path: str = "/tables/{table_id}"
+) -> bool:
+    """Whether the requests of ``path`` in progress (the long-polls of the table route)
+    number as ``count_is`` wants."""
+    return count_is(await requests_in_progress(client, path))
 
 
 async def long_poll(base: str, path: str, tag: str) -> httpx.Response:
@@ -187,7 +190,8 @@ async def test_a_request_the_grace_period_cuts_off_is_answered_with_a_problem() 
         await writer.drain()
         async with httpx.AsyncClient(base_url=server.base) as client:
             await until(
-                lambda: _in_progress(client, "/tables", 1), "the half-sent request never arrived"
+                lambda: polling(client, lambda n: n == 1, "/tables"),
+                "the half-sent request never arrived",
             )
         os.kill(server.pid, signal.SIGTERM)
         answer = await asyncio.wait_for(reader.read(), LET_GO)  # to the connection's end
@@ -205,7 +209,3 @@ async def test_a_request_the_grace_period_cuts_off_is_answered_with_a_problem() 
     assert problem["code"] == "server-stopping"
     assert problem["status"] == 503
     assert problem["instance"] == "/tables"
-
-
-async def _in_progress(client: httpx.AsyncClient, path: str, count: float) -> bool:
-    return await requests_in_progress(client, path) == count

@@ -135,7 +135,8 @@ export async function tablePage(main, table) {
   }
 
   async function refresh() {
-    if (retryTimer || leaving || stopped) return; // the pending retry reads the table
+    // A pending retry reads the table; a page giving up its seat reads it no more.
+    if (retryTimer || leaving || stopped) return;
     if (refreshing) {
       again = true;
       return;
@@ -233,7 +234,7 @@ export async function tablePage(main, table) {
     } catch (error) {
       fail(error);
       leaving = false;
-      if (!stopped) await refresh();
+      await refresh();
     } finally {
       sending = false;
       mine.removeAttribute("aria-busy");
