@@ -122,6 +122,8 @@ class Timing(msgspec.Struct, kw_only=True):
 
     acted: Acted | None = None  # a seat's command or expiry: the batch a clock step times
     expired: tuple[int, int] | None = None  # (seat, version): an expiry the clock may play
+    # The downtimes already given back: a recovery gives each back once (DESIGN 10).
+    given_back: set[datetime] = msgspec.field(default_factory=set)
 
 
 def instant(entry: Entry) -> datetime:
@@ -158,6 +160,13 @@ def table_command(
                 timing.expired = (seat, entry.version)
                 return events
             case ExtendClocks(down_since=down_since, at_least_ms=at_least_ms):
+                if down_since in timing.given_back:
+                    raise Mismatch(
+                        entry.version,
+                        f"extend_clocks gives back the time since {down_since.isoformat()}"
+                        " a second time",
+                    )
+                timing.given_back.add(down_since)
                 return liveness.extend(table, at, down_since, timedelta(milliseconds=at_least_ms))
             case ReplaceSeat(seat=seat, name=name, computer=computer):
                 return liveness.replace_seat(table, seat, name, computer=computer)

@@ -284,6 +284,19 @@ def test_downtime_given_back_to_running_turns_verifies() -> None:
     assert "extend_clocks: not a command the service records" in found.message
 
 
+def test_downtime_given_back_twice_fails() -> None:
+    recorder = started()
+    down_since = recorder.at + timedelta(seconds=5)
+    command = {"type": "extend_clocks", "down_since": msgspec.to_builtins(down_since)}
+    recorder.wait(600)
+    recorder.batch(liveness.extend(recorder.table, recorder.at, down_since), "clock", command)
+    recorder.wait(600)
+    recorder.batch(liveness.extend(recorder.table, recorder.at, down_since), "clock", command)
+    found = failure(recorder.lines())
+    assert found.version == commands(recorder.lines(), "extend_clocks")[1]
+    assert "gives back the time since" in found.message and "a second time" in found.message
+
+
 # --- leaving, taking over, resigning ------------------------------------------------------
 
 
