@@ -10,6 +10,7 @@ from domain import RULES_ENGINE_VERSION
 from domain.tournament.model import Format
 from domain.tournament.standings import TIE_BREAKS
 from projections.deals import DealRecord
+from projections.standings import Entrant
 from service.audit.tournament_verify import TournamentFailure, TournamentReport
 from service.audit.verify import Report
 
@@ -119,6 +120,9 @@ def render_tournament(report: TournamentReport) -> str:
         lines.append(f"  FAIL  {_tournament_where(failure)}: {failure.message}")
     if report.standings:
         lines += ["", "standings", *_standing_lines(report)]
+    for title, entrants in (("players", report.players), ("partnerships", report.partnerships)):
+        if entrants:
+            lines += ["", title, *_entrant_lines(entrants)]
     if report.notes:
         lines += ["", "notes", *(f"  - {note}" for note in report.notes)]
     lines.append("")
@@ -141,6 +145,12 @@ def _tournament_where(failure: TournamentFailure) -> str:
     if failure.table is not None:
         where.append(f"table {failure.table}")
     return ", ".join(where) or "the export"
+
+
+def _entrant_lines(entrants: list[Entrant]) -> list[str]:
+    """One line a player or partnership in the published order (games won, then score,
+    then name): tables played and won, score."""
+    return [f"  {e.name}  played {e.played}  won {e.won}  score {e.score}" for e in entrants]
 
 
 def _standing_lines(report: TournamentReport) -> list[str]:

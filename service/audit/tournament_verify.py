@@ -18,8 +18,10 @@ Checks, stopping at the first failure:
 4. every ``table_scored`` is the result of its table as re-run, and each table was opened
    for the tournament with the entries' names at the seats the pairing gave them; a
    finished tournament has a result for every table it paired;
-5. the standings, recomputed from those results by the format's rules (the report lists
-   them, to compare with the ones published).
+5. the standings, recomputed from those results by the format's rules, and the players
+   and partnerships of every table as the read model ranks them (the report lists both,
+   to compare with the ones ``GET /tournaments/{id}/standings`` publishes; an open
+   tournament, which records no results, has only the latter).
 
 Lines are told apart by their top-level ``type``, never by text found anywhere in them: a
 player's name may hold any words.
@@ -40,6 +42,7 @@ from domain.tournament import results, stream
 from domain.tournament.events import RoundPaired, TableScored, TournamentCreated, TournamentEvent
 from domain.tournament.standings import Standing
 from domain.tournament.stream import Tournament
+from projections import standings as read_model
 from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.audit.format import TournamentEventLine, TournamentHeader
 from service.audit.verify import Report, Stop, anchored, unanchored, verify_lines
@@ -65,6 +68,9 @@ class TournamentReport(msgspec.Struct, kw_only=True):
     tables: dict[str, Report] = msgspec.field(default_factory=dict)
     tournament: Any = None  # the stream folded, once it verified
     standings: list[Standing] = msgspec.field(default_factory=list)  # recomputed, best first
+    # Every table's players and partnerships, as the read model ranks them.
+    players: list[read_model.Entrant] = msgspec.field(default_factory=list)
+    partnerships: list[read_model.Entrant] = msgspec.field(default_factory=list)
     failure: TournamentFailure | None = None
     pairings_rerun: bool = True  # False while the seed is secret
 
@@ -118,6 +124,7 @@ def verify_tournament_lines(lines: Iterable[bytes], head: str | None = None) -> 
         tables = _check_tables(header, table_lines, report)
         report.tournament = _rerun(header, recorded, tables, report)
         report.standings = _standings(report.tournament, report)
+        _players(header, tables, report)
     except Stop as stop:
         report.failure = stop.failure
     except Exception as exc:  # a check given what no service wrote, past those above
@@ -353,6 +360,24 @@ def _standings(tournament: Tournament, report: TournamentReport) -> list[Standin
             f" {tournament.format} rules (below)"
         )
     return ranked
+
+
+def _players(
+    header: TournamentHeader, tables: dict[str, _Verified], report: TournamentReport
+) -> None:
+    """The players and partnerships ranked across the verified tables, folded by the
+    read model's own code from their events (position aside, as the service has them)."""
+    folded = read_model.Standings(tournament=header.tournament)
+    for table_id, verified in tables.items():
+        for event in verified.events:
+            folded = read_model.fold(folded, table_id, event, 0)
+    report.players, report.partnerships = folded.players, folded.partnerships
+    if folded.players:
+        finished = sum(1 for result in folded.tables.values() if result.finished)
+        report.checks.append(
+            f"players and partnerships recomputed from the {finished} finished tables'"
+            " events (below)"
+        )
 
 
 def _check_described(header: TournamentHeader, folded: Tournament) -> None:

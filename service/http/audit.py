@@ -227,7 +227,8 @@ class AuditController(Controller):
         description=(
             "Exports the tournament as `GET /tournaments/{id}/export` would and runs the"
             " offline verifier over it in the service: every table's chain, rules and"
-            " decks, every pairing re-run, every result recomputed. The answer is the"
+            " decks, every pairing re-run, every result and the standings (entries, players"
+            " and partnerships) recomputed. The answer is the"
             " verdict and the report `cardroom verify` prints; a tournament still in play"
             " is checked as far as it has gone. For the console's tournament page; an"
             " auditor who does not trust the service runs `cardroom verify` on the export"

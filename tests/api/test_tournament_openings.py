@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import msgspec
 import psycopg
 from httpx import AsyncClient
 
@@ -184,3 +185,44 @@ async def test_the_director_opens_its_tournaments_tables_and_no_other(
     assert_problem(refused, 403, "operator-only")
     assert_problem(await client.post("/tables", json=body, headers=other), 403, "operator-only")
     assert await stored(database_url, event["id"]) == before
+
+
+async def test_the_verifier_recomputes_the_published_players_and_partnerships(
+    client: AsyncClient,
+) -> None:
+    """An open tournament records no results of its own: its standings are the read
+    model's players and partnerships, and the report recomputes exactly those rows from
+    the tables' events, a table still in play counting for nobody."""
+    event = await open_event(client, "forty-five")
+    path = f"/tournaments/{event['id']}/tables"
+    names = (["Ann", "Bob", "Cy", "Di"], ["Ed", "Flo", "Gus", "Hal"], ["Ann", "Flo", "Cy", "Hal"])
+    opened = [
+        ok(await client.post(path, json={"players": n}, headers=OPERATOR), 201) for n in names
+    ]
+    for table, seat in ((opened[0], 0), (opened[1], 1)):
+        resign = bearer(table["seats"][seat]["token"])
+        url = f"/tables/{table['table']['id']}/actions"
+        ok(await client.post(url, json={"type": "resign"}, headers=resign))
+    published = await standings_counting(client, event["id"], finished=2)
+    report = verify_tournament_lines(
+        document_of(await export_lines(client, event["id"])).splitlines()
+    )
+    assert report.ok, render_tournament(report)
+    assert msgspec.to_builtins(report.players) == published["players"]
+    assert msgspec.to_builtins(report.partnerships) == published["partnerships"]
+    assert {p["name"]: p["played"] for p in published["players"]}["Ann"] == 1
+    assert len(published["partnerships"]) == 4
+    text = render_tournament(report)
+    assert "\nplayers\n" in text and "\npartnerships\n" in text
+    assert "  Ann & Cy  played 1  won 0  score 0" in text
+
+
+async def standings_counting(client: AsyncClient, tournament: str, finished: int) -> Any:
+    """The published standings once the read model has ``finished`` tables ended."""
+    for _ in range(200):
+        page = ok(await client.get(f"/tournaments/{tournament}/standings", headers=OPERATOR))
+        tables = page["standings"]["tables"].values()
+        if sum(1 for table in tables if table["finished"]) == finished:
+            return page["standings"]
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the standings never counted {finished} finished tables")
