@@ -3,11 +3,11 @@
 Pure: no I/O, no clock, no randomness, no logging (a test enforces it).
 """
 
-RULES_ENGINE_VERSION = "1.2.0"
+RULES_ENGINE_VERSION = "1.3.0"
 """The engine a new table is created under; it keeps it (``table_created.rules_version``)
 and is decided and re-run by it for good, so that an export verifies as it was played.
 A change to what the rules or the computer decide raises this version, and the old way
-stays for the tables created before it (``Table.engine_since``):
+stays for the tables created before it (``domain.engine.engine_since``):
 
 - 1.1.0: a pause holds each running turn where it stood (1.0.0 stopped the clocks, and
   resuming gave the seat to act a whole new turn); a table that ended while paused cannot
@@ -15,4 +15,7 @@ stays for the tables created before it (``Table.engine_since``):
 - 1.2.0: after an outage, each running turn gets back at least ``at_least`` (recorded in
   the ``extend_clocks`` command) from the moment the time is given back, so that a
   player told to send a move again in a second is not beaten to it by the clock.
+- 1.3.0: Auction Pinochle (3A.5): the soloist's naming another trump withdraws the
+  opponents' concessions, made to the contract as it stood (an opponent who conceded to
+  clubs was charged the doubled unit of spades named after).
 """

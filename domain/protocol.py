@@ -125,7 +125,10 @@ class Game(Protocol[S]):
     event_types: ClassVar[tuple[type[Event], ...]]
     view_type: ClassVar[type[View]]
 
-    def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> S: ...
+    def initial_state(self, seats: int, options: Any, first_dealer: int | None, engine: str) -> S:
+        """The state before the dealer draw; ``engine``, the rules engine the table was
+        created under, for a game whose rules changed with one."""
+        ...
 
     def chance(self, state: S) -> Chance | None: ...
 

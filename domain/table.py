@@ -8,7 +8,6 @@ once its cards are out of play — that is, when the game next needs a deck or e
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any, Generic, Literal, Protocol, TypeVar
@@ -19,6 +18,7 @@ from msgspec.structs import replace
 from domain import RULES_ENGINE_VERSION
 from domain.cards import same_cards
 from domain.commands import LegalAction, PlayerCommand, SupplyDeck
+from domain.engine import engine_since
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     ChanceEvent,
@@ -134,9 +134,7 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
 
     def engine_since(self, version: str) -> bool:
         """Whether the table was created under rules engine ``version`` or a later one."""
-        mine, since = engine_of(self.rules_version), engine_of(version)
-        assert since is not None
-        return mine is not None and mine >= since
+        return engine_since(self.rules_version, version)
 
     def epoch(self, seat: int) -> int:
         """How many tokens of ``seat`` were revoked: a token is good for one epoch."""
@@ -167,18 +165,6 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
         if self.ends_at is not None and not self.time_called and self.status == "playing":
             deadlines.append(self.ends_at)
         return min(deadlines, default=None)
-
-
-_ENGINE = re.compile(r"[0-9]+(?:\.[0-9]+){0,2}")
-
-
-def engine_of(version: str) -> tuple[int, int, int] | None:
-    """``"1.1.0"`` as ``(1, 1, 0)`` (and ``"1.1"`` too), to compare; None for what is no
-    rules engine version (an export may hold anything)."""
-    if not _ENGINE.fullmatch(version):
-        return None
-    major, minor, patch = [*map(int, version.split(".")), 0, 0][:3]
-    return major, minor, patch
 
 
 def create(
@@ -268,7 +254,7 @@ def start(event: TableCreated) -> Table[Any]:
         ends_at=event.ends_at,
         since=(None,) * event.seats if event.clock else (),
         banks=(event.clock.bank_seconds * 1000,) * event.seats if event.clock else (),
-        state=game.initial_state(event.seats, options, event.first_dealer),
+        state=game.initial_state(event.seats, options, event.first_dealer, event.rules_version),
     )
 
 

@@ -66,6 +66,8 @@ def evolve(rules: Hooks, state: State, event: events.Event) -> State:
         case events.TrumpNamed(suit=trump):
             if state.soloist is not None:  # a claim is only valid for its trump
                 state = _with_claim(state, state.soloist, None, 0)
+            if state.config.trump_change_withdraws:  # conceded to the old trump (3A.5)
+                state = replace(state, conceded=())
             return replace(state, trump=trump)
         case MeldsClaimed(seat=seat, melds=claim, points=worth):
             state = _with_claim(state, seat, tuple(claim), worth)

@@ -10,6 +10,7 @@ import msgspec
 from domain.commands import LegalAction, PlayerCommand, SupplyDeck
 from domain.common.draw import before_first_deal
 from domain.common.game import GameRules
+from domain.engine import engine_since
 from domain.events import Event
 from domain.pinochle import decide as deciding
 from domain.pinochle import settlement
@@ -18,7 +19,12 @@ from domain.pinochle.cards import PACK
 from domain.pinochle.deal import sitting_in
 from domain.pinochle.events import SettlementReason
 from domain.pinochle.evolve import EVENTS, evolve
-from domain.pinochle.options import Config, PinochleOptions, auction_config
+from domain.pinochle.options import (
+    CONCESSION_TO_ITS_TRUMP,
+    Config,
+    PinochleOptions,
+    auction_config,
+)
 from domain.pinochle.state import Phase, State, per_seat
 from domain.protocol import Actor, Audience, View, ViewHeader
 
@@ -89,10 +95,16 @@ class AuctionPinochle(GameRules[State]):
 
     # --- the game protocol ------------------------------------------------------------------
 
-    def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
+    def initial_state(
+        self, seats: int, options: Any, first_dealer: int | None, engine: str
+    ) -> State:
+        config = msgspec.structs.replace(
+            self.config(options, seats),
+            trump_change_withdraws=engine_since(engine, CONCESSION_TO_ITS_TRUMP),
+        )
         state = State(
             phase=Phase.DRAW,
-            config=self.config(options, seats),
+            config=config,
             seats=seats,
             hands=((),) * seats,
             scores=per_seat(seats),

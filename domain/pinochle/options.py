@@ -209,6 +209,14 @@ class Config(msgspec.Struct, frozen=True, kw_only=True):
     must_head_plain: bool = False
     double_melds: bool = False
     must_overtrump: bool = False
+    # 3A.5 from engine 1.3.0 on: the opponents concede to the contract as it stands, so
+    # the soloist's naming another trump withdraws their concessions (each concedes again,
+    # or not). Under an older engine a concession carried over to the new trump.
+    trump_change_withdraws: bool = False
+
+
+# The rules engine from which ``trump_change_withdraws`` holds (domain/__init__.py).
+CONCESSION_TO_ITS_TRUMP = "1.3.0"
 
 
 def packets_of(deal_packets: str) -> tuple[int, ...]:

@@ -55,7 +55,9 @@ class Pitch(PlainGame[State]):
     view_type: ClassVar[type[View]] = PitchView
     event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
 
-    def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
+    def initial_state(
+        self, seats: int, options: Any, first_dealer: int | None, engine: str
+    ) -> State:
         assert isinstance(options, PitchOptions)
         return new_state(seats, options, first_dealer)
 

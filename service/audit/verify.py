@@ -24,9 +24,9 @@ import msgspec
 
 from domain import RULES_ENGINE_VERSION
 from domain import table as tables
+from domain.engine import engine_of
 from domain.events import Event, GameWon, TableCreated
 from domain.registry import GAMES
-from domain.table import engine_of
 from projections.deals import DealRecord, deal_records
 from projections.units import scoring_units
 from service.audit.chain import GENESIS, canonical_bytes, chain

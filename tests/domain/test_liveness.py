@@ -14,6 +14,7 @@ import pytest
 from domain import computer, liveness
 from domain import table as tables
 from domain.commands import Leave, Pass, Resign, Return
+from domain.engine import engine_of
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     ClockExpired,
@@ -299,7 +300,7 @@ def test_absurd_clocks_are_refused(clock: tuple[int, int]) -> None:
 def test_an_engine_version_is_dotted_ascii_numbers(
     version: str, parsed: tuple[int, int, int] | None
 ) -> None:
-    assert tables.engine_of(version) == parsed
+    assert engine_of(version) == parsed
 
 
 def test_an_older_or_unreadable_engine_takes_the_old_way() -> None:

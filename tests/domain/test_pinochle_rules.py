@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain import RULES_ENGINE_VERSION
 from domain import table as tables
 from domain.commands import (
     Bid,
@@ -251,6 +252,31 @@ def test_the_opponents_concede_only_together() -> None:
     assert isinstance(settled, ChipsSettled)
     assert settled.reason == "opponents_conceded"
     assert settled.changes == [12, -6, -6]  # 300 is 3 chips, doubled with spades
+
+
+@pytest.mark.parametrize(("engine", "withdrawn"), [(RULES_ENGINE_VERSION, True), ("1.2.0", False)])
+def test_naming_another_trump_withdraws_the_concessions_from_engine_1_3_0(
+    engine: str, withdrawn: bool
+) -> None:
+    """RULES 3A.5: the opponents concede to a known contract, each of them agreeing. Seat
+    1 concedes to clubs (300: 3 chips); the soloist then names spades, which doubles the
+    unit. From engine 1.3.0 that concession is withdrawn: seat 2's alone settles nothing,
+    and seat 1 is asked again. A table of an older engine carried the concession over to
+    spades, and re-runs so."""
+    playout = deal_table({0: HAND_130}, WIDOW, engine=engine)
+    win_auction(playout, 0)
+    playout.act(0, NameTrump(suit="C"))
+    assert playout.act(1, Concede()) == [DealConceded(seat=1)]
+    playout.act(0, NameTrump(suit="S"))
+    if not withdrawn:
+        settled = playout.act(2, Concede())[1]
+        assert isinstance(settled, ChipsSettled) and settled.changes == [12, -6, -6]
+        return
+    assert state_of(playout).conceded == ()
+    assert tables.legal_actions(playout.table, 1) == [Concede()]
+    assert playout.act(2, Concede()) == [DealConceded(seat=2)]
+    settled = playout.act(1, Concede())[1]
+    assert isinstance(settled, ChipsSettled) and settled.changes == [12, -6, -6]
 
 
 def test_no_concession_after_the_first_lead() -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+
+from domain import RULES_ENGINE_VERSION
 from domain import table as tables
 from domain.commands import Bid, LegalAction, Meld, MeldOffer, Pass, Play
 from domain.events import Event, HandScored
@@ -26,8 +29,10 @@ def deal_table(
     seats: int = 3,
     dealer: int = 2,
     options: dict[str, Any] | None = None,
+    engine: str = RULES_ENGINE_VERSION,
 ) -> Playout:
-    """A seated table whose first deal gives ``hands`` (and ``widow``); the dealer fixed.
+    """A seated table whose first deal gives ``hands`` (and ``widow``); the dealer fixed;
+    created under rules engine ``engine``.
 
     Cards not named fill the deck in pack order; later deals are shuffled.
     """
@@ -39,6 +44,7 @@ def deal_table(
         order = active_packet_order(sitting_in(seats, dealer), packets, widow=3)
     deck = stack_deck({**hands, WIDOW: widow}, order, PACK)
     created = tables.create("golden", game, seats, options, first_dealer=dealer, decks=[deck])
+    created = msgspec.structs.replace(created, rules_version=engine)
     playout = Playout(created, seed=0)
     playout.seat_everyone()
     return playout
