@@ -6,7 +6,7 @@ shows of the same version (a field added, a phase named differently) must change
 as well, or a client that cached the old view is told 304 for good, and during a rolling
 update a phone alternating between an old and a new process is told each body is the
 other. So the tag also carries a short digest of the API version and the rules engine
-version: every release that changes a view raises one of them (the README's changelog).
+version: every release that changes a view raises one of them (docs/changelog.md).
 """
 
 from __future__ import annotations
@@ -15,6 +15,6 @@ import hashlib
 
 from domain import RULES_ENGINE_VERSION
 
-API_VERSION = "1.13.1"  # the README's changelog says what each version changed
+API_VERSION = "1.13.1"  # docs/changelog.md says what each version changed
 
 VIEW_RELEASE = hashlib.sha256(f"{API_VERSION}/{RULES_ENGINE_VERSION}".encode()).hexdigest()[:6]

@@ -23,7 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 RULES_DIR = ROOT / "docs" / "rules"
 DESIGN = ROOT / "docs" / "design.md"
 SCANNED = [ROOT / "domain", ROOT / "projections", ROOT / "service", ROOT / "tests"]
-ALSO_SCANNED = [ROOT / "README.md"]
+ALSO_SCANNED = [
+    ROOT / "README.md",
+    ROOT / "docs" / "changelog.md",
+    ROOT / "docs" / "performance.md",
+]
 SKIPPED_DIRS = {"__pycache__", "node_modules", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
 
 # One clause number: 0, 1.3, 3A, 3A.4, 3.B.
