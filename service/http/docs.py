@@ -37,8 +37,9 @@ _DESCRIPTIONS = {
         "The database did not answer in time (`database-unavailable`): retry after"
         " `Retry-After` seconds (a command with the same `Idempotency-Key`, so that it is"
         " recorded at most once). A command past its deadline may also be told"
-        " `clocks-recovering` (see the problem types), and a request a stopping server"
-        " could not finish `server-stopping`."
+        " `clocks-recovering` (see the problem types), a request a stopping server"
+        " could not finish `server-stopping`, and a command an older process may not"
+        " decide during an upgrade `upgrade-in-progress`."
     ),
 }
 

@@ -455,7 +455,7 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
             "no-sides",
             "table-expired",
         ],
-        503: ["database-unavailable", "clocks-recovering"],
+        503: ["database-unavailable", "clocks-recovering", "upgrade-in-progress"],
     },
     "replaceSeat": {
         403: ["operator-only"],

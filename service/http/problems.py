@@ -23,7 +23,12 @@ from domain.tournament.errors import MEANINGS as TOURNAMENT_MEANINGS
 from domain.tournament.errors import TournamentCode, TournamentError
 from service.http.access import allow
 from service.http.schemas import TEXT, UUID_PATTERN
-from service.refusals import ClocksRecovering, PreconditionFailed, ServiceError
+from service.refusals import (
+    ClocksRecovering,
+    PreconditionFailed,
+    ServiceError,
+    UpgradeInProgress,
+)
 from service.write.handler import rule_error_context
 
 PROBLEM_JSON = "application/problem+json"
@@ -143,6 +148,13 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         "The server process is stopping and its grace period ended before the request was"
         " answered; send it again (another process answers it). A command may have been"
         " recorded: resend it with the same `Idempotency-Key`.",
+    ),
+    "upgrade-in-progress": ProblemType(
+        503,
+        "Upgrade in progress",
+        "The service is being upgraded and the process that answered is older than the"
+        " table (a newer release created it): it changes nothing. Retry after"
+        " `Retry-After` seconds; a newer process answers.",
     ),
     "clocks-recovering": ProblemType(
         503,
@@ -265,7 +277,7 @@ def on_service_error(request: Request[Any, Any, Any], exc: ServiceError) -> Resp
     headers = None
     if isinstance(exc, PreconditionFailed):
         headers = {"ETag": exc.etag}
-    elif isinstance(exc, ClocksRecovering):
+    elif isinstance(exc, ClocksRecovering | UpgradeInProgress):
         headers = {"Retry-After": "1"}
     return _problem_response(
         request, exc.code, exc.detail, headers=headers, context=exc.context or None

@@ -15,6 +15,7 @@ import psycopg
 
 from domain.errors import RuleError
 from service.read.watch import TableWatcher
+from service.refusals import UpgradeInProgress
 from service.workers.leader import StepOnCommits
 from service.write.handler import TableService
 
@@ -45,7 +46,7 @@ class ComputerPlayers(StepOnCommits):
                 sent += await self.service.play_computers(table_id, limit=1)
             except RuleError as exc:  # a bug in a computer player: say so, keep going
                 log.error("computer refused at %s: %s", table_id, exc)
-            except psycopg.Error as exc:
+            except (psycopg.Error, UpgradeInProgress) as exc:
                 log.warning("computer turn at %s failed (%s); will look again", table_id, exc)
         self.played += sent
         return sent

@@ -24,7 +24,7 @@ import msgspec
 import psycopg
 
 from domain.errors import RuleError
-from service.refusals import CommandConflict
+from service.refusals import CommandConflict, UpgradeInProgress
 from service.settings import Settings
 from service.workers.expiries import Expirer
 from service.workers.leader import pause, while_leading
@@ -129,7 +129,7 @@ class Retention(Expirer):
             expired = await interventions.expire_waiting(self.service, table_id)
         except RuleError as exc:  # a bug in a rule: say so, keep going
             log.error("expiry of waiting table %s refused: %s", table_id, exc)
-        except (psycopg.Error, CommandConflict) as exc:
+        except (psycopg.Error, CommandConflict, UpgradeInProgress) as exc:
             log.warning("expiry of waiting table %s failed (%s); next sweep", table_id, exc)
         else:
             if expired is not None:

@@ -26,6 +26,7 @@ import psycopg
 
 from domain.errors import RuleError
 from service.read.watch import TableWatcher
+from service.refusals import UpgradeInProgress
 from service.workers.expiries import Expirer
 from service.workers.leader import while_leading
 from service.write import interventions
@@ -83,7 +84,7 @@ class Timekeeper(Expirer):
             return 0 if await interventions.expire(self.service, table_id) is None else 1
         except RuleError as exc:  # a bug in a rule or the computer: say so, keep going
             log.error("expiry refused at %s: %s", table_id, exc)
-        except psycopg.Error as exc:
+        except (psycopg.Error, UpgradeInProgress) as exc:
             log.warning("expiry at %s failed (%s); will look again", table_id, exc)
         return 0
 

@@ -19,9 +19,10 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from domain import computer, liveness
+from domain import RULES_ENGINE_VERSION, computer, liveness
 from domain import table as tables
 from domain.commands import PlayerCommand
+from domain.engine import engine_since
 from domain.errors import RuleCode, RuleError
 from domain.events import Event, TableCreated
 from domain.protocol import SYSTEM, Audience, Chance
@@ -39,6 +40,7 @@ from service.refusals import (
     ServiceError,
     TableNotFound,
     TokenRevoked,
+    UpgradeInProgress,
 )
 from service.release import VIEW_RELEASE
 from service.write import sealed_tokens
@@ -531,6 +533,11 @@ class TableService:
     async def settle(self, table: Table[Any], plan: Plan, at: datetime) -> Settled:
         """Fold the plan's batches, reveal spent seeds and deal until the game waits on a
         seat, then set the clocks for the turn that begins (DESIGN 10)."""
+        if not engine_since(RULES_ENGINE_VERSION, table.rules_version):
+            raise UpgradeInProgress(
+                f"the table plays by rules engine {table.rules_version}; this process"
+                f" knows {RULES_ENGINE_VERSION}"
+            )
         settled = Settled(table=table, events=[], visible=[], seeds=[])
         for batch in plan.batches:
             self._record(settled, batch.events, batch.actor, batch.command)
