@@ -17,5 +17,7 @@ stays for the tables created before it (``domain.engine.engine_since``):
   player told to send a move again in a second is not beaten to it by the clock.
 - 1.3.0: Auction Pinochle (3A.5): the soloist's naming another trump withdraws the
   opponents' concessions, made to the contract as it stood (an opponent who conceded to
-  clubs was charged the doubled unit of spades named after).
+  clubs was charged the doubled unit of spades named after); on ``forfeit`` clocks, seats
+  whose turns expire at the same instant (Reserve Bridge's reserves, laid at once) all
+  forfeit, where the lowest seat alone lost and the other won.
 """

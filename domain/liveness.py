@@ -44,6 +44,8 @@ ABSENT_AFTER = 2  # expiries in a row that mark a seat absent
 HELD_PAUSE = "1.1.0"  # the engine from which a pause holds the clocks (domain/__init__.py)
 # The engine from which the time given back after an outage is at least ``at_least``.
 GIVEN_BACK_AT_LEAST = "1.2.0"
+# The engine from which seats whose time runs out at the same instant all forfeit.
+FORFEIT_TOGETHER = "1.3.0"
 
 
 def decide(table: Table[Any], command: PlayerCommand, seat: int, at: datetime) -> list[Event]:
@@ -83,15 +85,15 @@ def _resign(table: Table[Any], seat: int) -> list[Event]:
             f"{table.game} has no two sides to resign to; leave the table instead",
             seat=seat,
         )
-    winners, losers = _sides(table, seat)
+    winners, losers = _sides(table, [seat])
     return [GameResigned(seat=seat, winners=winners, losers=losers)]
 
 
-def _sides(table: Table[Any], seat: int) -> tuple[list[int], list[int]]:
-    """The seats that win and lose when ``seat`` gives up: its partnership loses."""
-    unit = next(u for u in table.rules.units(len(table.names)) if seat in u)
-    losers = sorted(unit)
-    return [s for s in range(len(table.names)) if s not in unit], losers
+def _sides(table: Table[Any], seats: list[int]) -> tuple[list[int], list[int]]:
+    """The seats that win and lose when ``seats`` give up: their partnerships lose."""
+    units = [u for u in table.rules.units(len(table.names)) if set(u) & set(seats)]
+    losers = sorted(s for unit in units for s in unit)
+    return [s for s in range(len(table.names)) if s not in losers], losers
 
 
 # --- the operator ---------------------------------------------------------------------
@@ -171,7 +173,9 @@ def set_clock(
 def expire(table: Table[Any], at: datetime) -> list[Event]:
     """The events of the first turn that expired by ``at``: ``clock_expired``, then
     either the forfeit or, after the second expiry in a row, the seat marked absent.
-    The computer's move for the seat (on ``autoplay``) follows as a command of its own."""
+    The computer's move for the seat (on ``autoplay``) follows as a command of its own.
+    On ``forfeit``, every seat whose turn expired at that same instant forfeits with it
+    (engine 1.3.0 on): a ``clock_expired`` each, then one ``game_forfeited``."""
     expired = [
         (deadline, seat)
         for seat in range(len(table.names))
@@ -179,13 +183,21 @@ def expire(table: Table[Any], at: datetime) -> list[Event]:
     ]
     if table.clock is None or not expired or table.status != "playing":
         raise RuleError(RuleCode.NOT_ALLOWED_NOW, "no clock has expired")
-    _, seat = min(expired)
+    first, seat = min(expired)
+    if table.clock.on_timeout == "forfeit":
+        # Seats acting at once (Reserve Bridge's reserves) whose time runs out at the same
+        # instant are equally late: all of them forfeit, not the lowest seat alone.
+        late = [seat]
+        if table.engine_since(FORFEIT_TOGETHER):
+            late = sorted(s for deadline, s in expired if deadline == first)
+        expiries: list[Event] = [
+            ClockExpired(seat=s, in_a_row=2 if s in table.strikes else 1) for s in late
+        ]
+        winners, losers = _sides(table, late)
+        return [*expiries, GameForfeited(seat=seat, winners=winners, losers=losers)]
     in_a_row = 2 if seat in table.strikes else 1
     events: list[Event] = [ClockExpired(seat=seat, in_a_row=in_a_row)]
-    if table.clock.on_timeout == "forfeit":
-        winners, losers = _sides(table, seat)
-        events.append(GameForfeited(seat=seat, winners=winners, losers=losers))
-    elif in_a_row >= ABSENT_AFTER and seat not in table.absent:
+    if in_a_row >= ABSENT_AFTER and seat not in table.absent:
         events.append(SeatMarkedAbsent(seat=seat))
     return events
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
-from domain import computer, liveness
+from domain import RULES_ENGINE_VERSION, computer, liveness
 from domain import table as tables
 from domain.commands import Leave, Pass, Resign, Return
 from domain.engine import engine_of
@@ -163,6 +163,38 @@ def test_forfeit_on_expiry_ends_the_game_for_the_expired_side() -> None:
     with pytest.raises(RuleError) as refused:
         liveness.decide(table, Pass(), 0, T0)
     assert refused.value.code is RuleCode.GAME_OVER
+
+
+@pytest.mark.parametrize(("engine", "together"), [(RULES_ENGINE_VERSION, True), ("1.2.0", False)])
+def test_seats_out_of_time_at_the_same_instant_all_forfeit_from_engine_1_3_0(
+    engine: str, together: bool
+) -> None:
+    """Both players of Reserve Bridge lay their reserves at once, and both walk away:
+    their turns expire at the same instant. From engine 1.3.0 both forfeit and nobody
+    wins; under an older engine seat 0 alone lost, and seat 1 won by being just as late."""
+    forfeit = ClockSettings(action_seconds=5, bank_seconds=0, on_timeout="forfeit")
+    playout = clocked(game="reserve-bridge", seats=2, clock=forfeit)
+    playout.table = msgspec.structs.replace(playout.table, rules_version=engine)
+    while len(tables.to_act(playout.table)) != 2:
+        move(playout, seat_to_act(playout), T0)
+    out = T0 + timedelta(seconds=5)
+    assert playout.table.deadline(0) == playout.table.deadline(1) == out
+    events = liveness.expire(playout.table, out)
+    if together:
+        assert events == [
+            ClockExpired(seat=0, in_a_row=1),
+            ClockExpired(seat=1, in_a_row=1),
+            GameForfeited(seat=0, winners=[], losers=[0, 1]),
+        ]
+    else:
+        assert events == [
+            ClockExpired(seat=0, in_a_row=1),
+            GameForfeited(seat=0, winners=[1], losers=[0]),
+        ]
+    playout.apply(events)
+    result = playout.table.result
+    assert playout.table.status == "finished" and result is not None
+    assert result.reason == "forfeit" and result.winners == ([] if together else [1])
 
 
 def test_resign_gives_a_partnership_game_to_the_other_side() -> None:

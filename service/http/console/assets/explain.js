@@ -113,7 +113,10 @@ export function explainEvent(event, who) {
     case "game_resigned":
       return `${s} resigns.`;
     case "game_forfeited":
-      return `${s} forfeits the game.`;
+      // Seats out of time at the same instant all forfeit: nobody wins.
+      return Array.isArray(event.winners) && event.winners.length === 0
+        ? `${list(event.losers)} forfeit the game: nobody wins.`
+        : `${s} forfeits the game.`;
     case "time_called":
       return "Time is called.";
     case "game_timed":
