@@ -194,6 +194,21 @@ def operator_token_generated(environ: Mapping[str, str] | None = None) -> bool:
     return not env.get("CARDROOM_OPERATOR_TOKEN")
 
 
+# The placeholder deploy/ ships where each operator puts a token of his own: a server
+# left with it would give the operator's powers to anyone who has read those files.
+PLACEHOLDER_TOKEN = "change-me"
+
+
+def _operator_token(value: str) -> str:
+    if value.strip() == PLACEHOLDER_TOKEN:
+        raise SettingsError(
+            "CARDROOM_OPERATOR_TOKEN is still the placeholder from deploy/: set a token of"
+            " your own, such as one printed by"
+            " python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    return value
+
+
 def _log_format(value: str) -> LogFormat:
     value = value.strip().lower()
     if value == "json":
@@ -229,7 +244,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         operator_token=(
             secrets.token_urlsafe(24)
             if operator_token_generated(env)
-            else env["CARDROOM_OPERATOR_TOKEN"]
+            else _operator_token(env["CARDROOM_OPERATOR_TOKEN"])
         ),
         redis_prefix=env.get("CARDROOM_REDIS_PREFIX", "cardroom"),
         data_dir=env.get("CARDROOM_DATA_DIR", ".cardroom"),

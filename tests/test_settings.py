@@ -128,6 +128,17 @@ def test_an_empty_operator_token_is_generated_and_so_printed() -> None:
     assert from_env({"CARDROOM_OPERATOR_TOKEN": "secret"}).operator_token == "secret"
 
 
+def test_the_placeholder_operator_token_of_deploy_is_refused() -> None:
+    """deploy/ ships ``change-me`` where each operator puts his own token; a server left
+    with it gave the operator's powers to anyone who had read those files."""
+    with pytest.raises(SettingsError, match="CARDROOM_OPERATOR_TOKEN is still the placeholder"):
+        from_env({"CARDROOM_OPERATOR_TOKEN": "change-me"})
+    result, seconds = _serve(CARDROOM_OPERATOR_TOKEN="change-me", CARDROOM_EMBEDDED="0")
+    assert result.returncode == 2 and seconds < 10
+    assert "CARDROOM_OPERATOR_TOKEN is still the placeholder" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_an_unknown_log_level_is_refused_by_name_before_anything_starts() -> None:
     with pytest.raises(SettingsError, match="CARDROOM_LOG_LEVEL"):
         from_env({"CARDROOM_LOG_LEVEL": "verbose"})
