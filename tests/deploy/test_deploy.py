@@ -249,9 +249,10 @@ def test_a_disruption_budget_and_an_autoscaler_cover_the_deployment() -> None:
 
 def test_the_most_pods_fit_in_postgres_default_connections() -> None:
     """Each server process holds its pool, a connection listening for commits and one for
-    each leader role (a standby keeps one to ask for the lock); the autoscaler's most pods
-    and a rolling update's surge pod must fit in what a default Postgres (100 connections,
-    3 kept for superusers) lets them have."""
+    each leader role (a standby keeps one to ask for the lock); the autoscaler's most pods,
+    a rolling update's surge pod and the old pod still stopping (a terminating pod is not
+    counted by the rollout, so it holds its connections beside the surge) must fit in
+    what a default Postgres (100 connections, 3 kept for superusers) lets them have."""
     env = {e["name"]: e["value"] for e in server_container().get("env", []) if "value" in e}
     pool = from_env(env).pool_max
     leaders = sum(
@@ -259,8 +260,13 @@ def test_the_most_pods_fit_in_postgres_default_connections() -> None:
         for path in (ROOT / "service" / "workers").glob("*.py")
     )
     assert leaders == 6
+    deployment = the("Deployment")
+    # One old pod stopping at a time: the next goes only once a new pod has been ready
+    # for longer than the old one may take to exit.
+    grace = deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+    assert deployment["spec"]["minReadySeconds"] > grace
     pods = the("HorizontalPodAutoscaler")["spec"]["maxReplicas"]
-    pods += the("Deployment")["spec"]["strategy"]["rollingUpdate"]["maxSurge"]
+    pods += deployment["spec"]["strategy"]["rollingUpdate"]["maxSurge"] + 1
     assert (pool + 1 + leaders) * pods <= 97
 
 
