@@ -125,9 +125,13 @@ class Game(Protocol[S]):
     event_types: ClassVar[tuple[type[Event], ...]]
     view_type: ClassVar[type[View]]
 
-    def initial_state(self, seats: int, options: Any, first_dealer: int | None, engine: str) -> S:
-        """The state before the dealer draw; ``engine``, the rules engine the table was
-        created under, for a game whose rules changed with one."""
+    def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> S: ...
+
+    def under_engine(self, state: S, engine: str) -> S:
+        """``state`` with the rules of rules engine ``engine`` (the table's) where a rule
+        of the game changed with an engine. Applied to every state decoded from a snapshot
+        too: a process of an older release, which knows nothing of a newer rule, may have
+        written the snapshot and dropped it."""
         ...
 
     def chance(self, state: S) -> Chance | None: ...

@@ -254,8 +254,18 @@ def start(event: TableCreated) -> Table[Any]:
         ends_at=event.ends_at,
         since=(None,) * event.seats if event.clock else (),
         banks=(event.clock.bank_seconds * 1000,) * event.seats if event.clock else (),
-        state=game.initial_state(event.seats, options, event.first_dealer, event.rules_version),
+        state=game.under_engine(
+            game.initial_state(event.seats, options, event.first_dealer), event.rules_version
+        ),
     )
+
+
+def under_its_engine(table: Table[S]) -> Table[S]:
+    """``table`` with its state under the rules of the engine it was created under
+    (``Game.under_engine``): for a table decoded from a snapshot, which a process of an
+    older release may have written."""
+    state = table.rules.under_engine(table.state, table.rules_version)
+    return table if state is table.state else replace(table, state=state)
 
 
 def evolve(table: Table[S], event: Event) -> Table[S]:

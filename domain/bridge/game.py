@@ -106,9 +106,7 @@ class ReserveBridge(PlainGame[State]):
     view_type: ClassVar[type[View]] = ReserveBridgeView
     event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
 
-    def initial_state(
-        self, seats: int, options: Any, first_dealer: int | None, engine: str
-    ) -> State:
+    def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         return before_first_deal(State(phase=Phase.DRAW), SEATS, first_dealer, Phase)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> ReserveBridgeView:

@@ -43,6 +43,9 @@ class GameRules(Game[S]):
     def dealt_in(self, seats: int) -> int:
         return seats
 
+    def under_engine(self, state: S, engine: str) -> S:
+        return state  # no rule of the game has changed with an engine
+
 
 T = TypeVar("T")
 

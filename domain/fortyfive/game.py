@@ -64,9 +64,7 @@ class FortyFive(PlainGame[State]):
         """Scores are per partnership (RULES 1.1)."""
         return [tuple(side) for side in SIDES]
 
-    def initial_state(
-        self, seats: int, options: Any, first_dealer: int | None, engine: str
-    ) -> State:
+    def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         return before_first_deal(State(phase=Phase.DRAW), SEATS, first_dealer, Phase)
 
     def view(self, state: State, audience: Audience, header: ViewHeader) -> FortyFiveView:

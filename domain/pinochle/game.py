@@ -95,16 +95,10 @@ class AuctionPinochle(GameRules[State]):
 
     # --- the game protocol ------------------------------------------------------------------
 
-    def initial_state(
-        self, seats: int, options: Any, first_dealer: int | None, engine: str
-    ) -> State:
-        config = msgspec.structs.replace(
-            self.config(options, seats),
-            trump_change_withdraws=engine_since(engine, CONCESSION_TO_ITS_TRUMP),
-        )
+    def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         state = State(
             phase=Phase.DRAW,
-            config=config,
+            config=self.config(options, seats),
             seats=seats,
             hands=((),) * seats,
             scores=per_seat(seats),
@@ -112,6 +106,13 @@ class AuctionPinochle(GameRules[State]):
             meld_points=per_seat(seats),
         )
         return before_first_deal(state, seats, first_dealer, Phase)
+
+    def under_engine(self, state: State, engine: str) -> State:
+        withdraws = engine_since(engine, CONCESSION_TO_ITS_TRUMP)
+        if state.config.trump_change_withdraws == withdraws:
+            return state
+        config = msgspec.structs.replace(state.config, trump_change_withdraws=withdraws)
+        return msgspec.structs.replace(state, config=config)
 
     def decide(
         self, state: State, command: PlayerCommand | SupplyDeck, actor: Actor

@@ -55,9 +55,7 @@ class Pitch(PlainGame[State]):
     view_type: ClassVar[type[View]] = PitchView
     event_types: ClassVar[tuple[type[Event], ...]] = EVENTS
 
-    def initial_state(
-        self, seats: int, options: Any, first_dealer: int | None, engine: str
-    ) -> State:
+    def initial_state(self, seats: int, options: Any, first_dealer: int | None) -> State:
         assert isinstance(options, PitchOptions)
         return new_state(seats, options, first_dealer)
 

@@ -122,8 +122,8 @@ class Timing(msgspec.Struct, kw_only=True):
 
     acted: Acted | None = None  # a seat's command or expiry: the batch a clock step times
     expired: tuple[int, int] | None = None  # (seat, version): an expiry the clock may play
-    # The downtimes already given back: a recovery gives each back once (DESIGN 10).
-    given_back: set[datetime] = msgspec.field(default_factory=set)
+    # When the time lost to an outage was last given back: a later outage began after it.
+    given_back_at: datetime | None = None
 
 
 def instant(entry: Entry) -> datetime:
@@ -160,13 +160,18 @@ def table_command(
                 timing.expired = (seat, entry.version)
                 return events
             case ExtendClocks(down_since=down_since, at_least_ms=at_least_ms):
-                if down_since in timing.given_back:
+                # An outage is given back once (DESIGN 10): the timekeeper beats again
+                # after each recovery, so the next outage's down_since, its last beat,
+                # comes after the time was given back.
+                last = timing.given_back_at
+                if last is not None and down_since < last:
                     raise Mismatch(
                         entry.version,
-                        f"extend_clocks gives back the time since {down_since.isoformat()}"
-                        " a second time",
+                        f"extend_clocks gives back the time since {down_since.isoformat()},"
+                        f" though the table was given its time back at {last.isoformat()}:"
+                        " an outage given back a second time",
                     )
-                timing.given_back.add(down_since)
+                timing.given_back_at = at
                 return liveness.extend(table, at, down_since, timedelta(milliseconds=at_least_ms))
             case ReplaceSeat(seat=seat, name=name, computer=computer):
                 return liveness.replace_seat(table, seat, name, computer=computer)

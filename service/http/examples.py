@@ -434,6 +434,9 @@ def game_responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
     }
 
 
+# A command at an existing table may meet a process of an older release during an upgrade.
+UPGRADE = ["database-unavailable", "upgrade-in-progress"]
+
 # Problem codes each operation may answer with, where a status has more than one cause.
 PROBLEMS: dict[str, dict[int, list[str]]] = {
     "createTable": {
@@ -442,7 +445,11 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
         404: ["tournament-not-found"],
         409: ["tournament-finished"],
     },
-    "takeSeat": {404: ["table-not-found", "no-such-seat"], 409: ["seat-taken", "table-expired"]},
+    "takeSeat": {
+        404: ["table-not-found", "no-such-seat"],
+        409: ["seat-taken", "table-expired"],
+        503: UPGRADE,
+    },
     "postAction": {
         403: ["wrong-seat"],
         409: [
@@ -455,16 +462,21 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
             "no-sides",
             "table-expired",
         ],
-        503: ["database-unavailable", "clocks-recovering", "upgrade-in-progress"],
+        503: [*UPGRADE, "clocks-recovering"],
     },
     "replaceSeat": {
         403: ["operator-only"],
         404: ["table-not-found", "no-such-seat"],
         409: ["game-over", "table-aborted", "table-expired"],
+        503: UPGRADE,
     },
-    "abortTable": {403: ["operator-only"], 409: ["table-aborted", "game-over", "table-expired"]},
-    "pauseTable": {403: ["operator-only"], 409: ["table-paused", "not-allowed-now"]},
-    "resumeTable": {403: ["operator-only"], 409: ["not-paused"]},
+    "abortTable": {
+        403: ["operator-only"],
+        409: ["table-aborted", "game-over", "table-expired"],
+        503: UPGRADE,
+    },
+    "pauseTable": {403: ["operator-only"], 409: ["table-paused", "not-allowed-now"], 503: UPGRADE},
+    "resumeTable": {403: ["operator-only"], 409: ["not-paused"], 503: UPGRADE},
     "createTournamentTable": {
         403: ["operator-only"],
         404: ["tournament-not-found"],

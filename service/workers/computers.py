@@ -41,12 +41,14 @@ class ComputerPlayers(StepOnCommits):
         that sent something is followed at once by the next, so those still play at full
         speed)."""
         sent = 0
-        for table_id in await self.service.store.computer_turns():
+        for table_id in await self.service.store.computer_turns(skip=self.service.newer_tables):
             try:
                 sent += await self.service.play_computers(table_id, limit=1)
             except RuleError as exc:  # a bug in a computer player: say so, keep going
                 log.error("computer refused at %s: %s", table_id, exc)
-            except (psycopg.Error, UpgradeInProgress) as exc:
+            except UpgradeInProgress as exc:  # looked past from now on (newer_tables)
+                log.info("computer turn at %s left to a newer process: %s", table_id, exc)
+            except psycopg.Error as exc:
                 log.warning("computer turn at %s failed (%s); will look again", table_id, exc)
         self.played += sent
         return sent

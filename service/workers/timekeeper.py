@@ -71,7 +71,8 @@ class Timekeeper(Expirer):
         """Fire every clock expired by now (:meth:`expire_all`); how many fired."""
         await self.keep_time()
         fired = 0
-        while due := await self.service.store.due_tables(self.clock(), BATCH):
+        skip = self.service.newer_tables
+        while due := await self.service.store.due_tables(self.clock(), BATCH, skip):
             fired += await self.expire_all(due)
             if len(due) < BATCH:
                 break
@@ -84,7 +85,9 @@ class Timekeeper(Expirer):
             return 0 if await interventions.expire(self.service, table_id) is None else 1
         except RuleError as exc:  # a bug in a rule or the computer: say so, keep going
             log.error("expiry refused at %s: %s", table_id, exc)
-        except (psycopg.Error, UpgradeInProgress) as exc:
+        except UpgradeInProgress as exc:  # looked past from now on (newer_tables)
+            log.info("expiry at %s left to a newer process: %s", table_id, exc)
+        except psycopg.Error as exc:
             log.warning("expiry at %s failed (%s); will look again", table_id, exc)
         return 0
 
@@ -135,7 +138,7 @@ class Timekeeper(Expirer):
         A commit's wake-up looks ``PACE`` later (never past the next known deadline): a
         deadline a commit arms is seconds away, and the commits of that moment are then
         all covered by one look."""
-        upcoming = await self.service.store.next_deadline()
+        upcoming = await self.service.store.next_deadline(self.service.newer_tables)
         seconds = LONGEST_SLEEP
         if upcoming is not None:
             seconds = min(seconds, max(0.0, (upcoming - self.clock()).total_seconds()))

@@ -162,6 +162,9 @@ class TableService:
         self._seating = Queues()  # the takes of one table wait their turn in this process
         self.cache_size = cache_size
         self.snapshots: OrderedDict[str, Loaded] = OrderedDict()
+        # Tables created under a newer rules engine than this process's (met during a
+        # rolling update): it decides nothing there, and its workers look past them.
+        self.newer_tables: set[str] = set()
 
     def _remember(self, loaded: Loaded) -> Loaded:
         held = self.snapshots.get(loaded.table.id)
@@ -197,7 +200,10 @@ class TableService:
         if snapshot.state is None and cached is not None:
             return cached  # Postgres is at ``known``: the version of this very snapshot
         assert snapshot.state is not None
-        table = with_decks(snapshot_decoder(snapshot.game).decode(snapshot.state), snapshot.decks)
+        decoded = snapshot_decoder(snapshot.game).decode(snapshot.state)
+        # A process of an older release may have written the snapshot, dropping a rule
+        # of the table's newer engine that it knew nothing of: restore it.
+        table = tables.under_its_engine(with_decks(decoded, snapshot.decks))
         apart = snapshot.decks is not None or not table.decks
         return self._remember(Loaded(table, snapshot.last_hash, decks_apart=apart))
 
@@ -534,6 +540,7 @@ class TableService:
         """Fold the plan's batches, reveal spent seeds and deal until the game waits on a
         seat, then set the clocks for the turn that begins (DESIGN 10)."""
         if not engine_since(RULES_ENGINE_VERSION, table.rules_version):
+            self.newer_tables.add(table.id)  # the workers look past it from now on
             raise UpgradeInProgress(
                 f"the table plays by rules engine {table.rules_version}; this process"
                 f" knows {RULES_ENGINE_VERSION}"

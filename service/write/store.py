@@ -25,7 +25,7 @@ import functools
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -270,12 +270,14 @@ class EventStore(Stores):
         found = await self.load_many([(table_id, known_version)])
         return found.get((table_id, known_version))
 
-    async def computer_turns(self, limit: int = 100) -> list[str]:
-        """Tables waiting on a seat the computer plays, longest waiting first."""
+    async def computer_turns(self, limit: int = 100, skip: Collection[str] = ()) -> list[str]:
+        """Tables waiting on a seat the computer plays, longest waiting first; ``skip``:
+        tables this process may not decide (a newer rules engine's)."""
         return await fetch_column(
             self.pool,
-            "SELECT id::text FROM tables WHERE computer_turn ORDER BY updated_at LIMIT %s",
-            (limit,),
+            "SELECT id::text FROM tables WHERE computer_turn AND NOT id = ANY(%s::uuid[])"
+            " ORDER BY updated_at LIMIT %s",
+            (list(skip), limit),
         )
 
     async def load_many(
@@ -401,17 +403,26 @@ class EventStore(Stores):
         )
         return {bytes(row[0]): (row[1], int(row[2]), int(row[3])) for row in rows}
 
-    async def due_tables(self, at: datetime, limit: int = 200) -> list[str]:
-        """Tables with a clock that expired by ``at``, the most overdue first."""
+    async def due_tables(
+        self, at: datetime, limit: int = 200, skip: Collection[str] = ()
+    ) -> list[str]:
+        """Tables with a clock that expired by ``at``, the most overdue first; ``skip``:
+        tables this process may not decide (a newer rules engine's)."""
         return await fetch_column(
             self.pool,
-            "SELECT id::text FROM tables WHERE deadline <= %s ORDER BY deadline LIMIT %s",
-            (at, limit),
+            "SELECT id::text FROM tables WHERE deadline <= %s AND NOT id = ANY(%s::uuid[])"
+            " ORDER BY deadline LIMIT %s",
+            (at, list(skip), limit),
             prepare=True,
         )
 
-    async def next_deadline(self) -> datetime | None:
-        row = await fetch_one(self.pool, "SELECT min(deadline) FROM tables", prepare=True)
+    async def next_deadline(self, skip: Collection[str] = ()) -> datetime | None:
+        row = await fetch_one(
+            self.pool,
+            "SELECT min(deadline) FROM tables WHERE NOT id = ANY(%s::uuid[])",
+            (list(skip),),
+            prepare=True,
+        )
         return None if row is None else row[0]
 
     async def given_back(self, table_id: str, down_since: datetime) -> bool:

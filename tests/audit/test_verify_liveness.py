@@ -284,17 +284,37 @@ def test_downtime_given_back_to_running_turns_verifies() -> None:
     assert "extend_clocks: not a command the service records" in found.message
 
 
-def test_downtime_given_back_twice_fails() -> None:
+def extended(recorder: Recorder, down_since: datetime) -> None:
+    """The timekeeper gives the table the time since ``down_since`` back, now."""
+    command = {"type": "extend_clocks", "down_since": msgspec.to_builtins(down_since)}
+    recorder.batch(liveness.extend(recorder.table, recorder.at, down_since), "clock", command)
+
+
+@pytest.mark.parametrize("later", [timedelta(0), timedelta(microseconds=1)])
+def test_downtime_given_back_twice_fails(later: timedelta) -> None:
+    """The same outage given back again, to the letter or named a microsecond later:
+    each running turn would get its time twice."""
     recorder = started()
     down_since = recorder.at + timedelta(seconds=5)
-    command = {"type": "extend_clocks", "down_since": msgspec.to_builtins(down_since)}
     recorder.wait(600)
-    recorder.batch(liveness.extend(recorder.table, recorder.at, down_since), "clock", command)
+    extended(recorder, down_since)
     recorder.wait(600)
-    recorder.batch(liveness.extend(recorder.table, recorder.at, down_since), "clock", command)
+    extended(recorder, down_since + later)
     found = failure(recorder.lines())
     assert found.version == commands(recorder.lines(), "extend_clocks")[1]
-    assert "gives back the time since" in found.message and "a second time" in found.message
+    assert "an outage given back a second time" in found.message
+
+
+def test_a_second_outage_after_the_first_was_given_back_verifies() -> None:
+    recorder = started()
+    recorder.wait(600)
+    extended(recorder, recorder.at - timedelta(seconds=595))
+    recorder.wait(1)  # back; the timekeeper beats again
+    beat = recorder.at
+    recorder.wait(600)
+    extended(recorder, beat)
+    recorder.play(2)
+    verified(recorder)
 
 
 # --- leaving, taking over, resigning ------------------------------------------------------

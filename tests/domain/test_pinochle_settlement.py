@@ -9,7 +9,6 @@ import msgspec
 import pytest
 from msgspec.structs import replace
 
-from domain import RULES_ENGINE_VERSION
 from domain.common.structs import CompletedTrick
 from domain.events import Event, GameWon, HandScored
 from domain.pinochle import PINOCHLE
@@ -33,7 +32,7 @@ def deal_over(
     table as the game sets it up with the last seat dealing."""
     dealer = seats - 1
     table = PINOCHLE.initial_state(
-        seats, msgspec.convert(options or {}, PINOCHLE.options_type), dealer, RULES_ENGINE_VERSION
+        seats, msgspec.convert(options or {}, PINOCHLE.options_type), dealer
     )
     active = sitting_in(seats, dealer)
     ante = 3 if table.config.kitty and table.config.scoring == "chips" else 0

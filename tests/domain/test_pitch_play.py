@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from domain import RULES_ENGINE_VERSION
 from domain import table as tables
 from domain.cards import standard_pack, suit
 from domain.commands import Bid, Hold, NameTrump, Pass, Play, SupplyDeck
@@ -49,7 +48,7 @@ from tests.support.playout import Playout, act_all, refused
 
 def test_highest_card_deals_and_tied_seats_draw_again() -> None:
     """RULES 0.4: aces high; only the tied seats draw again."""
-    state = PITCH.initial_state(3, PitchOptions(), None, RULES_ENGINE_VERSION)
+    state = PITCH.initial_state(3, PitchOptions(), None)
     deck = ("AS", "AH", "KC", *(c for c in standard_pack() if c not in {"AS", "AH", "KC"}))
     tie = only(PITCH.decide(state, SupplyDeck(deck=deck, commitment="c", shuffle=1), SYSTEM), Event)
     assert tie == DealerDrawn(shuffle=1, commitment="c", cards=["AS", "AH", "KC"], dealer=None)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from domain import RULES_ENGINE_VERSION
 from domain import table as tables
 from domain.bridge import rules
 from domain.bridge.events import (
@@ -58,14 +57,14 @@ def bids_offered(playout: Playout, seat: int) -> list[int]:
 
 def test_highest_card_of_the_draw_deals_ace_high() -> None:
     """RULES 0.4: one card each from the 32-card pack; the highest rank deals."""
-    state = RESERVE_BRIDGE.initial_state(2, None, None, RULES_ENGINE_VERSION)
+    state = RESERVE_BRIDGE.initial_state(2, None, None)
     deck = ("KS", "AC", *(c for c in PACK if c not in ("KS", "AC")))
     events = RESERVE_BRIDGE.decide(state, SupplyDeck(deck, "c", 1), SYSTEM)
     assert events == [DealerDrawn(shuffle=1, commitment="c", cards=["KS", "AC"], dealer=1)]
 
 
 def test_tied_draw_draws_again() -> None:
-    state = RESERVE_BRIDGE.initial_state(2, None, None, RULES_ENGINE_VERSION)
+    state = RESERVE_BRIDGE.initial_state(2, None, None)
     deck = ("QS", "QH", *(c for c in PACK if c not in ("QS", "QH")))
     drawn = RESERVE_BRIDGE.decide(state, SupplyDeck(deck, "c", 1), SYSTEM)
     assert drawn[0].dealer is None  # type: ignore[attr-defined]

@@ -25,6 +25,7 @@ from service.audit.export import export_lines
 from service.audit.verify import verify_lines
 from service.read.watch import TableWatcher
 from service.refusals import ClocksRecovering, CommandConflict
+from service.workers import timekeeper
 from service.workers.computers import ComputerPlayers
 from service.workers.timekeeper import PACE, Timekeeper
 from service.write import interventions
@@ -517,3 +518,25 @@ async def test_a_turn_nearly_out_when_the_service_stopped_gets_time_to_resend(
     assert await deadline_of(service, old) - clock() == timedelta(seconds=0.3)
     await assert_export_verifies(service, new)
     await assert_export_verifies(service, old)
+
+
+async def test_a_newer_engines_tables_are_left_and_the_rest_still_fire(
+    pool: Any, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """During a rolling update the leader may be a process of the older release: it may
+    not decide at a table of a newer rules engine, and must neither spin on it nor let a
+    batch of such tables stop every other clock."""
+    monkeypatch.setattr(timekeeper, "BATCH", 1)  # one newer table fills a whole batch
+    service = service_on(pool, clock)
+    newer = await clocked_table(service, engine="9.0.0")  # made by a newer release
+    clock.advance(1)
+    own = await clocked_table(service)
+    keeper = Timekeeper(service, None, clock)
+    clock.set(await deadline_of(service, own))  # past the newer table's deadline too
+    assert await asyncio.wait_for(keeper.step(), 10) == 1
+    assert len(expiries(await events_of(service, own))) == 1
+    assert not expiries(await events_of(service, newer))
+    assert service.newer_tables == {newer}
+    # Its next look waits for the next deadline of its own, not the newer table's.
+    upcoming = await service.store.next_deadline(service.newer_tables)
+    assert upcoming is not None and upcoming > clock()
