@@ -49,6 +49,13 @@ export class Problem extends Error {
   }
 }
 
+/** No answer came at all: the network failed (or the page went offline). */
+export class NetworkFailure extends Error {
+  constructor() {
+    super("No answer came: the network failed. If your move does not show on the table in a moment, send it again.");
+  }
+}
+
 /**
  * Whether asking again later may succeed: the network failed, the service was
  * unavailable, or the caller was rate limited (not a request the service refused).
@@ -98,7 +105,13 @@ export async function api(path, options = {}) {
     headers["Content-Type"] = "application/json";
     init.body = "{}";
   }
-  const response = await fetch(path, init);
+  /** @type {Response} */
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new NetworkFailure(); // fetch's own TypeError says only "Failed to fetch"
+  }
   const text = await response.text();
   const type = response.headers.get("Content-Type") || "";
   const body = type.includes("json") && text ? JSON.parse(text) : text;

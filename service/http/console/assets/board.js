@@ -15,11 +15,14 @@ const DRAWN = new Set([
   "reserve_sizes", "trump", "contract",
 ]);
 
-/** @param {any} view @returns {(seat: number) => string} */
+/** Each seat's name; a name that two seats share (every computer is "Computer") says
+ * which seat it is. @param {any} view @returns {(seat: number) => string} */
 export function namer(view) {
+  const names = (view.seats || []).map((/** @type {any} */ info) => (info && info.name) || null);
   return (seat) => {
-    const info = view.seats && view.seats[seat];
-    return (info && info.name) || `Seat ${seat + 1}`;
+    const name = names[seat];
+    if (!name) return `Seat ${seat + 1}`;
+    return names.filter((/** @type {string | null} */ other) => other === name).length > 1 ? `${name} (seat ${seat + 1})` : name;
   };
 }
 
@@ -39,20 +42,37 @@ function cards(key, v) {
   return isCard(v) ? cardText(v) : v;
 }
 
-// Fields that hold a seat number: shown as the seat's player.
-const SEAT_FIELDS = new Set(["high_bidder", "pitcher", "declarer", "non_dealer", "bidder", "maker", "leader", "seat"]);
+// Fields that hold a seat number, or a list of them: shown as the seats' players.
+const SEAT_FIELDS = new Set(["high_bidder", "pitcher", "declarer", "non_dealer", "bidder", "maker", "leader", "seat", "soloist", "dix_exchanged_by"]);
+const SEAT_LISTS = new Set(["active", "conceded", "winners", "losers"]);
+
+/** Records (melds, honours): objects, none of them a list. @param {any} value */
+function isRecords(value) {
+  return Array.isArray(value) && value.every((v) => v && typeof v === "object" && !Array.isArray(v));
+}
+
+/** The partnerships, by their players' names. @param {any} view */
+function sideNames(view) {
+  const who = namer(view);
+  return Array.isArray(view.sides) ? view.sides.map((/** @type {number[]} */ side) => side.map(who).join(" & ")) : [];
+}
 
 /** A field's value in words or pictures. @param {any} value @param {any} view @param {string} label @param {string} key */
 function show(value, view, label, key) {
   const who = namer(view);
   if (typeof value === "number" && SEAT_FIELDS.has(key)) return who(value);
+  if (SEAT_LISTS.has(key) && Array.isArray(value) && value.every((v) => typeof v === "number")) return value.map(who).join(", ");
+  if (key === "sides" && Array.isArray(value)) return sideNames(view).join(" · ");
   if (isCardList(value)) return cardRow(value, label, "small");
-  if (Array.isArray(value) && value.length === view.seats.length && value.every((v) => v === null || typeof v !== "object" || isCardList(v))) {
-    return h(
-      "ul",
-      { class: "per-seat" },
-      value.map((v, seat) => h("li", null, h("span", { class: "who" }, `${who(seat)}: `), isCardList(v) ? cardRow(v, `${label}, ${who(seat)}`, "small") : v === null ? "–" : String(v))),
-    );
+  if (Array.isArray(value) && value.length === view.seats.length && value.every((v) => v === null || typeof v !== "object" || isCardList(v) || isRecords(v))) {
+    // One value a seat: a number, cards, or records such as a seat's claimed melds.
+    /** @param {any} v @param {number} seat */
+    const each = (v, seat) => {
+      if (isCardList(v)) return cardRow(v, `${label}, ${who(seat)}`, "small");
+      if (isRecords(v)) return v.length ? v.map((/** @type {any} */ r) => recordWords(r, view, key)).join(" · ") : "none";
+      return v === null ? "–" : String(v);
+    };
+    return h("ul", { class: "per-seat" }, value.map((v, seat) => h("li", null, h("span", { class: "who" }, `${who(seat)}: `), each(v, seat))));
   }
   if (Array.isArray(value) && value.length && value.every((v) => v && typeof v === "object" && !Array.isArray(v))) {
     // Records (declared honours, melds): one line each, in words.
@@ -64,6 +84,13 @@ function show(value, view, label, key) {
   }
   const text = JSON.stringify(value, cards);
   return h("code", null, text.length > 400 ? `${text.slice(0, 400)}…` : text);
+}
+
+/** A record in words; a meld (or any record of a kind and its cards) as "royal marriage
+ * K♣ Q♣". @param {any} record @param {any} view @param {string} key @returns {string} */
+function recordWords(record, view, key) {
+  if (typeof record.kind === "string" && isCardList(record.cards)) return `${record.kind.replaceAll("_", " ")} ${record.cards.map(cardText).join(" ")}`;
+  return inWords(record, view, key);
 }
 
 /** A value in words: seats by name, cards by rank and suit, records as "field value; …".
@@ -96,7 +123,7 @@ function title(key) {
 function seatBox(view, seat, at) {
   const who = namer(view);
   const info = view.seats[seat] || {};
-  const acting = (view.to_act || []).includes(seat);
+  const acting = (view.to_act || []).includes(seat) && !view.paused;
   const tags = [];
   if (view.dealer === seat) tags.push(h("span", { class: "tag dealer", title: "dealer" }, "Dealer"));
   if (acting) tags.push(h("span", { class: "tag acting" }, view.status === "playing" ? "To act" : ""));
@@ -174,10 +201,12 @@ function centre(view) {
     const won = typeof view.last_trick.winner === "number" ? ` (${who(view.last_trick.winner)})` : "";
     lines.push(h("div", { class: "last" }, h("span", null, `Last trick${won}`), cardRow(view.last_trick.cards.map((/** @type {any} */ p) => p.card), "The last trick", "small")));
   }
-  if ((view.to_act || []).length && view.status === "playing") lines.push(h("p", { class: "turn" }, `${view.to_act.map(who).join(", ")} to act`));
+  if ((view.to_act || []).length && view.status === "playing" && !view.paused) lines.push(h("p", { class: "turn" }, `${view.to_act.map(who).join(", ")} to act`));
   if (view.result) {
     const winners = view.result.winners || [];
-    const won = winners.length ? ` — ${winners.map(who).join(", ")} won` : view.result.reason === "aborted" ? "" : " — a draw";
+    // No winner: a draw when time was up level, nobody at all when every side forfeited.
+    const nobody = { aborted: "", forfeit: " — nobody won" }[String(view.result.reason)];
+    const won = winners.length ? ` — ${winners.map(who).join(", ")} won` : nobody ?? " — a draw";
     lines.push(h("p", { class: "result" }, `Result: ${view.result.reason}${won}`));
   }
   return h("div", { class: "centre" }, lines);
@@ -220,7 +249,8 @@ export function drawDetails(view) {
   const who = namer(view);
   const rows = [];
   if (Array.isArray(view.scores)) {
-    const names = view.scores.map((/** @type {number} */ _, /** @type {number} */ i) => (view.scores.length === n(view) ? who(i) : `Side ${i + 1}`));
+    const sides = sideNames(view);
+    const names = view.scores.map((/** @type {number} */ _, /** @type {number} */ i) => (view.scores.length === n(view) ? who(i) : sides[i] || `Side ${i + 1}`));
     rows.push(h("dt", null, "Scores"), h("dd", null, view.scores.map((/** @type {number} */ s, /** @type {number} */ i) => `${names[i]} ${s}`).join(" · ")));
   }
   if (view.clock) rows.push(h("dt", null, "Clock"), h("dd", null, `${view.clock.action_seconds} s a turn; bank left ${view.clock.bank.map((/** @type {number} */ b, /** @type {number} */ i) => `${who(i)} ${Math.round(b)} s`).join(", ")}`));

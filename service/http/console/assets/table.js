@@ -266,11 +266,12 @@ export async function tablePage(main, table) {
         return h("li", null, h("button", { type: "button", class: "card-button", "data-action": play.index, "aria-label": `${actionLabel(play.action).split(" ")[0]} ${cardText(code)}, the ${cardName(code)}`, onclick: () => send(play.action) }, cardPicture(code)));
       }),
     );
-    const turn = v.to_act.includes(v.you) && v.status === "playing";
+    const turn = v.to_act.includes(v.you) && v.status === "playing" && !v.paused;
+    const heading = turn ? "Your turn" : v.paused ? "The table is paused" : v.status === "playing" ? "Waiting for the others" : `The table is ${v.status}`;
     return h(
       "section",
       { class: `box yours${turn ? " turn" : ""}`, "aria-label": "Your seat", "data-actions": actions.length, tabindex: -1 },
-      h("h2", null, turn ? "Your turn" : v.status === "playing" ? "Waiting for the others" : `The table is ${v.status}`),
+      h("h2", null, heading),
       hand,
       picks,
       buttons.length ? h("div", { class: "actions", role: "group", "aria-label": "Your choices" }, buttons) : null,
@@ -410,7 +411,8 @@ export async function tablePage(main, table) {
     onEvent: (id, data) => {
       addLog(id, data.event);
       // The sheet is a projection, written just after the event: read it a moment later.
-      if (["hand_scored", "chips_settled", "game_won"].includes(data.event.type)) setTimeout(() => loadSheet(id), 500);
+      // Its heading names the players: read it again as seats are taken or handed on too.
+      if (["hand_scored", "chips_settled", "game_won", "seat_taken", "seat_replaced"].includes(data.event.type)) setTimeout(() => loadSheet(id), 500);
       if (!view || id > view.version) refresh();
     },
     onState: (state) => {

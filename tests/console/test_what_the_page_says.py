@@ -1,0 +1,135 @@
+"""What a seat's page says of the table, in words: seats of one name (every computer is
+"Computer") told apart, lists of seats and partnerships by their players' names, claimed
+melds in full, a paused table as nobody's turn, and a move the network lost as such."""
+
+from __future__ import annotations
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+
+from tests.console.conftest import Console, seat_to_act_page
+from tests.support.browser import no_errors, rendered, wait_for
+
+SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def card_text(code: str) -> str:
+    """A card as the page writes it: ``KC`` is ``K♣`` (a ten, ``T``, is ``10``)."""
+    rank = "10" if code[0] == "T" else code[0]
+    return rank + SUITS[code[1]]
+
+
+def details(browser: WebDriver) -> dict[str, str]:
+    """The page's *Scores and details*: each row's title and its text."""
+    script = (
+        "return [...document.querySelectorAll('dl.details dt')]"
+        ".map(dt => [dt.textContent, dt.nextElementSibling.textContent])"
+    )
+    return dict(browser.execute_script(script))
+
+
+def seat_page(browser: WebDriver, console: Console, table: str, token: str) -> None:
+    browser.get(f"{console.base}/console/tables/{table}#token={token}")
+    rendered(browser, console.view(table, token)["version"])
+
+
+def test_seats_of_one_name_are_told_apart(browser: WebDriver, console: Console) -> None:
+    """Three computers were all "Computer": the auction, the tricks and the sides read
+    "Computer & Computer", and a player could not tell his partner's bid from the
+    others'."""
+    table, tokens = console.table("forty-five", 4, "same-names")
+    for seat in (1, 2, 3):
+        body = {"computer": True}
+        path = f"/tables/{table}/seats/{seat}/replace"
+        replaced = console.api.post(path, json=body, headers=console.op())
+        assert replaced.status_code == 200, replaced.text
+    seat_page(browser, console, table, tokens[0])
+    heads = browser.find_elements(By.CSS_SELECTOR, ".felt section.seat h3")
+    first = "return arguments[0].firstChild.textContent"
+    names = sorted(browser.execute_script(first, head) for head in heads)
+    assert names == ["Ann", "Computer (seat 2)", "Computer (seat 3)", "Computer (seat 4)"]
+    read = details(browser)
+    assert read["Sides"] == "Ann & Computer (seat 3) · Computer (seat 2) & Computer (seat 4)"
+    assert read["Scores"].startswith("Ann & Computer (seat 3) ")
+    no_errors(browser)
+
+
+def test_claimed_melds_and_seats_are_shown_by_name_and_in_full(
+    browser: WebDriver, console: Console
+) -> None:
+    """Melds were JSON cut off at 400 characters, the seats dealt in a list of numbers
+    drawn as one number a seat."""
+    table, tokens = console.table("pinochle-four", 4, "m")  # opens on the meld
+    seat = console.view(table)["to_act"][0]
+    offered = console.view(table, tokens[seat])["legal_actions"]
+    best = next(a for a in offered if isinstance(a.get("melds"), list))
+    headers = {"Authorization": f"Bearer {tokens[seat]}"}
+    sent = console.api.post(f"/tables/{table}/actions", json=best, headers=headers)
+    assert sent.status_code == 200, sent.text
+    view = console.view(table, tokens[seat])
+    claimed = view["melds"][seat]
+    assert len(claimed) == len(best["melds"]) >= 2
+    seat_page(browser, console, table, tokens[seat])
+    read = details(browser)
+    melds = read["Melds"]
+    assert "…" not in melds and "{" not in melds
+    for meld in claimed:
+        words = " ".join([meld["kind"].replace("_", " "), *map(card_text, meld["cards"])])
+        assert words in melds, melds
+    names = ["Ann", "Bob", "Cleo", "Dev"]
+    assert read["Active"] == ", ".join(names[s] for s in view["active"])
+    no_errors(browser)
+
+
+def test_a_paused_table_is_nobodys_turn(browser: WebDriver, console: Console) -> None:
+    """The seat to act read "Your turn" over an empty set of choices while the operator
+    had the table paused."""
+    table, view = seat_to_act_page(browser, console, "pitch", 2, "paused")
+    paused = console.api.post(f"/tables/{table}/pause", headers=console.op())
+    assert paused.status_code == 200, paused.text
+    rendered(browser, view["version"] + 1)
+    panel = browser.find_element(By.CSS_SELECTOR, 'section[aria-label="Your seat"] h2')
+    assert panel.text == "The table is paused"
+    assert not browser.find_elements(By.CSS_SELECTOR, ".tag.acting, .centre .turn")
+    no_errors(browser)
+
+
+def test_a_move_the_network_lost_says_so(browser: WebDriver, console: Console) -> None:
+    """Offline, a move showed only the browser's "Failed to fetch"."""
+    _, view = seat_to_act_page(browser, console, "pitch", 2, "offline")
+    button = wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, "button[data-action]"))
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    try:
+        button.click()
+        message = wait_for(
+            browser, lambda d: d.find_element(By.CSS_SELECTOR, ".message").text or None
+        )
+    finally:
+        browser.execute_cdp_cmd(
+            "Network.emulateNetworkConditions",
+            {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+        )
+    assert message.startswith("No answer came: the network failed."), message
+    assert console.view(view["id"])["version"] == view["version"]  # nothing was sent
+    no_errors(browser, expected="ERR_INTERNET_DISCONNECTED")  # only the requests it lost
+
+
+def test_the_score_sheet_names_players_seated_after_the_page_opened(
+    browser: WebDriver, console: Console
+) -> None:
+    """The sheet was read when the page opened and again only when a deal was scored: it
+    said "Ann v –" through the whole first deal."""
+    created = console.api.post("/tables", json={"game": "pitch", "seats": 2})
+    assert created.status_code == 201, created.text
+    table = created.json()["id"]
+    ann = console.api.post(f"/tables/{table}/seats/0", json={"name": "Ann"}).json()["token"]
+    seat_page(browser, console, table, ann)
+    taken = console.api.post(f"/tables/{table}/seats/1", json={"name": "Bob"})
+    assert taken.status_code == 201, taken.text
+    sheet = 'section[aria-label="Score sheet"]'
+    wait_for(browser, lambda d: "Bob" in d.find_element(By.CSS_SELECTOR, sheet).text)
+    no_errors(browser)
