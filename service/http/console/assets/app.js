@@ -1,7 +1,7 @@
 // @ts-check
 // The console's entry point: the operator's sign-in, then the page the path names.
 
-import { operatorToken, retryable, retryDelay, setOperatorToken } from "./api.js";
+import { api, operatorToken, Problem, retryable, retryDelay, setOperatorToken } from "./api.js";
 import { h, replace } from "./dom.js";
 import { replayPage } from "./replay.js";
 import { tablePage } from "./table.js";
@@ -24,15 +24,25 @@ function signin() {
   // storage and goes out only in Authorization headers, never in a URL.
   const input = h("input", { id: "operator-token", type: "password", autocomplete: "off", size: 14 });
   const form = h("form", { id: "operator-form", "aria-label": "Operator sign-in" }, h("label", { for: "operator-token" }, "Operator token"), input, h("button", { type: "submit" }, "Sign in"));
-  form.addEventListener("submit", (event) => {
+  const said = h("span", { id: "signin-said", role: "alert" });
+  form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const value = /** @type {HTMLInputElement} */ (input).value.trim();
-    if (value) {
-      setOperatorToken(value);
-      location.reload();
+    if (!value) return;
+    // Asked of the service first: a mistyped token would otherwise be kept, and every
+    // page would read as the operator's while showing only what anyone may see.
+    try {
+      await api("/tables?limit=1", { token: value });
+    } catch (error) {
+      if (error instanceof Problem && error.status === 401) {
+        said.textContent = "The service does not know that token.";
+        return;
+      }
     }
+    setOperatorToken(value);
+    location.reload();
   });
-  replace(place, form);
+  replace(place, form, said);
 }
 
 async function route() {

@@ -15,15 +15,20 @@ const DRAWN = new Set([
   "reserve_sizes", "trump", "contract",
 ]);
 
-/** Each seat's name; a name that two seats share (every computer is "Computer") says
- * which seat it is. @param {any} view @returns {(seat: number) => string} */
-export function namer(view) {
-  const names = (view.seats || []).map((/** @type {any} */ info) => (info && info.name) || null);
-  return (seat) => {
-    const name = names[seat];
+/** The seats' names, each a seat's own: a name that two seats share (every computer is
+ * "Computer") says which seat it is; an empty seat is "Seat n".
+ * @param {(string | null | undefined)[]} names @returns {string[]} */
+export function namesApart(names) {
+  return names.map((name, seat) => {
     if (!name) return `Seat ${seat + 1}`;
-    return names.filter((/** @type {string | null} */ other) => other === name).length > 1 ? `${name} (seat ${seat + 1})` : name;
-  };
+    return names.filter((other) => other === name).length > 1 ? `${name} (seat ${seat + 1})` : name;
+  });
+}
+
+/** @param {any} view @returns {(seat: number) => string} */
+export function namer(view) {
+  const names = namesApart((view.seats || []).map((/** @type {any} */ info) => info && info.name));
+  return (seat) => names[seat] || `Seat ${seat + 1}`;
 }
 
 /** Seconds left until an RFC 3339 instant, as m:ss. @param {string} deadline */

@@ -4,7 +4,7 @@
 // actions; the operator has the intervention buttons.
 
 import { api, follow, forgetSeat, operatorToken, Problem, retryable, retryDelay, seatToken } from "./api.js";
-import { countdown, drawAuction, drawDetails, drawTable, namer } from "./board.js";
+import { countdown, drawAuction, drawDetails, drawTable, namer, namesApart } from "./board.js";
 import { cardName, cardPicture, cardText, isCard } from "./cards.js";
 import { announce, h, keyed, replace } from "./dom.js";
 import { actionLabel, explainEvent, meldText } from "./explain.js";
@@ -198,7 +198,7 @@ export async function tablePage(main, table) {
     let found = null;
     try {
       found = await api(`/tables/${table}/scoresheet`, { token });
-      replace(sheet, h("h2", null, "Score sheet"), scoreSheet(table, found.sheet.players.map((/** @type {string | null} */ p) => p || "–"), found.sheet));
+      replace(sheet, h("h2", null, "Score sheet"), scoreSheet(table, namesApart(found.sheet.players), found.sheet));
     } catch (error) {
       if (!retryable(error)) {
         const why = error instanceof Problem && error.status !== 404 ? error.message : "No deal scored yet.";
@@ -353,6 +353,8 @@ export async function tablePage(main, table) {
     const seatSelect = h("select", { id: "replace-seat" }, v.seats.map((/** @type {any} */ s) => h("option", { value: s.seat }, `${s.seat + 1}: ${who(s.seat)}`)));
     const newName = h("input", { id: "replace-name", type: "text", placeholder: "computer if empty", maxlength: 40 });
     const playing = v.status === "playing";
+    // A table still waiting for players may be aborted, and a seat given to the computer.
+    const open = playing || v.status === "waiting";
     return h(
       "section",
       { class: "box operator", "aria-label": "Operator" },
@@ -361,8 +363,8 @@ export async function tablePage(main, table) {
         playing && !v.paused ? act("Pause", "Pause this table? Clocks stop and commands are refused.", "pause", () => undefined) : null,
         playing && v.paused ? act("Resume", "Resume this table? Clocks restart.", "resume", () => undefined) : null,
       ),
-      playing ? h("div", { class: "field" }, h("label", { for: "abort-reason" }, "Reason"), reason, act("Abort…", "Abort this table? It will count nowhere.", "abort", () => ({ reason: /** @type {HTMLInputElement} */ (reason).value }))) : null,
-      playing ? h("div", { class: "field" }, h("label", { for: "replace-seat" }, "Seat"), seatSelect, h("label", { for: "replace-name" }, "New player"), newName,
+      open ? h("div", { class: "field" }, h("label", { for: "abort-reason" }, "Reason"), reason, act("Abort…", "Abort this table? It will count nowhere.", "abort", () => ({ reason: /** @type {HTMLInputElement} */ (reason).value }))) : null,
+      open ? h("div", { class: "field" }, h("label", { for: "replace-seat" }, "Seat"), seatSelect, h("label", { for: "replace-name" }, "New player"), newName,
         h("button", {
           type: "button",
           class: "action",
@@ -387,6 +389,7 @@ export async function tablePage(main, table) {
   if (refused) {
     // Unavailable for now (a database restarting): the console tries the page again.
     if (retryable(refused)) throw refused;
+    live.textContent = "not following";
     fail(refused);
     return () => {};
   }

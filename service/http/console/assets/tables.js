@@ -8,6 +8,13 @@ import { grid, h, keepFresh, keyed, replace } from "./dom.js";
 const GAMES = ["", "forty-five", "pitch", "pinochle", "pinochle-three", "pinochle-widow", "pinochle-four", "reserve-bridge"];
 const STATUSES = ["", "waiting", "playing", "finished", "aborted", "expired"];
 
+/** The query without one parameter. @param {URLSearchParams} params @param {string} key */
+function without(params, key) {
+  const rest = new URLSearchParams(params);
+  rest.delete(key);
+  return rest;
+}
+
 /** @param {HTMLElement} main */
 export async function tablesPage(main) {
   const params = new URLSearchParams(location.search);
@@ -30,7 +37,7 @@ export async function tablesPage(main) {
 
   async function load() {
     const query = new URLSearchParams();
-    for (const key of ["game", "status", "tournament"]) if (params.get(key)) query.set(key, String(params.get(key)));
+    for (const key of ["game", "status", "tournament", "cursor"]) if (params.get(key)) query.set(key, String(params.get(key)));
     query.set("limit", "50");
     let page;
     try {
@@ -42,7 +49,7 @@ export async function tablesPage(main) {
       drawList(list, said, () => h("p", { class: "message", role: "alert" }, said));
       return;
     }
-    drawList(list, page.tables, () => {
+    drawList(list, { tables: page.tables, next: page.next }, () => {
       const rows = page.tables.map((/** @type {any} */ t) => [
         h("a", { href: `/console/tables/${t.id}` }, t.id.slice(0, 8)),
         t.game,
@@ -51,7 +58,18 @@ export async function tablesPage(main) {
         t.tournament ? h("a", { href: `/console/tournaments/${t.tournament}` }, t.tournament.slice(0, 8)) : "",
         String(t.version),
       ]);
-      return rows.length ? grid(`${rows.length} tables, newest first`, ["Table", "Game", "Status", "Players", "Tournament", "Version"], rows) : h("p", null, "No table matches.");
+      // Fifty a page: the service's cursor leads to the older ones, the filters kept.
+      const older = new URLSearchParams(params);
+      if (page.next) older.set("cursor", page.next);
+      const pages = h(
+        "p",
+        { class: "pages" },
+        params.get("cursor") ? h("a", { href: `/console?${without(params, "cursor")}` }, "Newest tables") : null,
+        params.get("cursor") && page.next ? " · " : null,
+        page.next ? h("a", { href: `/console?${older}`, id: "older" }, "Older tables") : null,
+      );
+      const caption = `${rows.length} tables, newest first${params.get("cursor") ? ", after the newer ones" : ""}`;
+      return rows.length ? [grid(caption, ["Table", "Game", "Status", "Players", "Tournament", "Version"], rows), pages] : h("p", null, "No table matches.");
     });
   }
   return keepFresh(load, 2000, (why) => {

@@ -3,6 +3,7 @@
 // sheet, the duplicate-deal comparison, and (operator) the export and its verification.
 
 import { api, follow, operatorToken, Problem } from "./api.js";
+import { namesApart } from "./board.js";
 import { grid, h, keepFresh, keyed, replace } from "./dom.js";
 
 /** @param {HTMLElement} main */
@@ -75,8 +76,10 @@ export async function tournamentPage(main, id) {
     const loose = t.round ? [] : await Promise.all(t.tables.map(sheetOf));
     // The comparison is the operator's, or this tournament's director's: any other token
     // is told so rather than shown an empty report.
-    const deals = token ? await api(`/tournaments/${id}/deals`, { token }).catch((error) => (error instanceof Problem && error.status === 403 ? "refused" : null)) : null;
-    const data = { t, entries: table.entries, standings: table.standings && table.standings.players, names: entries.entries, rounds, loose, deals };
+    // Any other failure (an unknown token, the service unavailable) is said as it is.
+    const deals = token ? await api(`/tournaments/${id}/deals`, { token }).catch((error) => (error instanceof Problem && error.status === 403 ? "refused" : { failed: error instanceof Error ? error.message : String(error) })) : null;
+    const ranked = table.standings || {};
+    const data = { t, entries: table.entries, standings: ranked.players, partnerships: ranked.partnerships, names: entries.entries, rounds, loose, deals };
     const signature = JSON.stringify(data);
     if (signature === shown) return;
     shown = signature;
@@ -94,8 +97,9 @@ export async function tournamentPage(main, id) {
     // asked for as anyone would (a finished event's tables are open to all).
     /** @param {unknown} error */
     const refused = (error) => ({ sheet: null, refused: error instanceof Problem && error.status !== 404 ? error.message : null });
+    // An unknown token (401) is asked again without it too: what anyone may see is shown.
     const found = await api(path, { token }).catch((error) =>
-      error instanceof Problem && error.status === 403 && token ? api(path).catch(refused) : refused(error),
+      error instanceof Problem && [401, 403].includes(error.status) && token ? api(path).catch(refused) : refused(error),
     );
     return { table, sheet: found.sheet, refused: found.refused };
   }
@@ -119,13 +123,22 @@ export async function tournamentPage(main, id) {
     if (rows.length) replace(standings, h("h2", null, "Standings"), grid("Entries ranked", ["Rank", "Entry", "Points", "W–L–D", "Score", ...tie], rows));
     else {
       // An open tournament ranks its players from the score sheets.
-      const players = data.standings || [];
-      replace(standings, h("h2", null, "Standings"), grid("Players ranked", ["Player", "Played", "Won", "Score"], players.map((/** @type {any} */ p) => [p.name, String(p.played), String(p.won), String(p.score)])));
+      /** @param {any[]} ranked */
+      const lines = (ranked) => ranked.map((/** @type {any} */ p) => [p.name, String(p.played), String(p.won), String(p.score)]);
+      const partnerships = data.partnerships || [];
+      replace(
+        standings,
+        h("h2", null, "Standings"),
+        grid("Players ranked", ["Player", "Played", "Won", "Score"], lines(data.standings || [])),
+        partnerships.length ? grid("Partnerships ranked", ["Partnership", "Played", "Won", "Score"], lines(partnerships)) : null,
+      );
     }
 
     const tables = [];
     for (const { r, sheets } of data.rounds) {
-      tables.push(h("h3", null, `Round ${r.round} · ${r.status}`));
+      // A timed round (round_minutes): when the timekeeper calls time at its tables.
+      const called = r.deadline && r.status === "playing" ? ` · time is called at ${new Date(r.deadline).toLocaleTimeString()}` : "";
+      tables.push(h("h3", null, `Round ${r.round} · ${r.status}${called}`));
       r.tables.forEach((/** @type {any} */ pairing, /** @type {number} */ i) => {
         // A partnership holds two seats: each side is named once.
         const sides = [...new Set(pairing.seats)].map((/** @type {any} */ e) => names.get(e) || e);
@@ -133,7 +146,7 @@ export async function tournamentPage(main, id) {
       });
       if (r.byes.length) tables.push(h("p", null, `Byes: ${r.byes.map((/** @type {string} */ e) => names.get(e) || e).join(", ")}`));
     }
-    for (const { table, sheet, refused } of data.loose) tables.push(scoreSheet(table, (sheet && sheet.players) || [], sheet, refused));
+    for (const { table, sheet, refused } of data.loose) tables.push(scoreSheet(table, sheet ? namesApart(sheet.players) : [], sheet, refused));
     replace(rounds, h("h2", null, "Tables and score sheets"), tables.length ? tables : h("p", null, "No table yet."));
 
     if (token) {
@@ -141,6 +154,8 @@ export async function tournamentPage(main, id) {
       const compared =
         report === "refused"
           ? h("p", null, "Comparing the deals is for the operator, or this tournament's director.")
+          : report && report.failed
+            ? h("p", { class: "bad" }, `The deals could not be compared: ${report.failed}`)
           : report && report.deals.length
             ? report.deals.map(dealCompared)
             : h("p", null, "No deal was played at more than one table.");
@@ -157,7 +172,15 @@ export async function tournamentPage(main, id) {
     const result = h("div", { id: "verification", "aria-live": "polite" });
     const download = h("button", { type: "button", class: "action", id: "download" }, "Download the export");
     download.addEventListener("click", async () => {
-      const response = await fetch(`/tournaments/${id}/export`, { headers: { Authorization: `Bearer ${token}` } });
+      replace(result);
+      const response = await fetch(`/tournaments/${id}/export`, { headers: { Authorization: `Bearer ${token}` } }).catch(() => null);
+      if (!response || !response.ok) {
+        // A refusal (another tournament's director) or a failure: said, never saved.
+        const problem = response ? await response.json().catch(() => null) : null;
+        const why = (problem && (problem.detail || problem.title)) || (response ? `HTTP ${response.status}` : "the network failed");
+        replace(result, h("p", { class: "bad", role: "alert" }, `The export could not be downloaded: ${why}`));
+        return;
+      }
       const link = h("a", { href: URL.createObjectURL(await response.blob()), download: `tournament-${id}.ndjson` });
       link.click();
       // Revoked once the browser has surely started saving it.
@@ -201,10 +224,11 @@ export function scoreSheet(table, players, sheet, refused = null) {
   const link = h("a", { href: `/console/tables/${table}` }, players.join(" v ") || table.slice(0, 8));
   if (!sheet && refused) return h("div", { class: "sheet" }, h("h4", null, link), h("p", null, `Not shown: ${refused}.`));
   if (!sheet || !sheet.rows || !sheet.rows.length) return h("div", { class: "sheet" }, h("h4", null, link), h("p", null, "No deal scored yet."));
-  const units = sheet.units.map((/** @type {number[]} */ seats) => seats.map((s) => sheet.players[s] || `Seat ${s + 1}`).join(" & "));
+  const seated = namesApart(sheet.players);
+  const units = sheet.units.map((/** @type {number[]} */ seats) => seats.map((s) => seated[s]).join(" & "));
   const rows = sheet.rows.map((/** @type {any} */ row) => [
     String(row.deal),
-    row.contract ? `${sheet.players[row.contract.seat] || row.contract.seat} ${row.contract.amount} ${row.contract.made ? "made" : "set"}` : "",
+    row.contract ? `${seated[row.contract.seat]} ${row.contract.amount} ${row.contract.made ? "made" : "set"}` : "",
     ...row.changes.map((/** @type {number} */ c, /** @type {number} */ i) => `${c > 0 ? "+" : ""}${c} → ${row.totals[i]}`),
   ]);
   const ended = sheet.result ? h("p", null, `Ended: ${sheet.result.reason}`) : null;

@@ -1,0 +1,154 @@
+"""What the operator's and a director's pages say, from a review of them in Chromium: a
+token the service does not know is refused at sign-in, an export the service refuses is
+said and never saved, the tables list pages to the older tables, an open tournament
+ranks its partnerships, a waiting table can be aborted or given to the computer, score
+sheets tell two computers apart, a timed round shows when time is called, and a table
+page the service refused does not claim to be connecting."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+
+from tests.console.conftest import Console
+from tests.support.browser import no_errors, rendered, sign_in, wait_for
+
+
+def signed_in(browser: WebDriver, console: Console, token: str) -> None:
+    browser.get(f"{console.base}/console")
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(f"{console.base}/console")
+    sign_in(browser, token)
+
+
+def tournament(console: Console, **extra: Any) -> dict[str, Any]:
+    body = {"game": "forty-five", "name": "Tuesday", **extra}
+    made = console.api.post("/tournaments", json=body, headers=console.op())
+    assert made.status_code == 201, made.text
+    return made.json()  # type: ignore[no-any-return]
+
+
+def text_of(browser: WebDriver, selector: str) -> str:
+    return str(browser.find_element(By.CSS_SELECTOR, selector).text)
+
+
+def test_a_token_the_service_does_not_know_is_refused_at_sign_in(
+    browser: WebDriver, console: Console
+) -> None:
+    browser.get(f"{console.base}/console")
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(f"{console.base}/console")
+    browser.find_element(By.ID, "operator-token").send_keys("wrong-token-xyz")
+    browser.find_element(By.CSS_SELECTOR, "#operator-form button").click()
+    said = wait_for(browser, lambda d: d.find_element(By.ID, "signin-said").text)
+    assert said == "The service does not know that token."
+    assert not browser.find_elements(By.ID, "signout")
+    assert browser.execute_script("return sessionStorage.length") == 0
+    no_errors(browser, expected="401")
+
+
+def test_an_export_refused_is_said_and_not_saved(browser: WebDriver, console: Console) -> None:
+    """Another tournament's director clicked *Download the export* and got the 403
+    problem saved as the export, and no word on the page."""
+    mine, other = tournament(console), tournament(console)
+    signed_in(browser, console, mine["director_token"])
+    browser.get(f"{console.base}/console/tournaments/{other['id']}")
+    button = wait_for(browser, lambda d: d.find_element(By.ID, "download"))
+    button.click()
+    said = wait_for(browser, lambda d: d.find_element(By.ID, "verification").text)
+    assert said.startswith("The export could not be downloaded: exports are for the operator")
+    assert not browser.execute_script("return document.querySelectorAll('a[download]').length")
+    no_errors(browser, expected="403")
+
+
+def test_the_tables_list_pages_to_the_older_tables(browser: WebDriver, console: Console) -> None:
+    for _ in range(51):  # more than a page, of a game no other test leaves waiting
+        made = console.api.post("/tables", json={"game": "pinochle-widow", "seats": 3})
+        assert made.status_code == 201, made.text
+    query = "game=pinochle-widow&status=waiting"
+    first = console.api.get(f"/tables?{query}&limit=50").json()
+    assert first["next"]
+    second = console.api.get(f"/tables?{query}&limit=50&cursor={first['next']}").json()
+    signed_in(browser, console, console.operator)
+    browser.get(f"{console.base}/console?{query}")
+    wait_for(browser, lambda d: d.find_element(By.ID, "older")).click()
+    wait_for(browser, lambda d: "after the newer ones" in d.find_element(By.ID, "tables").text)
+    links = browser.find_elements(By.CSS_SELECTOR, "#tables td a")
+    assert str(links[0].get_attribute("href")).endswith(second["tables"][0]["id"])
+    assert "Newest tables" in text_of(browser, "#tables .pages")
+    no_errors(browser)
+
+
+def test_an_open_tournament_ranks_its_partnerships(browser: WebDriver, console: Console) -> None:
+    event = tournament(console)
+    players = {"players": ["Ann", "Bob", "Cy", "Di"]}
+    path = f"/tournaments/{event['id']}/tables"
+    opened = console.api.post(path, json=players, headers=console.op())
+    assert opened.status_code == 201, opened.text
+    token = opened.json()["seats"][0]["token"]
+    table = opened.json()["table"]["id"]
+    resign = {"Authorization": f"Bearer {token}"}
+    resigned = console.api.post(f"/tables/{table}/actions", json={"type": "resign"}, headers=resign)
+    assert resigned.status_code == 200, resigned.text
+    browser.get(f"{console.base}/console/tournaments/{event['id']}")
+    standings = wait_for(
+        browser, lambda d: "Partnerships" in text_of(d, "#standings") and text_of(d, "#standings")
+    )
+    assert "Bob & Di" in standings and "Ann & Cy" in standings
+    no_errors(browser)
+
+
+def test_a_waiting_table_can_be_aborted_or_given_to_the_computer(
+    browser: WebDriver, console: Console
+) -> None:
+    made = console.api.post("/tables", json={"game": "pitch", "seats": 2})
+    assert made.status_code == 201, made.text
+    table = made.json()["id"]
+    signed_in(browser, console, console.operator)
+    browser.get(f"{console.base}/console/tables/{table}")
+    rendered(browser, 1)
+    operator = text_of(browser, 'section[aria-label="Operator"]')
+    assert "Abort…" in operator and "Replace…" in operator
+    no_errors(browser)
+
+
+def test_score_sheets_tell_two_computers_apart(browser: WebDriver, console: Console) -> None:
+    made = console.api.post("/tables", json={"game": "pitch", "seats": 2})
+    table = made.json()["id"]
+    for seat in (0, 1):
+        taken = console.api.post(f"/tables/{table}/seats/{seat}", json={"computer": True})
+        assert taken.status_code == 201, taken.text
+    browser.get(f"{console.base}/console/tables/{table}")
+    sheet = 'section[aria-label="Score sheet"]'
+    wait_for(browser, lambda d: "Computer (seat 2)" in text_of(d, sheet), 30)
+    assert "Computer (seat 1)" in text_of(browser, sheet)
+
+
+def test_a_timed_round_shows_when_time_is_called(browser: WebDriver, console: Console) -> None:
+    event = tournament(console, game="pitch", format="swiss", rounds=1, round_minutes=30)
+    director = {"Authorization": f"Bearer {event['director_token']}"}
+    for name in ("Eve", "Fay", "Gil", "Hal"):  # people: the round stays in play
+        path = f"/tournaments/{event['id']}/entries"
+        added = console.api.post(path, json={"name": name}, headers=director)
+        assert added.status_code == 201, added.text
+    paired = console.api.post(f"/tournaments/{event['id']}/rounds", headers=director)
+    assert paired.status_code == 201, paired.text
+    assert paired.json()["deadline"]
+    browser.get(f"{console.base}/console/tournaments/{event['id']}")
+    heading = wait_for(browser, lambda d: text_of(d, "#rounds h3"))
+    assert "time is called at" in heading, heading
+
+
+def test_a_refused_table_page_does_not_claim_to_connect(
+    browser: WebDriver, console: Console
+) -> None:
+    """It said "connecting" for ever above the refusal (here: no such table)."""
+    browser.get(f"{console.base}/console")
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(f"{console.base}/console/tables/{uuid.uuid4()}")
+    wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, "main .message").text)
+    assert text_of(browser, ".live") == "not following"
+    no_errors(browser, expected="404")
