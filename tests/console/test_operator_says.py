@@ -1,6 +1,6 @@
 """What the operator's and a director's pages say, from a review of them in Chromium: a
 token the service does not know is refused at sign-in, an export the service refuses is
-said and never saved, the tables list pages to the older tables, an open tournament
+said and never saved, the lists of tables and tournaments page to the older ones, an open tournament
 ranks its partnerships, a waiting table can be aborted or given to the computer, score
 sheets tell two computers apart, a timed round shows when time is called, and a table
 page the service refused does not claim to be connecting."""
@@ -10,10 +10,13 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import httpx
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
+from service.tools.bench.harness import running_server
 from tests.console.conftest import Console
+from tests.support import services
 from tests.support.browser import no_errors, rendered, sign_in, wait_for
 
 
@@ -152,3 +155,28 @@ def test_a_refused_table_page_does_not_claim_to_connect(
     wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, "main .message").text)
     assert text_of(browser, ".live") == "not following"
     no_errors(browser, expected="404")
+
+
+def test_the_tournaments_list_pages_to_the_older_tournaments(browser: WebDriver) -> None:
+    """On a server of its own: fifty more tournaments would push the session's out of the
+    first page that other tests read."""
+    database = services.fresh_database("console_pages_")
+    with (
+        running_server(database, services.redis_url()) as server,
+        httpx.Client(base_url=server.base, timeout=30) as api,
+    ):
+        operator = {"Authorization": f"Bearer {server.operator}"}
+        for number in range(51):  # more than a page
+            body = {"game": "pitch", "name": f"Week {number}"}
+            assert api.post("/tournaments", json=body, headers=operator).status_code == 201
+        first = api.get("/tournaments?limit=50").json()
+        assert first["next"]
+        second = api.get(f"/tournaments?limit=50&cursor={first['next']}").json()
+        browser.get(f"{server.base}/console/tournaments")
+        wait_for(browser, lambda d: d.find_element(By.ID, "older")).click()
+        main = (By.TAG_NAME, "main")
+        wait_for(browser, lambda d: "after the newer ones" in d.find_element(*main).text)
+        links = browser.find_elements(By.CSS_SELECTOR, "main td a")
+        assert str(links[0].get_attribute("href")).endswith(second["tournaments"][0]["id"])
+        assert "Newest tournaments" in text_of(browser, "main .pages")
+        no_errors(browser)

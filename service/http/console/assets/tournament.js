@@ -11,9 +11,11 @@ export async function tournamentsPage(main) {
   const list = h("div", null, h("p", null, "Loading…"));
   replace(main, h("h1", null, "Tournaments"), list);
   const drawList = keyed(); // only when it changed: focus and scrolling stay
+  // Fifty a page: the service's cursor, kept in the address, leads to the older ones.
+  const cursor = new URLSearchParams(location.search).get("cursor");
   async function load() {
-    const page = await api("/tournaments?limit=50");
-    drawList(list, page.tournaments, () => {
+    const page = await api(`/tournaments?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    drawList(list, { tournaments: page.tournaments, next: page.next }, () => {
       const rows = page.tournaments.map((/** @type {any} */ t) => [
         h("a", { href: `/console/tournaments/${t.id}` }, t.name || t.id.slice(0, 8)),
         t.game,
@@ -21,7 +23,14 @@ export async function tournamentsPage(main) {
         t.status,
         new Date(t.created_at).toLocaleString(),
       ]);
-      return rows.length ? grid("Tournaments, newest first", ["Name", "Game", "Format", "Status", "Opened"], rows) : h("p", null, "No tournament yet.");
+      const pages = h(
+        "p",
+        { class: "pages" },
+        cursor ? h("a", { href: "/console/tournaments" }, "Newest tournaments") : null,
+        cursor && page.next ? " · " : null,
+        page.next ? h("a", { href: `/console/tournaments?cursor=${encodeURIComponent(page.next)}`, id: "older" }, "Older tournaments") : null,
+      );
+      return rows.length ? [grid(`Tournaments, newest first${cursor ? ", after the newer ones" : ""}`, ["Name", "Game", "Format", "Status", "Opened"], rows), pages] : h("p", null, "No tournament yet.");
     });
   }
   return keepFresh(load, 3000);
