@@ -7,10 +7,12 @@ rule that changes is looked up against it, never against the running code's vers
 from __future__ import annotations
 
 import re
+from functools import cache
 
 _ENGINE = re.compile(r"[0-9]+(?:\.[0-9]+){0,2}")
 
 
+@cache  # a handful of versions, parsed again on every command and snapshot otherwise
 def engine_of(version: str) -> tuple[int, int, int] | None:
     """``"1.1.0"`` as ``(1, 1, 0)`` (and ``"1.1"`` too), to compare; None for what is no
     rules engine version (an export may hold anything)."""

@@ -79,6 +79,12 @@ def replay_of_moves(
     return table, latest
 
 
+def seat_page(browser: WebDriver, console: Console, table: str, token: str) -> None:
+    """The page of the seat ``token`` holds at ``table``, drawn at its current version."""
+    browser.get(f"{console.base}/console/tables/{table}#token={token}")
+    rendered(browser, console.view(table)["version"])
+
+
 def seat_to_act_page(
     browser: WebDriver, console: Console, game: str, seats: int, label: str
 ) -> tuple[str, dict[str, Any]]:

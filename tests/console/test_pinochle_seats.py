@@ -10,7 +10,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from tests.console.conftest import Console
+from tests.console.conftest import Console, seat_page
 from tests.support.browser import body, no_errors, rendered, wait_for
 
 # What a page served over plain HTTP at a LAN address lacks: browsers offer randomUUID
@@ -29,11 +29,6 @@ def insecure(browser: WebDriver) -> Iterator[WebDriver]:
         browser.execute_cdp_cmd(
             "Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]}
         )
-
-
-def seat_page(browser: WebDriver, console: Console, table: str, token: str) -> None:
-    browser.get(f"{console.base}/console/tables/{table}#token={token}")
-    rendered(browser, console.view(table)["version"])
 
 
 def events_of(console: Console, table: str) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from tests.console.conftest import Console, seat_to_act_page
+from tests.console.conftest import Console, seat_page, seat_to_act_page
 from tests.support.browser import no_errors, rendered, wait_for
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -26,11 +26,6 @@ def details(browser: WebDriver) -> dict[str, str]:
         ".map(dt => [dt.textContent, dt.nextElementSibling.textContent])"
     )
     return dict(browser.execute_script(script))
-
-
-def seat_page(browser: WebDriver, console: Console, table: str, token: str) -> None:
-    browser.get(f"{console.base}/console/tables/{table}#token={token}")
-    rendered(browser, console.view(table, token)["version"])
 
 
 def test_seats_of_one_name_are_told_apart(browser: WebDriver, console: Console) -> None:
