@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import hashlib
+from typing import Annotated, Any
 
 from litestar.datastructures import CacheControlHeader
-from litestar.params import HeaderParameter
+from litestar.params import HeaderParameter, QueryParameter
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 IfNoneMatch = Annotated[
@@ -15,6 +16,29 @@ IfNoneMatch = Annotated[
         description="An ETag from an earlier GET: answered with 304 while it is current.",
     ),
 ]
+
+
+def _wait(until: str) -> Any:
+    return QueryParameter(
+        name="wait",
+        ge=1,
+        le=60,
+        description=(
+            f"With If-None-Match: hold the request until {until} or this many seconds pass"
+            " (then 304)."
+        ),
+    )
+
+
+TableWait = Annotated[
+    int | None, _wait("the table moves (answered within about 50 ms of the new version)")
+]
+AnswerWait = Annotated[int | None, _wait("the answer changes")]
+
+
+def content_tag(body: bytes) -> str:
+    """A strong ETag of an answer's bytes: the same bytes, the same tag."""
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
 
 
 def entity_tags(header: str | None) -> list[str] | None:

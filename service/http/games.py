@@ -8,7 +8,6 @@ is encoded once and sent with a strong ETag.
 
 from __future__ import annotations
 
-import hashlib
 from functools import cache
 from typing import Annotated, Any, Literal
 
@@ -20,7 +19,7 @@ from msgspec import inspect as mi
 
 from domain.protocol import Game
 from domain.registry import GAMES
-from service.http.conditional import IfNoneMatch, matches
+from service.http.conditional import IfNoneMatch, content_tag, matches
 from service.http.docs import NO_TOKEN, errors
 from service.http.problems import ApiProblem
 from service.http.schemas import GameCatalogue, GameInfo, GameOption, Seating
@@ -152,7 +151,7 @@ def _encoded(game_id: str | None) -> Encoded:
     """One game's entry, or the whole catalogue (``None``), encoded once."""
     found: Any = catalogue() if game_id is None else game_info(GAMES[game_id])
     body = msgspec.json.encode(found)
-    return Encoded(body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+    return Encoded(body, content_tag(body))
 
 
 def etag(game_id: str | None) -> str:

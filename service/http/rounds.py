@@ -18,6 +18,7 @@ from service.http.auth import Caller
 from service.http.dependencies import provided
 from service.http.docs import created, location, token_only, token_optional
 from service.http.idempotency import EntryIdempotencyKey, PairingIdempotencyKey
+from service.http.polls import PRIVATE, PUBLIC, Poll, documented, provide_poll
 from service.http.round_schemas import (
     EntryCreated,
     EntryInfo,
@@ -28,7 +29,8 @@ from service.http.round_schemas import (
 )
 from service.read.models import ReadSide
 from service.read.models import Tournament as TournamentInfo
-from service.write.tournaments import MySeat, TournamentService
+from service.write.store import TOURNAMENT_NOTICE
+from service.write.tournaments import MySeat, Seated, TournamentService
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,9 @@ async def provide_tournament(tournament_id: FromPath[UUID], state: State) -> Tou
 class RoundController(Controller):
     path = "/tournaments/{tournament_id:uuid}"
     tags = ("tournaments",)
-    dependencies = provided(access=provide_tournament_access, tournament=provide_tournament)
+    dependencies = provided(
+        access=provide_tournament_access, tournament=provide_tournament, poll=provide_poll
+    )
 
     @post(
         "/entries",
@@ -148,12 +152,22 @@ class RoundController(Controller):
         description="The entry's token (or a partnership player's own) finds its table"
         " and seat in the round in play. `token` is `null` once the seat's player left it"
         " or the director handed it on (that token answers 401 from then on); `bye` is"
-        " `true` when the entry sits the round out.",
-        **token_only(400, 401, 403, 404, 503),
+        " `true` when the entry sits the round out. Between rounds, send `If-None-Match`"
+        " with the last `ETag` and `?wait=30`: the answer comes as soon as the next round"
+        " is paired (or the seat's token changes), else a 304.",
+        response_headers=documented(PRIVATE),
+        **token_only(304, 400, 401, 403, 404, 503),
     )
-    async def my_seat(self, access: NamedDependency[TournamentAccess]) -> MySeat:
+    async def my_seat(
+        self, access: NamedDependency[TournamentAccess], poll: NamedDependency[Poll]
+    ) -> Response[MySeat]:
         entry = access.caller.entry_in(access.tournament_id)
-        return await access.tournaments.seat_of(access.tournament_id, entry, access.caller.member)
+        member = access.caller.member
+
+        async def read() -> Seated:
+            return await access.tournaments.seat_of(access.tournament_id, entry, member)
+
+        return await poll.answer(read, PRIVATE)
 
     @post(
         "/rounds",
@@ -208,16 +222,31 @@ class RoundController(Controller):
         "/rounds/{number:int}",
         operation_id="getRound",
         summary="One round: its tables with the entry at each seat, and its byes",
-        **token_optional(400, 401, 404, 503),
+        description="Send `If-None-Match` with the last `ETag` for a 304 while the round"
+        " is unchanged, and `?wait=` to hold the request until it changes (its `status`"
+        " turns `finished` when its last table ends).",
+        response_headers=documented(PUBLIC),
+        **token_optional(304, 400, 401, 404, 503),
     )
     async def get_round(
-        self, tournament: NamedDependency[Tournament], number: FromPath[int]
-    ) -> RoundInfo:
-        if not 1 <= number <= len(tournament.rounds):
-            raise TournamentError(
-                TournamentCode.NO_SUCH_ROUND, f"round {number} has not been paired"
-            )
-        return _round(tournament.rounds[number - 1])
+        self,
+        tournament_id: FromPath[UUID],
+        number: FromPath[int],
+        state: State,
+        poll: NamedDependency[Poll],
+    ) -> Response[RoundInfo]:
+        tournaments: TournamentService = state.tournaments
+
+        async def read() -> tuple[RoundInfo, dict[str, int]]:
+            tournament = await tournaments.load(str(tournament_id))
+            if not 1 <= number <= len(tournament.rounds):
+                raise TournamentError(
+                    TournamentCode.NO_SUCH_ROUND, f"round {number} has not been paired"
+                )
+            played = tournament.rounds[number - 1]
+            return _round(played), {f"{TOURNAMENT_NOTICE}{tournament.id}": tournament.version}
+
+        return await poll.answer(read, PUBLIC)
 
 
 def _round(played: RoundState) -> RoundInfo:

@@ -20,7 +20,7 @@ from domain.protocol import Audience
 from domain.registry import GAMES
 from service.http import sample
 from service.http.auth import Caller
-from service.http.conditional import IfNoneMatch, entity_tags, strong_tags
+from service.http.conditional import IfNoneMatch, TableWait, entity_tags, strong_tags
 from service.http.deadline import RequestDeadline, deadline_of
 from service.http.dependencies import provided
 from service.http.docs import location, token_only, token_optional
@@ -76,18 +76,6 @@ SeatPath = Annotated[
         le=6,
         schema_extra={"minimum": 0},  # Litestar leaves a falsy bound out
         description="The seat, 0 to the table's seats - 1.",
-    ),
-]
-Wait = Annotated[
-    int | None,
-    QueryParameter(
-        name="wait",
-        ge=1,
-        le=60,
-        description=(
-            "With If-None-Match: hold the request until the table moves (answered within"
-            " about 50 ms of the new version) or this many seconds pass (then 304)."
-        ),
     ),
 ]
 if TYPE_CHECKING:
@@ -489,7 +477,7 @@ class TableController(Controller):
         self,
         access: NamedDependency[TableAccess],
         if_none_match: IfNoneMatch = None,
-        wait: Wait = None,
+        wait: TableWait = None,
     ) -> Response[TableView]:
         return await table_answer(access, if_none_match, wait)
 

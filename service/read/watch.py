@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Mapping
 from contextlib import suppress
 
 import psycopg
@@ -120,13 +121,23 @@ class TableWatcher:
         once when released or the client hangs up."""
         if self.versions.get(table_id, 0) > beyond:
             return True
+        return await self.wait_for_streams({table_id: beyond}, timeout, hangup)
+
+    async def wait_for_streams(
+        self, beyond: Mapping[str, int], timeout: float, hangup: Hangup | None = None
+    ) -> bool:
+        """Until one of the streams ``beyond`` names (tables, or ``tournament:<id>``) is
+        known past the version it gives; False on timeout, or at once when released or
+        the client hangs up. A tournament's ``/me`` waits on its tournament and its
+        table together, since either can change the answer."""
         waiter = asyncio.Event()
-        self._waiters.setdefault(table_id, set()).add(waiter)
+        for key in beyond:
+            self._waiters.setdefault(key, set()).add(waiter)
         if hangup is not None:
             hangup.waiter = waiter
         try:
             deadline = time.monotonic() + timeout
-            while self.versions.get(table_id, 0) <= beyond:
+            while not self._moved(beyond):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self.released or (hangup is not None and hangup.happened):
                     return False
@@ -140,11 +151,15 @@ class TableWatcher:
         finally:
             if hangup is not None:
                 hangup.waiter = None
-            waiters = self._waiters.get(table_id)
-            if waiters is not None:
-                waiters.discard(waiter)
-                if not waiters:
-                    del self._waiters[table_id]
+            for key in beyond:
+                waiters = self._waiters.get(key)
+                if waiters is not None:
+                    waiters.discard(waiter)
+                    if not waiters:
+                        del self._waiters[key]
+
+    def _moved(self, beyond: Mapping[str, int]) -> bool:
+        return any(self.versions.get(key, 0) > version for key, version in beyond.items())
 
     def waiting_for(self, table_id: str) -> int:
         """How many waits for ``table_id`` are parked now."""

@@ -20,13 +20,15 @@ import hmac
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 import msgspec
 import psycopg
 
 from domain import table as tables
 from domain.events import TableCreated
+from domain.table import Table
 from domain.tournament import results, stream
 from domain.tournament.errors import TournamentError
 from domain.tournament.events import TournamentEvent
@@ -39,6 +41,7 @@ from service.write.handler import Clock, SealingGate, TableService, token_digest
 from service.write.queues import Queues, pause_before_retry
 from service.write.store import (
     OPENINGS,
+    TOURNAMENT_NOTICE,
     Commit,
     IdempotencyRecord,
     NewEvent,
@@ -76,6 +79,26 @@ class MySeat(msgspec.Struct, frozen=True):
     bye: bool = False
     partner_seat: int | None = None
     partner_token: str | None = None
+
+
+def _still_issued(table: Table[Any] | None, seat: int) -> bool:
+    """Whether a seat's derived token still works: it was issued for the seat's first
+    epoch, which ends when its player leaves or the seat is handed on. A table not created
+    yet (its process died after pairing; the worker opens it) revoked none."""
+    return table is None or table.epoch(seat) == 0
+
+
+def _never(seat: int) -> bool:
+    return False
+
+
+class Seated(NamedTuple):
+    """``/me``'s answer and the streams it was read from, at the versions read: the
+    tournament's (``tournament:<id>``) and the seat's table's, which a long-poll of
+    ``/me`` waits on."""
+
+    seat: MySeat
+    read: dict[str, int]
 
 
 class TournamentService:
@@ -383,7 +406,7 @@ class TournamentService:
                 await pause_before_retry(attempt)
         raise CommandConflict("the tournament kept changing; try again")
 
-    async def seat_of(self, tournament_id: str, entry: str, member: int | None) -> MySeat:
+    async def seat_of(self, tournament_id: str, entry: str, member: int | None) -> Seated:
         """Where ``entry`` plays the current round, and the seat's token (``/me``).
 
         A partnership's player (``member`` 0 or 1) gets their own seat's token and only
@@ -393,9 +416,10 @@ class TournamentService:
         computer entry's seats have none (``token`` null), as the computer's seats never
         do."""
         tournament = await self.load(tournament_id)
+        read = {f"{TOURNAMENT_NOTICE}{tournament_id}": tournament.version}
         computer = stream.entry_of(tournament, entry).computer
         if not tournament.rounds:
-            return MySeat(entry=entry, round=0, table=None, seat=None, token=None)
+            return Seated(MySeat(entry=entry, round=0, table=None, seat=None, token=None), read)
         current = tournament.rounds[-1]
         for paired in current.tables:
             held = [s for s, e in enumerate(paired.seats) if e == entry]
@@ -404,9 +428,11 @@ class TournamentService:
                 mine = held[member or 0]  # a partnership holds its two seats, in name order
                 partners = [s for s in held if s != mine]
                 partner = partners[0] if partners else None
+                table = None if computer else await self._table(paired.table)
                 # The computer's seats are taken with no token: nobody plays for it.
-                issued = (lambda _: False) if computer else await self._still_issued(paired.table)
-                return MySeat(
+                issued = partial(_still_issued, table) if not computer else _never
+                read[paired.table] = 0 if table is None else table.version
+                seated = MySeat(
                     entry=entry,
                     round=current.number,
                     table=paired.table,
@@ -417,7 +443,8 @@ class TournamentService:
                     if partner is not None and member is None and issued(partner)
                     else None,
                 )
-        return MySeat(
+                return Seated(seated, read)
+        sits_out = MySeat(
             entry=entry,
             round=current.number,
             table=None,
@@ -425,16 +452,14 @@ class TournamentService:
             token=None,
             bye=entry in current.byes,
         )
+        return Seated(sits_out, read)
 
-    async def _still_issued(self, table_id: str) -> Callable[[int], bool]:
-        """Whether a seat's derived token still works: it was issued for the seat's first
-        epoch, which ends when its player leaves or the seat is handed on. A table not
-        created yet (its process died after pairing; the worker opens it) revoked none."""
+    async def _table(self, table_id: str) -> Table[Any] | None:
+        """The table as committed now; None while it is not created yet."""
         try:
-            table = (await self.tables.load(table_id)).table
+            return (await self.tables.load(table_id)).table
         except TableNotFound:
-            return lambda seat: True
-        return lambda seat: table.epoch(seat) == 0
+            return None
 
     async def _decide(
         self,
