@@ -51,10 +51,11 @@ class ClocksRecovering(ServiceError):
 
 
 class UpgradeInProgress(ServiceError):
-    """The table was created under a newer rules engine than this process knows: during
-    a rolling upgrade an older process answered. Deciding by its older rules would record
-    events that the table's own rules do not give (and that ``cardroom verify`` fails), so
-    it decides nothing; a newer process will. Retry in a second."""
+    """The table was created under a newer rules engine than this process knows, or the
+    tournament under newer pairing rules: during a rolling upgrade an older process
+    answered. Deciding by its older rules would record events that the table's or the
+    tournament's own rules do not give (and that ``cardroom verify`` fails), so it decides
+    nothing; a newer process will. Retry in a second."""
 
     code = "upgrade-in-progress"
 

@@ -16,8 +16,9 @@ import msgspec
 # ``tournament_created`` so that a tournament is always re-paired (and verified) by the
 # rules it was paired by. 1: progressive partnership tables took the split that repeated
 # the fewest earlier partnerships, which could keep the last round's partners together.
-# 2: they never do (RULES 5.5).
-PAIRING_RULES = 2
+# 2: they never do (RULES 5.5). 3: Swiss pairs score group by score group, so that an
+# even group pairs within itself whenever it can without a rematch (RULES 5.4).
+PAIRING_RULES = 3
 
 
 class Format(StrEnum):

@@ -2,15 +2,25 @@
 
 Entries are ranked by points, then by the seed's order; an odd field first gives the bye
 to the lowest-ranked entry with the fewest byes (none, until everyone has had one). The
-rest are paired down the ranking, each with the nearest entry below it that it has not
-met (``matching.greedy``); if that strands anyone, the pairs are completed to a maximum
-rematch-free matching (``matching.complete``), and only entries for whom no rematch-free
-partner is left at all meet again.
+rest are paired score group by score group, from the top: a group, with whoever floated
+down from the groups above ranked first, is paired down the ranking, each with the
+nearest entry below it that it has not met (``matching.greedy``); where that leaves some
+of the group unpaired, the group's pairs are grown to a maximum rematch-free matching of
+the group (``matching.complete``), and whoever is still unpaired floats down to the next
+group. If that strands anyone at the bottom, the pairs of the whole field are completed
+to a maximum rematch-free matching, and only entries for whom no rematch-free partner is
+left at all meet again.
+
+Pairing rules 2 and earlier (``model.PAIRING_RULES``) paired down the whole ranking at
+once, so that two entries of an even group who had met each other floated down together
+although their group could have been paired within itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
+from itertools import groupby
 
 from domain.tournament import matching
 from domain.tournament.field import Inputs, seat_sides, seed_key
@@ -29,13 +39,15 @@ def pair_swiss(inputs: Inputs) -> Pairing:
         {place[o] for line in lines.get(entry, ()) for o in line.opponents if o in place}
         for entry in ranked
     ]
+    # Rules 2 and earlier knew no score groups (None).
+    group = [scored[entry] for entry in ranked] if inputs.rules >= 3 else None
     bye: list[int] = []
     field = list(range(len(ranked)))
     if len(ranked) % 2:
         had = [byes(lines.get(entry, ())) for entry in ranked]
-        bye, field, mate = _bye(met, had)
+        bye, field, mate = _bye(met, had, group)
     else:
-        mate = _matching(field, met)
+        mate = _matching(field, met, group)
     pairs = _pairs(field, mate)
     sides = [_sides(shape, lines.get(entry, ())) for entry in ranked]
     tables = []
@@ -55,17 +67,73 @@ def _pairs(field: list[int], mate: list[int]) -> list[tuple[int, int]]:
     return [(min(p), max(p)) for p in pairs]
 
 
-def _matching(field: list[int], met: list[set[int]]) -> list[int]:
+def _matching(field: list[int], met: list[set[int]], group: Sequence[float] | None) -> list[int]:
+    """``mate`` over the positions of ``field`` (places in rank order): each score group
+    (``group`` of a place) paired within itself as far as it can be, top group first,
+    then the field's pairs completed to a maximum rematch-free matching. Without groups
+    (rules 2 and earlier), the field paired down the ranking, then completed."""
+
     def allowed(a: int, b: int) -> bool:
         return field[b] not in met[field[a]]
 
-    mate = matching.greedy(len(field), allowed)
+    if group is None:
+        mate = matching.greedy(len(field), allowed)
+    else:
+        mate = [matching.FREE] * len(field)
+        floated: list[int] = []
+        for _, members in groupby(range(len(field)), key=lambda v: group[field[v]]):
+            pairing = floated + list(members)  # in rank order: the floaters came from above
+            local = _maximum(len(pairing), partial(_among, pairing, allowed))
+            for v, u in enumerate(local):
+                if u != matching.FREE:
+                    mate[pairing[v]] = pairing[u]
+            floated = [pairing[v] for v, u in enumerate(local) if u == matching.FREE]
     if matching.FREE in mate:
         mate = matching.complete(len(field), allowed, mate)
     return mate
 
 
-def _bye(met: list[set[int]], had: list[int]) -> tuple[list[int], list[int], list[int]]:
+def _among(places: list[int], allowed: matching.Allowed, a: int, b: int) -> bool:
+    return allowed(places[a], places[b])
+
+
+def _maximum(size: int, allowed: matching.Allowed) -> list[int]:
+    """Paired down the ranking, then grown to a maximum matching if that left more than
+    an odd group's one unpaired (with fewer, it is one already)."""
+    mate = matching.greedy(size, allowed)
+    if mate.count(matching.FREE) > size % 2:
+        _swap_in(mate, allowed)
+    if mate.count(matching.FREE) > size % 2:
+        mate = matching.complete(size, allowed, mate)
+    return mate
+
+
+def _swap_in(mate: list[int], allowed: matching.Allowed) -> None:
+    """Pair the unpaired two by two, each two by splitting one pair into two new ones,
+    the pair lowest in the ranking that will do. Those greedy leaves unpaired have all
+    met one another (any two who had not would have been paired), and usually one
+    exchange with a pair near them pairs them: far cheaper in a large group than growing
+    the matching in general, which :func:`_maximum` does only when this is not enough."""
+    while True:
+        free = [v for v, u in enumerate(mate) if u == matching.FREE]
+        if len(free) < 2:
+            return
+        a, b = free[-2:]
+        for c in sorted((v for v, u in enumerate(mate) if v < u), key=mate.__getitem__)[::-1]:
+            d = mate[c]
+            if allowed(a, c) and allowed(b, d):
+                mate[a], mate[c], mate[b], mate[d] = c, a, d, b
+                break
+            if allowed(a, d) and allowed(b, c):
+                mate[a], mate[d], mate[b], mate[c] = d, a, c, b
+                break
+        else:
+            return
+
+
+def _bye(
+    met: list[set[int]], had: list[int], group: Sequence[float] | None
+) -> tuple[list[int], list[int], list[int]]:
     """The bye, the rest and their matching. The bye is the lowest-ranked place with the
     fewest byes whose absence leaves a rematch-free pairing, if any does; else the
     lowest-ranked one with the fewest byes."""
@@ -75,7 +143,7 @@ def _bye(met: list[set[int]], had: list[int]) -> tuple[list[int], list[int], lis
 
     def without(candidate: int) -> tuple[list[int], list[int]]:
         rest = [v for v in everyone if v != candidate]
-        return rest, _matching(rest, met)
+        return rest, _matching(rest, met, group)
 
     lowest = without(candidates[0])
     if matching.FREE not in lowest[1]:
@@ -85,7 +153,12 @@ def _bye(met: list[set[int]], had: list[int]) -> tuple[list[int], list[int], lis
     stand_in = len(had)
     others = {v for v in everyone if had[v] != fewest}
     met_stand_in = [m | {stand_in} if v in others else m for v, m in enumerate(met)]
-    if matching.FREE not in _matching([*everyone, stand_in], [*met_stand_in, others]):
+    # The stand-in in a group of its own, last; whether a matching leaves anyone unpaired
+    # is the same whichever way a maximum one is found.
+    stand_in_group = None if group is None else [*group, min(group, default=0.0) - 1]
+    if matching.FREE not in _matching(
+        [*everyone, stand_in], [*met_stand_in, others], stand_in_group
+    ):
         for candidate in candidates[1:]:
             rest, mate = without(candidate)
             if matching.FREE not in mate:

@@ -153,8 +153,8 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         503,
         "Upgrade in progress",
         "The service is being upgraded and the process that answered is older than the"
-        " table (a newer release created it): it changes nothing. Retry after"
-        " `Retry-After` seconds; a newer process answers.",
+        " table or the tournament (a newer release created it): it changes nothing. Retry"
+        " after `Retry-After` seconds; a newer process answers.",
     ),
     "clocks-recovering": ProblemType(
         503,

@@ -357,6 +357,8 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
         403: ["operator-only"],
         404: ["tournament-not-found"],
         409: ["round-in-progress", "tournament-finished", "too-few-entries", "not-in-rounds"],
+        # A tournament created under newer pairing rules, met by an older process.
+        503: ["database-unavailable", "upgrade-in-progress"],
     },
     "finishTournament": {
         403: ["operator-only"],

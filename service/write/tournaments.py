@@ -32,9 +32,9 @@ from domain.table import Table
 from domain.tournament import results, stream
 from domain.tournament.errors import TournamentError
 from domain.tournament.events import TournamentEvent
-from domain.tournament.model import Format
+from domain.tournament.model import PAIRING_RULES, Format
 from domain.tournament.stream import Tournament
-from service.refusals import CommandConflict, TableNotFound
+from service.refusals import CommandConflict, TableNotFound, UpgradeInProgress
 from service.write import sealed_tokens
 from service.write.codec import event_data, event_decoder
 from service.write.handler import Clock, SealingGate, TableService, token_digest
@@ -291,6 +291,14 @@ class TournamentService:
         at = self.clock()
 
         def decide(tournament: Tournament) -> Sequence[TournamentEvent]:
+            rules = tournament.created.pairing_rules
+            if rules > PAIRING_RULES:
+                # Paired by older rules, the round would not be the one its tournament's
+                # rules give, and `cardroom verify` would fail the event.
+                raise UpgradeInProgress(
+                    f"the tournament is paired by pairing rules {rules}; this process"
+                    f" knows {PAIRING_RULES}"
+                )
             ids = iter(lambda: str(uuid.uuid4()), None)
             return stream.pair_next(tournament, seed, ids, at)
 

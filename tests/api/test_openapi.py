@@ -89,8 +89,11 @@ def test_every_operation_on_the_database_documents_503_with_retry_after() -> Non
             recovering = (
                 {"clocks-recovering"} if operation["operationId"] == "postAction" else set()
             )
-            # A command at an existing table may reach a process of an older release.
+            # A command at an existing table, or a round's pairing, may reach a process of
+            # an older release.
             upgrading = (
-                {"upgrade-in-progress"} if operation["operationId"] in COMMANDS_AT_TABLES else set()
+                {"upgrade-in-progress"}
+                if operation["operationId"] in {*COMMANDS_AT_TABLES, "pairRound"}
+                else set()
             )
             assert codes == {"database-unavailable", *recovering, *upgrading}, where

@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
+from domain.tournament.model import PAIRING_RULES
 from service.audit.render import render_tournament
 from service.audit.tournament_verify import is_tournament_export, verify_tournament_lines
 from service.choices import choose, pick_index
+from service.write import tournaments as tournament_service
 from service.write.handler import etag
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import document_of, lines_of, rechain_tournament
@@ -747,3 +749,20 @@ async def test_a_computer_entry_finds_its_table_but_gets_no_seat_token(client: A
             f"/tables/{hers['table']}/abort", json={"reason": "done"}, headers=OPERATOR
         )
     )
+
+
+async def test_an_older_process_pairs_no_round_of_a_tournament_under_newer_pairing_rules(
+    client: Any, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """During a rolling upgrade: paired by its older rules, the round would not be the one
+    the tournament's own rules give, and the event would fail verification."""
+    event = await open_event(client, format="swiss", rounds=1)
+    for name in ("Ann", "Bob"):
+        await enter(client, event, name=name)
+    monkeypatch.setattr(tournament_service, "PAIRING_RULES", PAIRING_RULES - 1)
+    before = await stored(database_url, event["id"])
+    path = f"/tournaments/{event['id']}/rounds"
+    refused = await client.post(path, headers=bearer(event["director_token"]))
+    assert_problem(refused, 503, "upgrade-in-progress")
+    assert refused.headers["retry-after"]
+    assert await stored(database_url, event["id"]) == before

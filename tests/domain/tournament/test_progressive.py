@@ -136,7 +136,8 @@ def test_a_tournament_of_the_first_pairing_rules_is_paired_by_them_still() -> No
         history.append(finish(paired, decide))
     kept = [frozenset({"p06", "p07"}), frozenset({"p01", "p02"})]
     assert sorted(kept_partners(history), key=str) == sorted(((21, k) for k in kept), key=str)
-    assert PAIRING_RULES == 2  # what new tournaments are paired by, as the tests above
+    # The tests above pair by today's rules, which keep rules 2's way with partners.
+    assert PAIRING_RULES >= 2
 
 
 def test_leftover_players_sit_out_in_turn_and_nobody_twice_before_everyone_once() -> None:
