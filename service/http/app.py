@@ -63,8 +63,10 @@ def _shared(name: str) -> Provide:
     return Provide(provide, sync_to_thread=False)
 
 
-def create_app(settings: Settings) -> Litestar:
-    """The app for ``settings``; the database URL must be set (the CLI embeds one if not)."""
+def create_app(settings: Settings, *, migrate: bool = True) -> Litestar:
+    """The app for ``settings``; the database URL must be set (the CLI embeds one if not).
+    ``migrate``: apply pending migrations at startup (``cardroom serve`` applies them
+    itself before it starts serving, see :func:`service.http.asgi.served_app_factory`)."""
     app = Litestar(
         route_handlers=[
             TableController,
@@ -82,7 +84,7 @@ def create_app(settings: Settings) -> Litestar:
             console_router(),
             console_assets_router(),
         ],
-        lifespan=[lifespan(settings)],
+        lifespan=[lifespan(settings, migrate=migrate)],
         dependencies={
             "caller": Provide(provide_caller),
             **{name: _shared(name) for name in SHARED},

@@ -32,7 +32,7 @@ from service.workers.retention import Retention
 from service.workers.rounds import RoundKeeper
 from service.workers.timekeeper import Timekeeper
 from service.write.handler import TableService
-from service.write.migrate import migrate
+from service.write.migrate import migrate as apply_migrations
 from service.write.store import EventStore, Notifier
 from service.write.tournament_store import TournamentStore
 from service.write.tournaments import TournamentService
@@ -45,13 +45,18 @@ PROBE_SECONDS = 0.5  # a request's Redis command (the readiness probe) fails by 
 STOP_SECONDS = 5.0
 
 
-def lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+def lifespan(
+    settings: Settings, *, migrate: bool = True
+) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """``migrate``: apply pending migrations first. A process that starts without them
+    needs no database to start: it answers 503 until the database answers."""
     assert settings.database_url, "the CLI starts an embedded Postgres when none is configured"
     database_url = settings.database_url
 
     @asynccontextmanager
     async def serving(app: Litestar) -> AsyncIterator[None]:
-        await anyio.to_thread.run_sync(migrate, database_url)
+        if migrate:
+            await anyio.to_thread.run_sync(apply_migrations, database_url)
         pool = request_pool(
             database_url, settings.pool_min, settings.pool_max, settings.request_seconds
         )

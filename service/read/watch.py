@@ -56,12 +56,16 @@ class TableWatcher:
         self._any: set[asyncio.Event] = set()
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
+        self._tried = asyncio.Event()  # the first connection was made, or failed
         self.released = False  # a stop has begun: no more waiting for tables
 
     async def start(self) -> None:
+        """Listen from now on; return once listening, or once the first try has failed
+        (or 5 s have passed): a process starting while the database is down serves its
+        503s at once rather than keep its clients' connections waiting for it."""
         self._task = asyncio.create_task(self._listen(), name="cardroom-watch")
         with suppress(TimeoutError):
-            await asyncio.wait_for(self.connected.wait(), timeout=5)
+            await asyncio.wait_for(self._tried.wait(), timeout=5)
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -79,12 +83,14 @@ class TableWatcher:
                     # Whatever was notified while no one listened is unknown here.
                     self.versions.clear()
                     self.connected.set()
+                    self._tried.set()
                     async for notice in conn.notifies():
                         self._deliver(notice.payload)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # reconnect on any failure; waiters poll meanwhile
                 self.connected.clear()
+                self._tried.set()
                 log.warning("LISTEN connection lost (%s); reconnecting", exc)
                 await asyncio.sleep(0.5)
 

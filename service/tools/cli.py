@@ -114,7 +114,7 @@ def serve(args: argparse.Namespace) -> int:
             # Each worker is a process of its own: their metrics meet in a directory.
             with metrics_directory() as directory:
                 config = uvicorn.Config(
-                    "service.http.asgi:app_factory",
+                    "service.http.asgi:served_app_factory",
                     factory=True,
                     workers=args.workers,
                     **options,
@@ -123,7 +123,8 @@ def serve(args: argparse.Namespace) -> int:
         else:
             from service.http.app import create_app
 
-            uvicorn.Server(uvicorn.Config(create_app(settings), **options)).run()
+            app = create_app(settings, migrate=False)  # applied above
+            uvicorn.Server(uvicorn.Config(app, **options)).run()
     finally:
         if embedded is not None:
             embedded.stop()

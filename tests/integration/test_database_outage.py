@@ -6,6 +6,7 @@ outage, and the service recovers without a restart, losing and duplicating nothi
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import tempfile
@@ -29,6 +30,7 @@ from tests.support import services
 from tests.support.api import bearer, ok
 from tests.support.postgres_server import PostgresServer
 from tests.support.server_log import logged_errors
+from tests.support.workers import workers
 
 # The service answers within its 1.5 s deadline; this leaves a busy machine a margin, and
 # is far shorter than an outage (a held request would wait for all of it).
@@ -37,14 +39,15 @@ PROBE = 4.0
 
 @contextmanager
 def served_on_a_private_postgres(
-    env: dict[str, str] | None = None, output: IO[str] | None = None
+    env: dict[str, str] | None = None, output: IO[str] | None = None, workers: int = 1
 ) -> Iterator[tuple[Server, PostgresServer]]:
     """A server on a Postgres of its own, and the Postgres."""
     postgres = PostgresServer()
     postgres.start()
     try:
         migrate(postgres.url)
-        with running_server(postgres.url, services.redis_url(), 1, env, output=output) as server:
+        redis_url = services.redis_url()
+        with running_server(postgres.url, redis_url, workers, env, output=output) as server:
             yield server, postgres
     finally:
         postgres.stop()
@@ -148,6 +151,34 @@ def test_an_outage_answers_503_at_once_and_recovers(
         assert len(after) - before <= 1
         assert after.count(command) == 1
         assert client.get("/readyz").status_code == 200
+
+
+def test_a_worker_that_dies_while_the_database_is_down_is_replaced_and_the_server_recovers() -> (
+    None
+):
+    """uvicorn's supervisor stops the whole server when a worker fails to start (it takes
+    that for a broken app): a replacement that needed the database to start took the
+    healthy worker down with it, and nothing served once the database was back."""
+    with served_on_a_private_postgres(workers=2) as (server, postgres):
+        with httpx.Client(base_url=server.base, timeout=30) as setup:
+            table_id, _ = _seated(setup)
+        postgres.stop()
+        try:
+            victim = workers(server.pid)[0].pid
+            os.kill(victim, signal.SIGKILL)
+            deadline = time.monotonic() + 60
+            while {w.pid for w in workers(server.pid)} & {victim} or len(workers(server.pid)) < 2:
+                assert psutil.pid_exists(server.pid), "the supervisor stopped"
+                assert time.monotonic() < deadline, "the dead worker was not replaced"
+                time.sleep(0.2)
+            for _ in range(8):  # each over a new connection, which either worker may take
+                with httpx.Client(base_url=server.base, timeout=PROBE) as client:
+                    _assert_unavailable(client.get(f"/tables/{table_id}"))
+        finally:
+            postgres.start()
+        with httpx.Client(base_url=server.base, timeout=PROBE) as client:
+            assert _recovered(client, f"/tables/{table_id}").status_code == 200
+        assert len(workers(server.pid)) == 2
 
 
 def test_readiness_answers_its_own_document_from_the_first_probe_of_a_freeze() -> None:

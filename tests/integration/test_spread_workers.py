@@ -19,12 +19,12 @@ from collections import Counter
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
-import psutil
 import pytest
 
 from service.tools.bench.harness import Server, running_server
 from service.tools.supervisor import hold_port
 from tests.support import services
+from tests.support.workers import workers
 
 CONNECTIONS = 16
 
@@ -34,18 +34,6 @@ def server() -> Iterator[Server]:
     database_url = services.fresh_database("spread_")
     with running_server(database_url, services.redis_url(), workers=2) as running:
         yield running
-
-
-def workers(server: Server) -> list[psutil.Process]:
-    """The supervisor's live worker processes (a killed one not yet reaped excluded)."""
-    found = []
-    for child in psutil.Process(server.pid).children(recursive=True):
-        try:
-            if "spawn_main" in " ".join(child.cmdline()):
-                found.append(child)
-        except psutil.Error:  # a zombie, or gone
-            continue
-    return found
 
 
 async def answered_together(server: Server) -> Counter[int]:
@@ -65,7 +53,7 @@ async def answered_together(server: Server) -> Counter[int]:
             assert status.startswith(b"HTTP/1.1 200"), status
         ours = {writer.get_extra_info("sockname")[1] for _, writer in opened}
         held: Counter[int] = Counter()
-        for worker in workers(server):
+        for worker in workers(server.pid):
             for connection in worker.net_connections(kind="tcp"):
                 if connection.raddr and connection.raddr.port in ours:
                     held[worker.pid] += 1
@@ -84,11 +72,11 @@ async def test_connections_opened_together_reach_every_worker(server: Server) ->
 
 async def replaced(server: Server, victim: int) -> int:
     """Kill ``victim``; its replacement, once it answers."""
-    before = {worker.pid for worker in workers(server)}
+    before = {worker.pid for worker in workers(server.pid)}
     os.kill(victim, signal.SIGKILL)
     deadline = time.monotonic() + 60
     while True:
-        now = {worker.pid for worker in workers(server)}
+        now = {worker.pid for worker in workers(server.pid)}
         if victim not in now and len(now) == len(before):
             break
         assert time.monotonic() < deadline, "the supervisor did not replace the worker"
@@ -107,7 +95,7 @@ async def test_replaced_workers_listen_and_no_connection_is_left_unanswered(
     """Every connection is answered after workers die and are replaced: none waits on a
     dead worker's socket that the supervisor still held. A first worker dies, then its
     replacement (each was handed its socket by another path of the supervisor)."""
-    first = await replaced(server, min(worker.pid for worker in workers(server)))
+    first = await replaced(server, min(worker.pid for worker in workers(server.pid)))
     await replaced(server, first)
     for _ in range(3):
         held = await answered_together(server)
