@@ -118,6 +118,11 @@ async def _while_held(conn: psycopg.AsyncConnection[Any], work: Awaitable[None])
             task.cancel()
             with suppress(asyncio.CancelledError):
                 await task
+        elif not task.cancelled():
+            # The work failed while a check waited (in an outage, both do): the check's
+            # error is the one raised; read the work's, or asyncio logs it as an error
+            # never retrieved.
+            task.exception()
 
 
 async def pause(stop: asyncio.Event, seconds: float) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -233,3 +234,42 @@ async def test_a_leader_cut_off_from_postgres_stops_within_the_lease_and_a_stand
         relay.release()
         relay.close()
         await asyncio.wait_for(asyncio.gather(first, *([second] if second else [])), timeout=10)
+
+
+async def test_work_that_fails_while_the_lock_is_being_checked_is_not_left_unretrieved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In an outage the work fails too (its pool times out) while the check of the lock
+    waits: the check's error is the one raised, and the work's must not be left for
+    asyncio to report as "Task exception was never retrieved", an error in the logs of
+    every outage."""
+    database_url = services.fresh_database("leader_")
+    monkeypatch.setattr(leader, "LEASE", 0.5)
+    monkeypatch.setattr(leader, "LOCK_CHECK", 0.05)
+    relay = Relay(int(psycopg.conninfo.conninfo_to_dict(database_url).get("port") or 5432))
+    reported: list[dict[str, Any]] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+
+    async def work() -> None:
+        await asyncio.sleep(0.2)  # the network is cut by then: the check waits
+        raise psycopg.OperationalError("the pool timed out")
+
+    through = psycopg.conninfo.make_conninfo(database_url, host="127.0.0.1", port=relay.port)
+    try:
+        async with await psycopg.AsyncConnection.connect(through, autocommit=True) as conn:
+            relay.hold()
+            raised = None
+            try:
+                await leader._while_held(conn, work())
+            except TimeoutError as exc:  # the check's, after the lease
+                raised = str(exc)
+            assert raised is not None, "the check did not fail"
+            relay.release()
+        gc.collect()  # a task dropped with its exception unread is reported now
+        await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(None)
+        relay.close()
+    unread = [c for c in reported if "never retrieved" in c.get("message", "")]
+    assert not unread, unread
