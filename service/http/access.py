@@ -20,7 +20,7 @@ import os
 import random
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from litestar.enums import ScopeType
@@ -72,15 +72,18 @@ def _headless(send: Send) -> Send:
 
 
 class RequestEdge:
-    def __init__(self, app: ASGIApp, cors: Cors | None) -> None:
+    def __init__(
+        self, app: ASGIApp, cors: Cors | None, clock: Callable[[], float] = time.perf_counter
+    ) -> None:
         self.app = app
         self.cors = cors
+        self.clock = clock
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
             await self.app(scope, receive, send)
             return
-        started = time.perf_counter()
+        started = self.clock()
         sent: bytes | None = None
         origin: bytes | None = None
         preflight = False
@@ -102,18 +105,25 @@ class RequestEdge:
                         {"type": "http.response.start", "status": 204, "headers": answer + added}
                     )
                     await send({"type": "http.response.body", "body": b"", "more_body": False})
-                    self._log(scope, 204, started, RequestNote(request_id.decode()))
+                    note = RequestNote(request_id.decode())
+                    self._log(scope, 204, self.clock() - started, note)
                     return
             added += cors.response_headers(origin)
         note = RequestNote(request_id.decode())
         token = REQUEST.set(note)
         status = 500
+        # When the answer's last byte went out: what the client waited. A request past
+        # its deadline is answered 503 at once while its task is still being cancelled
+        # (service.http.deadline), which can take seconds more.
+        answered: float | None = None
 
         async def stamped(message: Message) -> None:
-            nonlocal status
+            nonlocal status, answered
             if message["type"] == "http.response.start":
                 status = message["status"]
                 message["headers"] = [*message.get("headers", ()), *added]
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                answered = self.clock()
             await send(message)
 
         try:
@@ -123,17 +133,18 @@ class RequestEdge:
                 await self.app(scope, receive, stamped)
         finally:
             REQUEST.reset(token)
-            self._log(scope, status, started, note)
+            ended = answered if answered is not None else self.clock()
+            self._log(scope, status, ended - started, note)
 
     @staticmethod
-    def _log(scope: HTTPScope, status: int, started: float, note: RequestNote) -> None:
+    def _log(scope: HTTPScope, status: int, seconds: float, note: RequestNote) -> None:
         if not log.isEnabledFor(logging.INFO):
             return
         fields: dict[str, Any] = {
             "method": scope["method"],
             "path": scope["path"],
             "status": status,
-            "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+            "duration_ms": round(seconds * 1000, 2),
             "request_id": note.id,
         }
         params = scope.get("path_params") or {}

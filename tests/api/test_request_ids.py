@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from service.http.access import RequestEdge
 from service.logs import JsonFormatter, TextFormatter
 from service.read.models import ReadSide
 from tests.support.api import bearer, new_table, ok, seat_all
@@ -153,3 +154,32 @@ def test_text_lines_quote_a_field_that_would_break_the_line() -> None:
     text = TextFormatter().format(record)
     assert "\n" not in text
     assert text.endswith('request path="/tables/x\\nFAKE line" status=404 method=GET')
+
+
+async def test_the_logged_duration_is_what_the_client_waited(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A request past its deadline is answered 503 at once while its task goes on being
+    cancelled, for seconds: the access line once said the whole time (8 s) where the
+    client had its answer at the deadline."""
+    now = [0.0]
+
+    async def answers_then_lingers(scope: Any, receive: Any, send: Any) -> None:
+        now[0] = 1.5  # the answer goes out at the deadline
+        await send({"type": "http.response.start", "status": 503, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}", "more_body": False})
+        now[0] = 8.0  # the cancelled query's end, which nobody waits for
+
+    async def send(message: Any) -> None:
+        pass
+
+    async def receive() -> Any:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    scope = {"type": "http", "method": "GET", "path": "/tables", "headers": []}
+    edge = RequestEdge(answers_then_lingers, None, clock=lambda: now[0])
+    with caplog.at_level(logging.INFO, logger="cardroom.access"):
+        await edge(scope, receive, send)
+    [line] = [r for r in caplog.records if r.name == "cardroom.access"]
+    assert line.fields["status"] == 503  # type: ignore[attr-defined]
+    assert line.fields["duration_ms"] == 1500.0  # type: ignore[attr-defined]
