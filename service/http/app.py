@@ -66,7 +66,7 @@ def _shared(name: str) -> Provide:
 def create_app(settings: Settings, *, migrate: bool = True) -> Litestar:
     """The app for ``settings``; the database URL must be set (the CLI embeds one if not).
     ``migrate``: apply pending migrations at startup (``cardroom serve`` applies them
-    itself before it starts serving, see :func:`service.http.asgi.served_app_factory`)."""
+    itself before it starts serving, see :func:`service.tools.supervisor.worker_app`)."""
     app = Litestar(
         route_handlers=[
             TableController,

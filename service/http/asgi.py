@@ -20,15 +20,3 @@ def app_factory() -> Litestar:
     settings = from_env()
     logs.configure(settings)
     return create_app(settings)
-
-
-def served_app_factory() -> Litestar:
-    """The app of a worker of ``cardroom serve --workers N``, which applied the migrations
-    before starting any worker. A worker started later, to replace one that died, may
-    meet a database that is down just then: it starts without it and answers 503 until
-    it is back. Applying migrations at its start, it would fail to start, and uvicorn's
-    supervisor, which takes a worker that fails to start for a broken app, would stop
-    the whole server, the healthy workers with it."""
-    settings = from_env()
-    logs.configure(settings)
-    return create_app(settings, migrate=False)

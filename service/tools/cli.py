@@ -114,7 +114,7 @@ def serve(args: argparse.Namespace) -> int:
             # Each worker is a process of its own: their metrics meet in a directory.
             with metrics_directory() as directory:
                 config = uvicorn.Config(
-                    "service.http.asgi:served_app_factory",
+                    "service.tools.supervisor:worker_app",
                     factory=True,
                     workers=args.workers,
                     **options,

@@ -22,19 +22,30 @@ however it ended (stopped, crashed, killed, or replaced).
 
 from __future__ import annotations
 
+import ctypes
+import logging
 import os
 import shutil
+import signal
 import socket
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import uvicorn
+from litestar import Litestar
 from prometheus_client import multiprocess
 from uvicorn.supervisors import Multiprocess
 
+from service import logs
+from service.http.app import create_app
 from service.metrics import MULTIPROC_DIR
+from service.settings import from_env
+
+log = logging.getLogger("cardroom")
+PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 @contextmanager
@@ -90,6 +101,23 @@ def bound_socket(host: str, port: int, *, reuse_port: bool) -> socket.socket:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host, port))
     return sock
+
+
+def end_with_supervisor() -> None:
+    """In a worker: be sent SIGTERM (a graceful stop) when the supervisor dies.
+
+    A supervisor killed outright (``kill -9``, the OOM killer) left its workers serving,
+    unsupervised, on the port: a new ``cardroom serve`` could not bind it until someone
+    found and killed them. Linux's parent-death signal ends them instead (elsewhere they
+    stay, as before)."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM) != 0:
+        log.warning("cannot ask to end with the supervisor (errno %d)", ctypes.get_errno())
+        return
+    if os.getppid() == 1:  # it died before the request was made
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 class SpreadWorkers(Multiprocess):
@@ -167,3 +195,18 @@ class Supervisor(SpreadWorkers):
     def bury(self, exclude: set[int | None]) -> None:
         for pid in live_gauge_pids(self.directory) - exclude:
             multiprocess.mark_process_dead(pid, self.directory)  # type: ignore[no-untyped-call]
+
+
+def worker_app() -> Litestar:
+    """The app of a worker (``uvicorn``'s factory, in the worker's process).
+
+    The supervisor's ``cardroom serve`` applied the migrations before starting any
+    worker. A worker started later, to replace one that died, may meet a database that
+    is down just then: it starts without it and answers 503 until it is back. Applying
+    migrations at its start, it would fail to start, and uvicorn's supervisor, which
+    takes a worker that fails to start for a broken app, would stop the whole server,
+    the healthy workers with it."""
+    end_with_supervisor()
+    settings = from_env()
+    logs.configure(settings)
+    return create_app(settings, migrate=False)

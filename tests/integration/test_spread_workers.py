@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
+import psutil
 import pytest
 
 from service.tools.bench.harness import Server, running_server
@@ -115,3 +116,17 @@ def test_a_port_already_taken_fails_at_start(reuse_port: bool) -> None:
     held = hold_port("127.0.0.1", 0)  # a free port: held, and given to no connection
     with held, pytest.raises(ConnectionRefusedError):
         socket.create_connection(held.getsockname()[:2], timeout=2).close()
+
+
+def test_workers_end_when_their_supervisor_is_killed() -> None:
+    """A supervisor killed outright (the OOM killer, ``kill -9``) left its workers serving
+    unsupervised on the port, which a new ``cardroom serve`` then could not bind."""
+    with running_server(services.fresh_database("orphans_"), services.redis_url(), 2) as server:
+        serving = workers(server.pid)
+        assert len(serving) == 2
+        os.kill(server.pid, signal.SIGKILL)
+        _, alive = psutil.wait_procs(serving, timeout=30)
+        assert not alive, "workers outlived their supervisor"
+        port = urlsplit(server.base).port
+        assert port is not None
+        hold_port("127.0.0.1", port).close()  # free for the next server
