@@ -80,9 +80,10 @@ def standings(
                 losses=sum(line.result == "loss" for line in mine),
                 draws=sum(line.result == "draw" for line in mine),
                 score=sum(line.score for line in mine),
-                buchholz=sum(total.get(o, 0.0) for o, _ in against),
+                buchholz=sum((total.get(o, 0.0) for o, _ in against), 0.0),
                 sonneborn_berger=sum(
-                    total.get(o, 0.0) * {"win": 1.0, "draw": 0.5}.get(r, 0.0) for o, r in against
+                    (total.get(o, 0.0) * {"win": 1.0, "draw": 0.5}.get(r, 0.0) for o, r in against),
+                    0.0,
                 ),
                 matchpoints=tally.earned,
                 percentage=tally.percentage,

@@ -38,8 +38,13 @@ def bye_points(format: Format) -> float:
 
 
 def points(format: Format, lines: Iterable[Played]) -> float:
+    # 0.0, not 0, for no lines: the standings show every entry's points alike.
     return sum(
-        bye_points(format) if line.result == "bye" else RESULT_POINTS[line.result] for line in lines
+        (
+            bye_points(format) if line.result == "bye" else RESULT_POINTS[line.result]
+            for line in lines
+        ),
+        0.0,
     )
 
 

@@ -3,6 +3,8 @@ round-robin) or matchpoints (duplicate), then game points; full ties share a ran
 
 from __future__ import annotations
 
+import msgspec
+
 from domain.tournament.model import Format, Outcome, Pairing, RoundRecord, Seating, TableResult
 from domain.tournament.standings import RoundLine, standings
 from tests.domain.tournament.rounds import BRIDGE, PINOCHLE, entrants
@@ -85,3 +87,13 @@ def test_an_aborted_table_counts_nowhere() -> None:
 def test_names_are_carried_when_given() -> None:
     table = standings(Format.SWISS, BRIDGE, entrants("e1"), [], names={"e1": "Ann"})
     assert table[0].name == "Ann" and table[0].rank == 1
+
+
+def test_an_entry_that_played_nothing_has_its_figures_as_numbers_like_everyone_elses() -> None:
+    """Its points and tie-breaks were the integer 0 where others' were 1.0 or 0.0: ``0``
+    beside ``0.0`` in the CSV, and an integer in JSON where the schema says number."""
+    history = [round_of(1, ("A", "B", WIN), byes=())]
+    table = standings(Format.SWISS, BRIDGE, entrants(*"ABC"), history)
+    for figure in ("points", "buchholz", "sonneborn_berger", "matchpoints", "percentage"):
+        assert all(type(getattr(s, figure)) is float for s in table), figure
+    assert msgspec.json.encode(table[-1]).count(b":0.0") >= 3
