@@ -313,10 +313,12 @@ class RoundLine(msgspec.Struct, frozen=True):
 
 class EntryStanding(Placing, frozen=True):
     """An entry of a tournament in rounds, ranked: points (win 1, draw ½, a bye as the
-    format scores it), then the format's tie-breaks, then game points (``score``)."""
+    format scores it), then the format's tie-breaks, then game points (``score``). A
+    withdrawn entry keeps its place by its results (``withdrawn``)."""
 
     name: str  # the API always names an entry (its field keeps its place, second)
     rounds: list[RoundLine]
+    withdrawn: bool  # the entry is paired no more; its results stand
 
 
 class StandingsPage(msgspec.Struct, frozen=True):

@@ -129,6 +129,7 @@ def _standing(rank: int, entry: int, name: str, won: bool, table: int, opponent:
         "matchpoints": 0.0,
         "percentage": 0.0,
         "rounds": [_line(table, ENTRIES[opponent], "win" if won else "loss")],
+        "withdrawn": False,
     }
 
 

@@ -338,7 +338,8 @@ def ranked_entries(tournament: TournamentStream) -> list[EntryStanding]:
             )
             for line in s.rounds
         ]
-        entries.append(EntryStanding(**placing, rounds=rounds))
+        withdrawn = tournament.entries[s.entry].withdrawn
+        entries.append(EntryStanding(**placing, rounds=rounds, withdrawn=withdrawn))
     return entries
 
 

@@ -360,6 +360,12 @@ async def test_a_withdrawn_entrant_is_never_paired_again_and_keeps_his_results(
     standings = ok(await client.get(f"/tournaments/{event['id']}/standings"))["entries"]
     kept = next(e for e in standings if e["entry"] == bob["entry"])
     assert [line["round"] for line in kept["rounds"]] == [1], "his round 1 result stands"
+    assert [e["entry"] for e in standings if e["withdrawn"]] == [bob["entry"]]
+    csv_page = await client.get(
+        f"/tournaments/{event['id']}/standings", headers={"Accept": "text/csv"}
+    )
+    rows = list(csv.DictReader(io.StringIO(csv_page.text)))
+    assert {row["entry"]: row["withdrawn"] for row in rows}[bob["entry"]] == "True"
     # Bob resigned unless Ann resigned to him first, or he had the bye.
     was_bye = bob["entry"] in first["byes"]
     met_ann = any({ann["entry"], bob["entry"]} <= set(t["seats"]) for t in first["tables"])

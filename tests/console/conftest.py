@@ -119,6 +119,10 @@ def console() -> Iterator[Console]:
             assert added.status_code == 201, added.text
         paired = api.post(f"/tournaments/{event['id']}/rounds", headers=director)
         assert paired.status_code == 201, paired.text
+        # Dot withdraws after the only round is paired: her result stands, marked.
+        dot = added.json()["entry"]
+        gone = api.post(f"/tournaments/{event['id']}/entries/{dot}/withdraw", headers=director)
+        assert gone.status_code == 200, gone.text
         yield Console(server.base, server.operator, api, event)
 
 

@@ -180,11 +180,18 @@ def test_the_tournament_page_shows_the_standings_of_the_api(
         "return [...document.querySelectorAll('#standings tbody tr')]"
         ".map(row => [...row.cells].map(cell => cell.textContent))"
     )
+    shown_name = {True: "{} (withdrawn)", False: "{}"}
     expected = [
-        [str(e["rank"]), e["name"], f"{e['points']:g}", f"{e['wins']}–{e['losses']}–{e['draws']}"]
+        [
+            str(e["rank"]),
+            shown_name[e["withdrawn"]].format(e["name"]),
+            f"{e['points']:g}",
+            f"{e['wins']}–{e['losses']}–{e['draws']}",
+        ]
         for e in standings
     ]
     assert [row[:4] for row in shown] == expected
+    assert [e["name"] for e in standings if e["withdrawn"]] == ["Dot"]
     assert browser.find_elements(By.CSS_SELECTOR, "#rounds .sheet table")
     assert browser.find_elements(By.CSS_SELECTOR, "#duplicate .compare table")
 

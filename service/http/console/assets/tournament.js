@@ -123,7 +123,7 @@ export async function tournamentPage(main, id) {
     const tie = t.format === "duplicate" ? ["Matchpoints", "%"] : ["swiss", "round-robin"].includes(t.format) ? ["Buchholz", "S-B"] : [];
     const rows = (data.entries || []).map((/** @type {any} */ e) => [
       String(e.rank),
-      e.name,
+      e.withdrawn ? `${e.name} (withdrawn)` : e.name,
       String(e.points),
       `${e.wins}–${e.losses}–${e.draws}`,
       String(e.score),
