@@ -3,6 +3,8 @@ operator's replay and the tournament page, each checked by axe-core and photogra
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import shutil
@@ -203,6 +205,13 @@ def test_the_tournament_page_shows_the_standings_of_the_api(
     export = saved / f"tournament-{event}.ndjson"
     wait_for(browser, lambda d: export.exists() and export.stat().st_size > 0, seconds=30)
     assert json.loads(export.read_text().splitlines()[0])["type"] == "tournament_header"
+    browser.find_element(By.ID, "standings-csv").click()
+    sheet = saved / f"standings-{event}.csv"
+    wait_for(browser, lambda d: sheet.exists() and sheet.stat().st_size > 0, seconds=30)
+    rows = list(csv.DictReader(io.StringIO(sheet.read_text())))
+    assert [(row["rank"], row["name"]) for row in rows] == [
+        (str(e["rank"]), e["name"]) for e in standings
+    ]
     shutil.rmtree(saved)
 
     browser.find_element(By.ID, "verify").click()

@@ -129,7 +129,7 @@ export async function tournamentPage(main, id) {
       String(e.score),
       ...(t.format === "duplicate" ? [String(e.matchpoints), String(e.percentage)] : tie.length ? [String(e.buchholz), String(e.sonneborn_berger)] : []),
     ]);
-    if (rows.length) replace(standings, h("h2", null, "Standings"), grid("Entries ranked", ["Rank", "Entry", "Points", "W–L–D", "Score", ...tie], rows));
+    if (rows.length) replace(standings, h("h2", null, "Standings"), grid("Entries ranked", ["Rank", "Entry", "Points", "W–L–D", "Score", ...tie], rows), csvButton());
     else {
       // An open tournament ranks its players from the score sheets.
       /** @param {any[]} ranked */
@@ -140,6 +140,7 @@ export async function tournamentPage(main, id) {
         h("h2", null, "Standings"),
         grid("Players ranked", ["Player", "Played", "Won", "Score"], lines(data.standings || [])),
         partnerships.length ? grid("Partnerships ranked", ["Partnership", "Played", "Won", "Score"], lines(partnerships)) : null,
+        csvButton(),
       );
     }
 
@@ -177,24 +178,44 @@ export async function tournamentPage(main, id) {
     }
   }
 
+  /**
+   * Fetch `path` and save it as `filename`; a refusal or failure is said in `result`.
+   * @param {string} path
+   * @param {Record<string, string>} headers
+   * @param {string} filename
+   * @param {string} what
+   * @param {HTMLElement} result
+   */
+  async function save(path, headers, filename, what, result) {
+    replace(result);
+    /** @type {Record<string, string>} */
+    const asked = token ? { ...headers, Authorization: `Bearer ${token}` } : headers;
+    const response = await fetch(path, { headers: asked }).catch(() => null);
+    if (!response || !response.ok) {
+      // A refusal (another tournament's director) or a failure: said, never saved.
+      const problem = response ? await response.json().catch(() => null) : null;
+      const why = (problem && (problem.detail || problem.title)) || (response ? `HTTP ${response.status}` : "the network failed");
+      replace(result, h("p", { class: "bad", role: "alert" }, `${what} could not be downloaded: ${why}`));
+      return;
+    }
+    const link = h("a", { href: URL.createObjectURL(await response.blob()), download: filename });
+    link.click();
+    // Revoked once the browser has surely started saving it.
+    setTimeout(() => URL.revokeObjectURL(link.getAttribute("href") || ""), 10000);
+  }
+
+  /** The standings as CSV, for a spreadsheet: the same table as the page's. */
+  function csvButton() {
+    const said = h("div", { "aria-live": "polite" });
+    const button = h("button", { type: "button", class: "action", id: "standings-csv" }, "Download the standings (CSV)");
+    button.addEventListener("click", () => save(`/tournaments/${id}/standings`, { Accept: "text/csv" }, `standings-${id}.csv`, "The standings", said));
+    return h("div", { class: "actions" }, button, said);
+  }
+
   function drawAudit() {
     const result = h("div", { id: "verification", "aria-live": "polite" });
     const download = h("button", { type: "button", class: "action", id: "download" }, "Download the export");
-    download.addEventListener("click", async () => {
-      replace(result);
-      const response = await fetch(`/tournaments/${id}/export`, { headers: { Authorization: `Bearer ${token}` } }).catch(() => null);
-      if (!response || !response.ok) {
-        // A refusal (another tournament's director) or a failure: said, never saved.
-        const problem = response ? await response.json().catch(() => null) : null;
-        const why = (problem && (problem.detail || problem.title)) || (response ? `HTTP ${response.status}` : "the network failed");
-        replace(result, h("p", { class: "bad", role: "alert" }, `The export could not be downloaded: ${why}`));
-        return;
-      }
-      const link = h("a", { href: URL.createObjectURL(await response.blob()), download: `tournament-${id}.ndjson` });
-      link.click();
-      // Revoked once the browser has surely started saving it.
-      setTimeout(() => URL.revokeObjectURL(link.getAttribute("href") || ""), 10000);
-    });
+    download.addEventListener("click", () => save(`/tournaments/${id}/export`, {}, `tournament-${id}.ndjson`, "The export", result));
     const verify = h("button", { type: "button", class: "action", id: "verify" }, "Verify the export");
     verify.addEventListener("click", async () => {
       replace(result, h("p", null, "Verifying…"));
