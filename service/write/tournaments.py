@@ -439,7 +439,9 @@ class TournamentService:
                 table = None if computer else await self._table(paired.table)
                 # The computer's seats are taken with no token: nobody plays for it.
                 issued = partial(_still_issued, table) if not computer else _never
-                read[paired.table] = 0 if table is None else table.version
+                if not computer:  # a computer's seats have no token to follow
+                    # (A table not created yet is read at version 0: its creation wakes.)
+                    read[paired.table] = 0 if table is None else table.version
                 seated = MySeat(
                     entry=entry,
                     round=current.number,

@@ -180,3 +180,40 @@ async def test_a_poll_of_a_round_not_paired_is_refused_at_once(
     assert_problem(refused, 404, "no-such-round")
     bad = await http.get(f"/tournaments/{event['id']}/rounds/1?wait=0")
     assert bad.status_code == 400
+
+
+async def test_a_computer_entrys_parked_me_reads_nothing_until_something_changes(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A computer's seat has no token to follow, so its table is not waited on: it was
+    waited on at version 0, which every commit at the table passed, and the poll read
+    again and again for its whole wait (thousands of reads a second)."""
+    http = served.http
+    body = {"game": "reserve-bridge", "name": "Robo night", "format": "swiss", "rounds": 1}
+    event = ok(await http.post("/tournaments", json=body, headers=OPERATOR), 201)
+    director = bearer(event["director_token"])
+    entries = f"/tournaments/{event['id']}/entries"
+    computer = {"name": "Robo", "computer": True}
+    robo = ok(await http.post(entries, json=computer, headers=director), 201)
+    ok(await http.post(entries, json={"name": "Ann"}, headers=director), 201)
+    paired = ok(await http.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
+    table = paired["tables"][0]["table"]
+    while served.app.state.watcher.versions.get(table, 0) == 0:  # its commits are heard
+        await asyncio.sleep(0.01)
+    me = f"/tournaments/{event['id']}/me"
+    tag = (await http.get(me, headers=bearer(robo["token"]))).headers["etag"]
+    service = served.app.state.tournaments
+    reads = 0
+    seat_of = service.seat_of
+
+    async def counted(*args: Any) -> Any:
+        nonlocal reads
+        reads += 1
+        return await seat_of(*args)
+
+    monkeypatch.setattr(service, "seat_of", counted)
+    answer = await http.get(f"{me}?wait=1", headers={**bearer(robo["token"]), "If-None-Match": tag})
+    assert answer.status_code == 304
+    # The first read, and one again for each of the tournament's own later commits (the
+    # worker that opens the round's tables may still be at it): a few, not thousands.
+    assert reads <= 3, f"{reads} reads for one parked poll"
