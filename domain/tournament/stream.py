@@ -231,8 +231,12 @@ def fold(events: Sequence[TournamentEvent]) -> Tournament:
 # --- commands ---------------------------------------------------------------------------
 
 
-def create(tournament_id: str, terms: Terms, seed: bytes) -> TournamentCreated:
-    """A new tournament, or a ``format-does-not-fit`` refusal naming the field."""
+def create(
+    tournament_id: str, terms: Terms, seed: bytes, pairing_rules: int = PAIRING_RULES
+) -> TournamentCreated:
+    """A new tournament, or a ``format-does-not-fit`` refusal naming the field; paired by
+    ``pairing_rules`` (an earlier version while a process that knows no later one may
+    still pair it: ``service.write.tournament_store``)."""
     game, format, entry = terms.game, terms.format, terms.entry
     rules = GAMES[game]
     if not rules.min_seats <= terms.seats <= rules.max_seats:
@@ -258,7 +262,7 @@ def create(tournament_id: str, terms: Terms, seed: bytes) -> TournamentCreated:
         tournament=tournament_id,
         **msgspec.structs.asdict(terms) | {"format": format.value},
         seed_hash=hashlib.sha256(seed).hexdigest(),
-        pairing_rules=PAIRING_RULES,
+        pairing_rules=pairing_rules,
         tables_recorded=True,
         results_rules=RESULTS_RULES,
     )

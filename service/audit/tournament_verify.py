@@ -40,6 +40,7 @@ import msgspec
 from domain.events import Event, SeatTaken
 from domain.tournament import results, stream
 from domain.tournament.events import RoundPaired, TableScored, TournamentCreated, TournamentEvent
+from domain.tournament.model import PAIRING_RULES
 from domain.tournament.standings import Standing
 from domain.tournament.stream import Tournament
 from projections import standings as read_model
@@ -270,6 +271,15 @@ def _rerun(
     first = recorded[0].event if recorded else None
     if not isinstance(first, TournamentCreated) or first.tournament != header.tournament:
         raise Stop(TournamentFailure("the stream does not open with its tournament_created", 1))
+    if first.pairing_rules > PAIRING_RULES:
+        # Re-paired by rules it does not know, every round would look forged.
+        raise Stop(
+            TournamentFailure(
+                f"the tournament is paired by pairing rules {first.pairing_rules}, newer than"
+                f" this verifier's {PAIRING_RULES}: verify it with a newer cardroom",
+                1,
+            )
+        )
     folded = stream.start(first)
     for entry in recorded[1:]:
         with _at(entry):

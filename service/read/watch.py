@@ -22,7 +22,7 @@ from contextlib import suppress
 
 import psycopg
 
-from service.write.store import CHANNEL, TOURNAMENT_NOTICE
+from service.write.store import CHANNEL, LISTENER_NAME, TOURNAMENT_NOTICE
 
 log = logging.getLogger("cardroom.watch")
 MAX_TRACKED = 100_000
@@ -77,7 +77,7 @@ class TableWatcher:
         while True:
             try:
                 async with await psycopg.AsyncConnection.connect(
-                    self.conninfo, autocommit=True
+                    self.conninfo, autocommit=True, application_name=LISTENER_NAME
                 ) as conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     # Whatever was notified while no one listened is unknown here.

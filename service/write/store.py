@@ -33,6 +33,7 @@ import msgspec
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
+from domain.tournament.model import PAIRING_RULES
 from projections.table_state import TableRow
 from service import metrics
 from service.audit.chain import canonical_bytes, chain
@@ -43,6 +44,10 @@ log = logging.getLogger("cardroom.store")
 CHANNEL = "cardroom_events"
 INTERVAL = 0.01  # seconds between the commit announcer's statements, at the least
 TOURNAMENT_NOTICE = "tournament:"  # a tournament's commits: tournament:<id>:<version>
+# The application_name of each process's LISTEN connection: which pairing rules the
+# process knows, so that a tournament is created under rules every running process
+# can pair by (service.write.tournament_store.pairing_rules_known).
+LISTENER_NAME = f"cardroom pairing-rules={PAIRING_RULES}"
 Checkpoint = tuple[int, int]  # (tx, position) of the last event a consumer processed
 _json = msgspec.json.Encoder(order="sorted")
 

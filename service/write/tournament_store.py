@@ -8,6 +8,7 @@ and, kept out of every answer, the pairing seed and the key its seat tokens come
 from __future__ import annotations
 
 import functools
+import re
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
@@ -18,12 +19,14 @@ import psycopg
 
 from domain.table import ENDED
 from domain.tournament.events import TOURNAMENT_EVENTS, TournamentEvent
+from domain.tournament.model import PAIRING_RULES
 from domain.tournament.stream import Tournament, evolve, fold
 from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.pg import fetch_all, fetch_column, fetch_one
 from service.refusals import TournamentNotFound
 from service.write.codec import event_data
 from service.write.store import (
+    CHANNEL,
     OPENINGS,
     TOURNAMENT_NOTICE,
     Checkpoint,
@@ -43,6 +46,8 @@ decode_event = msgspec.json.Decoder(TOURNAMENT_EVENTS).decode
 Also = Callable[[psycopg.AsyncConnection[Any]], Awaitable[object]]
 
 CACHED = 1_000  # tournaments whose fold a process keeps
+_KNOWN = re.compile(r"cardroom pairing-rules=([0-9]{1,4})")  # service.write.store.LISTENER_NAME
+UNNAMED_RULES = 2  # what a process knew before its LISTEN connection named it (API 1.13)
 
 
 class StoredTournamentEvent(msgspec.Struct, frozen=True):
@@ -281,6 +286,23 @@ class TournamentStore(Stores):
         version that is not there, over and over."""
         if self.notifier is not None:
             self.notifier.notify(f"{TOURNAMENT_NOTICE}{tournament_id}", version)
+
+    async def pairing_rules_known(self) -> int:
+        """The latest pairing rules every running process knows: a new tournament is
+        created under them. While a rolling update runs, a process of the older release
+        may pair the tournament's rounds; by rules it does not know it would pair them
+        otherwise than the tournament's own, and ``cardroom verify`` would fail the event.
+
+        Each process's LISTEN connection names the rules it knows (``LISTENER_NAME``); one
+        of a release before they were named (1.13 and earlier) knows rules 2."""
+        names = await fetch_column(
+            self.pool,
+            "SELECT application_name FROM pg_stat_activity"
+            " WHERE datname = current_database() AND query = %s",
+            (f"LISTEN {CHANNEL}",),
+        )
+        known = [_KNOWN.fullmatch(name) for name in names]
+        return min([PAIRING_RULES, *(int(found[1]) if found else UNNAMED_RULES for found in known)])
 
     async def secrets(self, tournament_id: str) -> Secrets:
         """A tournament's seed and seat key; they never change, so a process keeps them

@@ -131,7 +131,8 @@ class TournamentService:
             return first.made, first.tokens[0]
         secret = Secrets(seed=secrets.token_bytes(32), seat_key=secrets.token_bytes(32))
         tournament_id = str(uuid.uuid4())
-        created = stream.create(tournament_id, terms, secret.seed)
+        rules = await self.store.pairing_rules_known()
+        created = stream.create(tournament_id, terms, secret.seed, pairing_rules=rules)
         director, raw = sealed_tokens.new_token()
         try:
             await self.store.create(

@@ -79,6 +79,19 @@ async def test_a_forged_pairing_with_a_recomputed_chain_is_refused(
     assert "not the pairing that follows" in report.failure.message
 
 
+async def test_a_tournament_of_pairing_rules_this_verifier_does_not_know_is_not_called_forged(
+    client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
+) -> None:
+    """Re-paired by the rules it knows, each round of a newer tournament would look
+    forged: the verifier says to use a newer cardroom instead."""
+    lines = lines_of(await tournament_export(client, swiss[0]))
+    created = next(line for line in lines if line["type"] == "tournament_event")
+    created["data"]["pairing_rules"] = PAIRING_RULES + 1
+    report = _forged(lines)
+    assert report.failure.version == 1
+    assert "newer than this verifier's" in report.failure.message
+
+
 def _forged(lines: list[dict[str, Any]]) -> Any:
     """The report on ``lines`` once chained again, which must fail at an event."""
     report = verify_tournament_lines(rechain_tournament(document_of(lines)).splitlines())
