@@ -25,7 +25,7 @@ from service.http.games import GameController
 from service.http.headers import nosniff
 from service.http.hooks import allowed_methods, before_request, on_no_route, parameter_rules
 from service.http.interventions import InterventionController
-from service.http.lifespan import lifespan
+from service.http.lifespan import Migrate, lifespan
 from service.http.limits import MAX_BODY_BYTES
 from service.http.live import stream_table, stream_tournament
 from service.http.ops import healthz, readyz
@@ -63,10 +63,11 @@ def _shared(name: str) -> Provide:
     return Provide(provide, sync_to_thread=False)
 
 
-def create_app(settings: Settings, *, migrate: bool = True) -> Litestar:
+def create_app(settings: Settings, *, migrate: Migrate = "at-start") -> Litestar:
     """The app for ``settings``; the database URL must be set (the CLI embeds one if not).
-    ``migrate``: apply pending migrations at startup (``cardroom serve`` applies them
-    itself before it starts serving, see :func:`service.tools.supervisor.worker_app`)."""
+    ``migrate``: how pending migrations are applied at startup (``cardroom serve``
+    applies them itself before it starts serving, see
+    :func:`service.tools.supervisor.worker_app`)."""
     app = Litestar(
         route_handlers=[
             TableController,

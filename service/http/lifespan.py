@@ -7,9 +7,12 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Literal
 
 import anyio
+import psycopg
 from litestar import Litestar
+from psycopg.conninfo import make_conninfo
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
@@ -45,18 +48,39 @@ PROBE_SECONDS = 0.5  # a request's Redis command (the readiness probe) fails by 
 STOP_SECONDS = 5.0
 
 
+# "at-start": apply them or fail to start; "if-reachable": apply them unless the database
+# does not answer (a worker of `cardroom serve`, which applied them before starting any
+# worker: one replacing a worker that died must start during an outage too, and one
+# started by SIGHUP after an upgrade in place still applies the new ones); "no".
+Migrate = Literal["at-start", "if-reachable", "no"]
+MIGRATE_SECONDS = 3.0  # a frozen database's connect fails after 2 s (CONNECT_OPTIONS)
+
+
+async def _migrated_if_reachable(database_url: str) -> None:
+    quick = make_conninfo(database_url, connect_timeout=2)
+    try:
+        with anyio.fail_after(MIGRATE_SECONDS):
+            # Abandoned on timeout: a frozen database holds its thread, not the start.
+            await anyio.to_thread.run_sync(apply_migrations, quick, abandon_on_cancel=True)
+    except (psycopg.OperationalError, TimeoutError) as exc:
+        log.warning("migrations not checked, the database does not answer (%s)", exc)
+
+
 def lifespan(
-    settings: Settings, *, migrate: bool = True
+    settings: Settings, *, migrate: Migrate = "at-start"
 ) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
-    """``migrate``: apply pending migrations first. A process that starts without them
-    needs no database to start: it answers 503 until the database answers."""
+    """``migrate``: how pending migrations are applied first (:data:`Migrate`). A process
+    that may start without them needs no database to start: it answers 503 until the
+    database answers."""
     assert settings.database_url, "the CLI starts an embedded Postgres when none is configured"
     database_url = settings.database_url
 
     @asynccontextmanager
     async def serving(app: Litestar) -> AsyncIterator[None]:
-        if migrate:
+        if migrate == "at-start":
             await anyio.to_thread.run_sync(apply_migrations, database_url)
+        elif migrate == "if-reachable":
+            await _migrated_if_reachable(database_url)
         pool = request_pool(
             database_url, settings.pool_min, settings.pool_max, settings.request_seconds
         )

@@ -123,7 +123,7 @@ def serve(args: argparse.Namespace) -> int:
         else:
             from service.http.app import create_app
 
-            app = create_app(settings, migrate=False)  # applied above
+            app = create_app(settings, migrate="no")  # applied above
             uvicorn.Server(uvicorn.Config(app, **options)).run()
     finally:
         if embedded is not None:

@@ -202,11 +202,12 @@ def worker_app() -> Litestar:
 
     The supervisor's ``cardroom serve`` applied the migrations before starting any
     worker. A worker started later, to replace one that died, may meet a database that
-    is down just then: it starts without it and answers 503 until it is back. Applying
-    migrations at its start, it would fail to start, and uvicorn's supervisor, which
-    takes a worker that fails to start for a broken app, would stop the whole server,
-    the healthy workers with it."""
+    is down just then: it starts without it and answers 503 until it is back. Failing
+    to start instead, it would make uvicorn's supervisor, which takes a worker that
+    fails to start for a broken app, stop the whole server, the healthy workers with it.
+    A worker that finds the database applies pending migrations: one started by SIGHUP
+    after a newer release was installed in place brings its own."""
     end_with_supervisor()
     settings = from_env()
     logs.configure(settings)
-    return create_app(settings, migrate=False)
+    return create_app(settings, migrate="if-reachable")

@@ -23,9 +23,11 @@ from psycopg_pool import PoolTimeout
 from psycopg_pool.base import AttemptWithBackoff
 
 from service.choices import choose
+from service.http.app import create_app
 from service.pg import request_pool
 from service.tools.bench.harness import Server, running_server
-from service.write.migrate import migrate
+from service.write.migrate import available, migrate
+from tests.conftest import make_settings
 from tests.support import services
 from tests.support.api import bearer, ok
 from tests.support.postgres_server import PostgresServer
@@ -319,3 +321,26 @@ def test_a_stop_while_postgres_is_frozen_ends_the_streams_at_once() -> None:
     assert set(rest.split(b"\r\n\r\n")) == {b": keep-alive", b""}, rest  # and whole
     assert took < 2 * PROBE, took
     assert errors == []
+
+
+async def test_a_worker_applies_pending_migrations_when_it_can_and_starts_when_it_cannot() -> None:
+    """A worker of ``serve --workers N`` started by SIGHUP after a newer release was
+    installed in place brings the release's migrations; one replacing a worker that died
+    during an outage starts all the same, and answers 503 until the database is back."""
+    postgres = PostgresServer()
+    postgres.start()
+    running = True
+    try:
+        settings = make_settings(postgres.url)
+        async with create_app(settings, migrate="if-reachable").lifespan():
+            with psycopg.connect(postgres.url) as conn:
+                applied = conn.execute("SELECT count(*) FROM schema_migrations").fetchone()
+            assert applied is not None and applied[0] == len(available())
+        postgres.stop()
+        running = False
+        async with create_app(settings, migrate="if-reachable").lifespan():
+            pass  # started, with nothing to migrate against
+    finally:
+        if running:
+            postgres.stop()
+        postgres.remove()
