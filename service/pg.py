@@ -75,12 +75,22 @@ async def within(call: Awaitable[T], seconds: float) -> T:
     of a freeze took the whole request deadline so), so the call ends in the background
     and takes its outcome with it."""
     task = asyncio.ensure_future(call)
-    done, _ = await asyncio.wait({task}, timeout=seconds)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=seconds)
+    except asyncio.CancelledError:
+        # The caller was cancelled (a stream whose client left): so is the call, whose
+        # outcome would otherwise be logged as an error nobody retrieved.
+        _drop(task)
+        raise
     if not done:
-        task.cancel()
-        task.add_done_callback(_outcome_dropped)
+        _drop(task)
         raise TimeoutError(f"no answer within {seconds:g} s")
     return task.result()
+
+
+def _drop(task: asyncio.Future[Any]) -> None:
+    task.cancel()
+    task.add_done_callback(_outcome_dropped)
 
 
 def _outcome_dropped(task: asyncio.Future[Any]) -> None:

@@ -172,25 +172,29 @@ class Follower:
         return sse_message(record.version, str(tag), _encode(record))
 
     async def catch_up(self) -> list[bytes]:
-        """The messages after ``last``; none if the database does not answer them within
-        the read deadline, and then ``last`` is where it was."""
-        last = self.last
-        try:
-            return await within(self._read_all(), self.read_seconds)
-        except (psycopg.OperationalError, TimeoutError) as exc:
-            # The read is abandoned (cancelled, it passes no message on): read again later.
-            self.last = last
-            log.warning("stream of %s: no read: %s", self.key, exc)
-            return []
+        """The messages after ``last``: as many whole pages as the database answers within
+        the read deadline (``last`` is the last of them), the rest at the next look.
 
-    async def _read_all(self) -> list[bytes]:
-        messages = []
+        A stream far behind (thousands opened at once on a long table, each from its
+        start) once got nothing unless it read everything in one deadline: it read the
+        same pages again at every event and never caught up, and its reads kept the pool
+        from every other request."""
+        messages: list[bytes] = []
+        try:
+            await within(self._read_all(messages), self.read_seconds)
+        except (psycopg.OperationalError, TimeoutError) as exc:
+            # The page being read is abandoned (cancelled, it passes no message on).
+            log.warning("stream of %s: read %d, then no read: %s", self.key, len(messages), exc)
+        return messages
+
+    async def _read_all(self, messages: list[bytes]) -> None:
+        """Into ``messages``, page by page: a page is passed on whole or not at all."""
         while True:
             records, ended = await self.page()
             messages.extend([self._message(record) for record in records])
             if len(records) < PAGE:
                 self.finished = ended
-                return messages
+                return
 
     async def follow(self, quiet: float) -> list[bytes]:
         """The next messages, or none after ``quiet`` seconds without any. A quiet spell
