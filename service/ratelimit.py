@@ -144,10 +144,21 @@ class LocalBuckets:
         key = (policy.name, who)
         decision, tat = gcra(self.tats.get(key, now), now, policy)
         if decision.allowed:
-            if len(self.tats) >= self.size and key not in self.tats:
-                self._forget_full(now)
-            self.tats[key] = tat
+            self._keep(key, tat, now)
         return decision
+
+    def spend(self, policy: Policy, who: str) -> None:
+        """Count a request Redis let through, as if this bucket had: were Redis to
+        become unusable, the local bucket goes on from what this process spent rather
+        than from a full burst."""
+        now = self.clock()
+        key = (policy.name, who)
+        self._keep(key, max(self.tats.get(key, now), now) + policy.interval, now)
+
+    def _keep(self, key: tuple[str, str], tat: float, now: float) -> None:
+        if len(self.tats) >= self.size and key not in self.tats:
+            self._forget_full(now)
+        self.tats[key] = tat
 
     def _forget_full(self, now: float) -> None:
         """Drop the buckets that are full again (their TAT is past); if none is, all."""
@@ -196,7 +207,13 @@ class RateLimiter:
         if self.redis is not None and self._redis_usable():
             try:
                 async with asyncio.timeout(self.timeout):  # no task of its own, as wait_for
-                    return await self._remote(policy, who)
+                    decision = await self._remote(policy, who)
+                if decision.allowed:
+                    # A flood that saturates the process can make a healthy Redis seem
+                    # slow and trip the breaker: the local buckets must not then start
+                    # full, which gave an address a burst more at every trip.
+                    self.local.spend(policy, who)
+                return decision
             except BreakerOpen:
                 pass  # another check found Redis unusable while this one was queued
             except (TimeoutError, RedisError, OSError) as exc:

@@ -14,7 +14,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
 from service.http.throttle import client_address, policies, trusted_networks
-from service.ratelimit import LocalBuckets, Policy, RateLimiter, gcra, parse_policy
+from service.ratelimit import MICRO, LocalBuckets, Policy, RateLimiter, gcra, parse_policy
 from service.settings import Settings, from_env
 
 
@@ -237,6 +237,49 @@ async def test_after_the_breaker_a_background_probe_brings_redis_back() -> None:
     assert limiter.shared
     await limiter.check(policy, "a")
     assert redis.calls == 2  # Redis is asked again
+    await limiter.close()
+
+
+class RedisThatStalls(BrokenRedis):
+    """A Redis that lets ``answers`` checks through, then stops answering (or seems to,
+    to a process too busy to read its answers in time)."""
+
+    def __init__(self, answers: int) -> None:
+        super().__init__(hang=True)
+        self.answers = answers
+
+    def pipeline(self, transaction: bool = True) -> Any:
+        stalls = self
+        checks: list[int] = []
+
+        class Pipeline:
+            def evalsha(self, *args: Any) -> None:
+                checks.append(1)
+
+            async def execute(self, raise_on_error: bool = True) -> list[Any]:
+                stalls.calls += 1
+                if stalls.answers < len(checks):
+                    await asyncio.sleep(3600)
+                stalls.answers -= len(checks)
+                return [[1, 0, MICRO, 0] for _ in checks]
+
+        return Pipeline()
+
+
+async def test_after_a_trip_the_local_buckets_go_on_from_what_redis_let_through() -> None:
+    """A flood of refused requests can saturate a process so that a healthy Redis seems
+    slow and the breaker trips: the local buckets then started full, a burst more for the
+    address at every trip (2-3 times its budget in a 20 s flood)."""
+    clock = Clock()
+    limiter = RateLimiter(RedisThatStalls(3), "p", timeout=0.05, clock=clock)  # type: ignore[arg-type]
+    policy = Policy("create", 3, 60.0)
+    for _ in range(3):
+        assert (await limiter.check(policy, "10.0.0.1")).allowed
+    assert limiter.shared
+    tripped = await limiter.check(policy, "10.0.0.1")  # Redis stalls: decided here
+    assert not limiter.shared
+    assert not tripped.allowed, "the burst Redis counted was granted again"
+    assert (await limiter.check(policy, "10.0.0.2")).allowed  # another address is not
     await limiter.close()
 
 
