@@ -262,19 +262,14 @@ class TableFollower(Follower):
         if not self.hub.live:
             # Redis is a doorbell only: without it, Postgres notifications ring instead.
             return await super().follow(quiet)
-        until = time.monotonic() + quiet
-        while True:
-            published, lost = await self.subscription.take(max(0.0, until - time.monotonic()))
-            if lost or not published:
-                # Entries may be missing (the hub lost Redis, or this stream fell behind),
-                # or it is quiet: a cheap look at Postgres notices a finished table and
-                # any gap.
-                return await self._read_postgres("lost" if lost else "quiet")
-            fresh = [item for item in published if item.version > self.last]  # no repeats
-            if fresh:
-                break
-            # Only repeats (the relay publishing what a catch-up has read already): no
-            # news, so the quiet spell goes on rather than end in an early keep-alive.
+        published, lost = await self.subscription.take(quiet)
+        if lost or not published:
+            # Entries may be missing (the hub lost Redis, or this stream fell behind), or
+            # it is quiet: a cheap look at Postgres notices a finished table and any gap.
+            return await self._read_postgres("lost" if lost else "quiet")
+        fresh = [item for item in published if item.version > self.last]  # repeats dropped
+        if not fresh:
+            return []
         if self.audience != "spectator" and not (self.watched and all(i.whole for i in fresh)):
             # A seat's or the operator's events come from Postgres, private cards and all,
             # unless the relay hid nothing (a bid, a card played): then they are the same.
