@@ -109,11 +109,17 @@ class ReadSide:
         tournament closes to spectators are left out but for ``sees_closed``: ``"*"``
         (the operator) or the id of the tournament whose director asks."""
         filters = {"game": game, "status": status, "tournament": tournament}
-        extra: list[tuple[str, Any]] = [] if player is None else [("%s = ANY(players)", player)]
+        extra: list[tuple[str, Any]] = []
+        relation = "tables"
+        if player is not None:
+            # Driven by the name's own rows (migration 0017), newest first: a page stops
+            # at its end, however rare or common the name.
+            relation = "table_players JOIN tables ON tables.seq = table_players.seq"
+            extra.append(("table_players.player = %s", player))
         if sees_closed != "*":
             extra.append((_OPEN_TO_SPECTATORS, sees_closed))
         columns = "id::text, game, status, version, players, tournament, created_at"
-        rows, following = await self._page("tables", columns, filters, extra, cursor, limit)
+        rows, following = await self._page(relation, columns, filters, extra, cursor, limit)
         return [TableSummary(*row) for row in rows], following
 
     async def list_tournaments(
@@ -151,12 +157,13 @@ class ReadSide:
         for clause, value in extra:
             clauses.append(clause)
             params.append(value)
+        seq = f"{relation.split()[0]}.seq"  # the first relation's, where several are joined
         if cursor is not None:
-            clauses.append("seq < %s")
+            clauses.append(f"{seq} < %s")
             params.append(decode_cursor(cursor))
         sql = (
-            f"SELECT seq, {columns} FROM {relation} WHERE {' AND '.join(clauses)}"
-            " ORDER BY seq DESC LIMIT %s"
+            f"SELECT {seq}, {columns} FROM {relation} WHERE {' AND '.join(clauses)}"
+            f" ORDER BY {seq} DESC LIMIT %s"
         )
         rows = await fetch_all(self.pool, sql, [*params, limit + 1])
         following = encode_cursor(rows[limit - 1][0]) if len(rows) > limit else None

@@ -157,6 +157,26 @@ async def test_listing_filters_and_pages_with_a_cursor(reader: Any) -> None:
     assert bad.status_code == 400 and bad.json()["code"] == "malformed-request"
 
 
+async def test_the_player_filter_pages_newest_first_and_follows_the_seats(reader: Any) -> None:
+    """A name's tables are read from its own rows (migration 0017), kept with the seats:
+    a page stops at its end however rare the name, and a seat handed on drops it."""
+    tables = [await new_table(reader) for _ in range(3)]
+    for table in tables:
+        seat = f"/tables/{table['id']}/seats/0"
+        ok(await reader.post(seat, json={"name": "Yves Paged"}), 201)
+    first = ok(await reader.get("/tables?player=Yves%20Paged&limit=2"))
+    rest = ok(await reader.get(f"/tables?player=Yves%20Paged&limit=2&cursor={first['next']}"))
+    listed = [t["id"] for t in first["tables"] + rest["tables"]]
+    assert listed == [t["id"] for t in reversed(tables)] and rest["next"] is None
+    replace = f"/tables/{tables[0]['id']}/seats/0/replace"
+    ok(await reader.post(replace, json={"name": "Zoe Paged"}, headers=OPERATOR))
+    after = [t["id"] for t in ok(await reader.get("/tables?player=Yves%20Paged"))["tables"]]
+    assert after == [tables[2]["id"], tables[1]["id"]]
+    now = [t["id"] for t in ok(await reader.get("/tables?player=Zoe%20Paged"))["tables"]]
+    assert now == [tables[0]["id"]]
+    assert ok(await reader.get("/tables?player=Nobody%20At%20All"))["tables"] == []
+
+
 async def test_long_poll_answers_when_the_table_moves_and_times_out_with_304(
     read_settings: Settings,
 ) -> None:
