@@ -101,8 +101,7 @@ def _maximum(size: int, allowed: matching.Allowed) -> list[int]:
     """Paired down the ranking, then grown to a maximum matching if that left more than
     an odd group's one unpaired (with fewer, it is one already)."""
     mate = matching.greedy(size, allowed)
-    if mate.count(matching.FREE) > size % 2:
-        _swap_in(mate, allowed)
+    _swap_in(mate, allowed)
     if mate.count(matching.FREE) > size % 2:
         mate = matching.complete(size, allowed, mate)
     return mate

@@ -13,10 +13,11 @@ from litestar import Litestar
 
 from service import logs
 from service.http.app import create_app
+from service.http.lifespan import Migrate
 from service.settings import from_env
 
 
-def app_factory() -> Litestar:
+def app_factory(migrate: Migrate = "at-start") -> Litestar:
     settings = from_env()
     logs.configure(settings)
-    return create_app(settings)
+    return create_app(settings, migrate=migrate)

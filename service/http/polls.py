@@ -88,9 +88,7 @@ class Poll:
         """The answer ``read`` gives, or a 304 while ``If-None-Match`` names it; with
         ``wait``, either once the answer has changed or ``wait`` seconds have passed."""
         wanted = entity_tags(self.if_none_match)
-        answer, streams = await read()
-        body = _encode(answer)
-        tag = content_tag(body)
+        body, tag, streams = await _tagged(read)
         if self.wait and wanted is not None and _named(tag, wanted):
             if self.deadline is not None:
                 self.deadline.extend(self.wait)
@@ -105,9 +103,7 @@ class Poll:
                 )
                 if self.hangup is not None and self.hangup.happened:
                     return client_gone()  # nothing read for an answer nobody gets
-                answer, streams = await read()
-                body = _encode(answer)
-                tag = content_tag(body)
+                body, tag, streams = await _tagged(read)
         headers = {"ETag": tag, "Cache-Control": cache_control}
         if cache_control == PRIVATE:
             headers["Vary"] = "Authorization"  # as documented()
@@ -122,6 +118,13 @@ def provide_poll(
     scope = request.scope
     watcher = scope["app"].state.watcher
     return Poll(if_none_match, wait, watcher, deadline_of(scope), hangup_of(scope))
+
+
+async def _tagged(read: Read) -> tuple[bytes, str, Mapping[str, int]]:
+    """The answer ``read`` gives, encoded, its tag, and the streams it was read from."""
+    answer, streams = await read()
+    body = _encode(answer)
+    return body, content_tag(body), streams
 
 
 def _named(tag: str, wanted: list[str]) -> bool:

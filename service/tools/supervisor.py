@@ -39,10 +39,8 @@ from litestar import Litestar
 from prometheus_client import multiprocess
 from uvicorn.supervisors import Multiprocess
 
-from service import logs
-from service.http.app import create_app
+from service.http.asgi import app_factory
 from service.metrics import MULTIPROC_DIR
-from service.settings import from_env
 
 log = logging.getLogger("cardroom")
 PR_SET_PDEATHSIG = 1  # prctl(2)
@@ -208,6 +206,4 @@ def worker_app() -> Litestar:
     A worker that finds the database applies pending migrations: one started by SIGHUP
     after a newer release was installed in place brings its own."""
     end_with_supervisor()
-    settings = from_env()
-    logs.configure(settings)
-    return create_app(settings, migrate="if-reachable")
+    return app_factory(migrate="if-reachable")
