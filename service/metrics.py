@@ -70,6 +70,14 @@ def registry() -> CollectorRegistry:
 
 
 LIVE_STREAMS = Gauge("cardroom_live_streams", "SSE streams open in this process")
+HELD = Gauge("cardroom_held_requests", "Long-polls and streams this process holds open")
+HELD_SUPERSEDED = Counter(
+    "cardroom_held_superseded_total",
+    "Held requests ended early: a newer one of the same client took the place",
+)
+HELD_REFUSED = Counter(
+    "cardroom_held_refused_total", "Long-polls and streams refused: the process held its most"
+)
 LIVE_HUB_CONNECTED = Gauge(
     "cardroom_live_hub_connected", "1 while this process's fan-out hub is reading Redis"
 )

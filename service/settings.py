@@ -54,6 +54,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_address: str = RATE_ADDRESS
     # Proxies whose X-Forwarded-For names the client (addresses or networks).
     trusted_proxies: tuple[str, ...] = ()
+    # Long-polls and streams a process holds at once (service.http.holds): per token,
+    # per address of callers without one, and in all; 0 for no bound.
+    held_per_token: int = 8
+    held_per_address: int = 256
+    held_per_process: int = 10_000
     # Whether `cardroom serve` may start embedded servers: "auto", "1" or "0" (see
     # embedded_servers below).
     embedded: str = "auto"
@@ -97,6 +102,9 @@ VARIABLES = (
     "CARDROOM_RATE_SEAT",
     "CARDROOM_RATE_ADDRESS",
     "CARDROOM_TRUSTED_PROXIES",
+    "CARDROOM_HELD_PER_TOKEN",
+    "CARDROOM_HELD_PER_ADDRESS",
+    "CARDROOM_HELD_PER_PROCESS",
     "CARDROOM_EMBEDDED",
     "CARDROOM_SHUTDOWN_SECONDS",
     "CARDROOM_CORS_ORIGINS",
@@ -157,6 +165,14 @@ def _positive(name: str, value: str, most: float = math.inf) -> float:
         bound = "" if math.isinf(most) else f" and at most {most:g}"
         raise ValueError(f"{name} must be more than 0{bound}, not {value!r}")
     return seconds
+
+
+def _bound(env: Mapping[str, str], name: str, default: int) -> int:
+    """A count of 0 (no bound) or more."""
+    value = env.get(name, str(default))
+    if not (value.strip().isdigit()):
+        raise ValueError(f"{name} must be a whole number, 0 or more (0: no bound), not {value!r}")
+    return int(value)
 
 
 def _switch(name: str, value: str) -> str:
@@ -271,6 +287,9 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
             for entry in env.get("CARDROOM_TRUSTED_PROXIES", "").split(",")
             if entry.strip()
         ),
+        held_per_token=_bound(env, "CARDROOM_HELD_PER_TOKEN", 8),
+        held_per_address=_bound(env, "CARDROOM_HELD_PER_ADDRESS", 256),
+        held_per_process=_bound(env, "CARDROOM_HELD_PER_PROCESS", 10_000),
         embedded=_embedded(env.get("CARDROOM_EMBEDDED", "auto")),
         shutdown_seconds=float(env.get("CARDROOM_SHUTDOWN_SECONDS", "20")),
         header_timeout_seconds=_positive(

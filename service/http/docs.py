@@ -38,8 +38,9 @@ _DESCRIPTIONS = {
         " `Retry-After` seconds (a command with the same `Idempotency-Key`, so that it is"
         " recorded at most once). A command past its deadline may also be told"
         " `clocks-recovering` (see the problem types), a request a stopping server"
-        " could not finish `server-stopping`, and a command an older process may not"
-        " decide during an upgrade `upgrade-in-progress`."
+        " could not finish `server-stopping`, a command an older process may not"
+        " decide during an upgrade `upgrade-in-progress`, and a long-poll or a stream"
+        " that a process holding its most cannot hold `server-busy`."
     ),
 }
 

@@ -18,6 +18,7 @@ from redis.backoff import NoBackoff
 
 from service.http import stopping
 from service.http.auth import Authenticator
+from service.http.holds import Holds
 from service.http.throttle import Throttle, policies, trusted_networks
 from service.pg import request_pool
 from service.ratelimit import RateLimiter
@@ -115,10 +116,16 @@ def lifespan(
         tournaments = TournamentService(TournamentStore(pool, notifier, reads=replicas), service)
         auth = Authenticator(store, settings.operator_token, tournaments=tournaments.store)
         limiter, throttle = None, None
+        trusted = trusted_networks(settings.trusted_proxies)
         if settings.rate_limits:
             limiter = RateLimiter(_limiter_redis(redis_url, cluster), settings.redis_prefix)
-            trusted = trusted_networks(settings.trusted_proxies)
             throttle = Throttle(limiter, auth, policies(settings), trusted)
+        holds = Holds(
+            settings.held_per_token,
+            settings.held_per_address,
+            settings.held_per_process,
+            trusted,
+        )
         app.state.update(
             read_side=ReadSide(pool if replicas is None else replicas),
             pool=pool,
@@ -132,6 +139,7 @@ def lifespan(
             tournaments=tournaments,
             auth=auth,
             throttle=throttle,
+            holds=holds,
         )
         stop = asyncio.Event()
         background = []

@@ -29,8 +29,9 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 from uuid import UUID
 
 import msgspec
@@ -50,13 +51,14 @@ from service.http.auth import Caller
 from service.http.deadline import deadline_of
 from service.http.dependencies import provided
 from service.http.docs import TOKEN_OPTIONAL, Access, errors
+from service.http.holds import holds_of
 from service.http.problems import ApiProblem
 from service.http.schemas import StreamMessage, TournamentStreamMessage
 from service.http.tables import after_version, caching_headers, load_for_caller, watchable
 from service.metrics import LIVE_READS
 from service.pg import within
 from service.read.records import EventRecord, TournamentEventRecord
-from service.read.watch import TableWatcher
+from service.read.watch import Hangup, TableWatcher
 from service.workers.fanout import Hub, Published, Subscription
 from service.write.handler import TableService
 from service.write.store import TOURNAMENT_NOTICE
@@ -114,6 +116,8 @@ class Opening:
     timeout: int
     watcher: TableWatcher
     read_seconds: float  # the request's deadline, for each read once the stream started
+    scope: Any  # the request's: the stream holds a place (service.http.holds); not a
+    # Scope, which Litestar would try to convert as a dependency's field
 
 
 def provide_opening(
@@ -126,7 +130,7 @@ def provide_opening(
     start = int(last_event_id) if last_event_id is not None else (after or 0)
     deadline = deadline_of(scope)
     assert deadline is not None, "every route is served under the deadline middleware"
-    return Opening(start, timeout, watcher, deadline.seconds)
+    return Opening(start, timeout, watcher, deadline.seconds, scope)
 
 
 def require_reached(opening: Opening, version: int) -> None:
@@ -154,6 +158,9 @@ class Follower:
         self.watcher = opening.watcher
         self.read_seconds = opening.read_seconds
         self.finished = False
+        # The stream's place (service.http.holds), once it holds one: its waits end when
+        # the client goes or a newer stream of the same client takes its place.
+        self.hangup: Hangup | None = None
 
     def open(self) -> None:
         """Before the first catch-up."""
@@ -200,7 +207,7 @@ class Follower:
         """The next messages, or none after ``quiet`` seconds without any. A quiet spell
         ends with a look at Postgres too: a notification lost while the watcher
         reconnected delays a message by one keep-alive at most."""
-        await self.watcher.wait_for_table(self.key, self.last, quiet)
+        await self.watcher.wait_for_table(self.key, self.last, quiet, self.hangup)
         return await self.catch_up()
 
 
@@ -262,7 +269,9 @@ class TableFollower(Follower):
         if not self.hub.live:
             # Redis is a doorbell only: without it, Postgres notifications ring instead.
             return await super().follow(quiet)
-        published, lost = await self.subscription.take(quiet)
+        published, lost = await self.subscription.take(quiet, self.hangup)
+        if self.hangup is not None and self.hangup.ended:
+            return []  # the stream ends now: nothing to read for it
         if lost or not published:
             # Entries may be missing (the hub lost Redis, or this stream fell behind), or
             # it is quiet: a cheap look at Postgres notices a finished table and any gap.
@@ -313,7 +322,7 @@ class TournamentFollower(Follower):
 
     async def follow(self, quiet: float) -> list[bytes]:
         # Past what was read, not what was sent: a result held back is no news.
-        await self.watcher.wait_for_table(self.key, max(self.last, self.read), quiet)
+        await self.watcher.wait_for_table(self.key, max(self.last, self.read), quiet, self.hangup)
         return await self.catch_up()
 
     async def page(self) -> tuple[list[Record], bool]:
@@ -408,7 +417,7 @@ async def stream_table(
     watched = not seat or await watchable(loaded.table, tournaments)
     follower = TableFollower(table_key, caller, service, hub, opening, watched=watched)
     # A seat's stream carries its cards: it says so to caches, as the seat's view does.
-    return stream_of(follower, opening.timeout, caching_headers(audience))
+    return stream_of(follower, opening, caller, caching_headers(audience))
 
 
 @get(
@@ -442,38 +451,53 @@ async def stream_tournament(
         caller.kind == "director" and caller.tournament == tournament.id
     )
     follower = TournamentFollower(tournament, tournaments.store, opening, sees_all)
-    return stream_of(follower, opening.timeout)
+    return stream_of(follower, opening, caller)
 
 
 def stream_of(
-    follower: Follower, timeout: float, caching: Mapping[str, str] | None = None
+    follower: Follower,
+    opening: Opening,
+    caller: Caller | None,
+    caching: Mapping[str, str] | None = None,
 ) -> Stream:
+    """The stream's response: 503 ``server-busy`` now if the process holds all it may
+    (service.http.holds); its place is taken once the stream starts."""
+    holds = holds_of(opening.scope)
+    holds.admit()
     # The messages are written here (sse_message) rather than by Litestar's
     # ServerSentEvent, so that a published event is encoded once for all its streams.
     return Stream(
-        _messages(follower, timeout),
+        _messages(follower, opening.timeout, holds.place(opening.scope, caller, admitted=True)),
         media_type="text/event-stream",
         headers={**STREAM_HEADERS, **(caching or {})},
     )
 
 
-async def _messages(follower: Follower, timeout: float) -> AsyncIterator[bytes]:
+async def _messages(
+    follower: Follower, timeout: float, place: AbstractContextManager[Hangup]
+) -> AsyncIterator[bytes]:
     deadline = time.monotonic() + timeout
-    follower.open()
-    try:
-        # A first chunk at once, a comment if there is nothing to catch up on: a proxy
-        # passes the stream on, the client knows it is open, and a HEAD (answered once
-        # this is written, access._headless) ends between two reads, not inside one.
-        messages = await follower.catch_up()
-        yield b"".join(messages) if messages else OPENED_COMMENT
-        # Once a graceful stop begins (the watcher is released) the stream ends: its
-        # client resumes at another process from its Last-Event-ID (service.http.stopping).
-        while (
-            not follower.finished
-            and not follower.watcher.released
-            and (remaining := deadline - time.monotonic()) > 0
-        ):
-            messages = await follower.follow(min(KEEP_ALIVE, remaining))
-            yield b"".join(messages) if messages else KEEP_ALIVE_COMMENT
-    finally:
-        follower.close()
+    # Taken here, not by the handler: a generator that never starts (its client gone
+    # before the answer began) never runs a ``finally`` that would give the place back.
+    with place as hangup:
+        follower.hangup = hangup
+        follower.open()
+        try:
+            # A first chunk at once, a comment if there is nothing to catch up on: a proxy
+            # passes the stream on, the client knows it is open, and a HEAD (answered once
+            # this is written, access._headless) ends between two reads, not inside one.
+            messages = await follower.catch_up()
+            yield b"".join(messages) if messages else OPENED_COMMENT
+            # Once a graceful stop begins (the watcher is released) the stream ends: its
+            # client resumes at another process from its Last-Event-ID
+            # (service.http.stopping); so does one whose place a newer one took.
+            while (
+                not follower.finished
+                and not follower.watcher.released
+                and not hangup.ended
+                and (remaining := deadline - time.monotonic()) > 0
+            ):
+                messages = await follower.follow(min(KEEP_ALIVE, remaining))
+                yield b"".join(messages) if messages else KEEP_ALIVE_COMMENT
+        finally:
+            follower.close()

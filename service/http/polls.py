@@ -22,11 +22,12 @@ import msgspec
 from litestar import Request, Response
 from litestar.datastructures import ResponseHeader
 
+from service.http.auth import Caller
 from service.http.conditional import AnswerWait, IfNoneMatch, content_tag, entity_tags
 from service.http.deadline import RequestDeadline, deadline_of
+from service.http.holds import holds_of
 from service.http.problems import client_gone
-from service.http.protocol import hangup_of
-from service.read.watch import Hangup, TableWatcher
+from service.read.watch import TableWatcher
 
 RECHECK_SECONDS = 5.0  # a parked poll reads again this often, notified or not
 _JSON = "application/json"
@@ -76,34 +77,39 @@ def documented(cache_control: str) -> list[ResponseHeader]:
 class Poll:
     """What a request asks of such an answer (``If-None-Match`` and ``wait``), and what
     a long-poll of it needs: the process's commit notifications, the request's deadline
-    (extended by the wait) and its mark for a client that hung up."""
+    (extended by the wait) and its scope, for the place it holds while it waits
+    (service.http.holds)."""
 
     if_none_match: str | None
     wait: int | None
     watcher: TableWatcher
     deadline: RequestDeadline | None
-    hangup: Hangup | None
+    scope: Any
 
-    async def answer(self, read: Read, cache_control: str) -> Response[Any]:
+    async def answer(
+        self, read: Read, cache_control: str, caller: Caller | None = None
+    ) -> Response[Any]:
         """The answer ``read`` gives, or a 304 while ``If-None-Match`` names it; with
-        ``wait``, either once the answer has changed or ``wait`` seconds have passed."""
+        ``wait``, either once the answer has changed or ``wait`` seconds have passed (or
+        a newer poll of the same ``caller`` took this one's place)."""
         wanted = entity_tags(self.if_none_match)
         body, tag, streams = await _tagged(read)
         if self.wait and wanted is not None and _named(tag, wanted):
-            if self.deadline is not None:
-                self.deadline.extend(self.wait)
-            until = time.monotonic() + self.wait
-            held = tag
-            while tag == held and not self.watcher.released:
-                remaining = until - time.monotonic()
-                if remaining <= 0:
-                    break
-                await self.watcher.wait_for_streams(
-                    streams, min(remaining, RECHECK_SECONDS), self.hangup
-                )
-                if self.hangup is not None and self.hangup.happened:
-                    return client_gone()  # nothing read for an answer nobody gets
-                body, tag, streams = await _tagged(read)
+            with holds_of(self.scope).place(self.scope, caller) as hangup:
+                if self.deadline is not None:
+                    self.deadline.extend(self.wait)
+                until = time.monotonic() + self.wait
+                held = tag
+                while tag == held and not self.watcher.released and not hangup.superseded:
+                    remaining = until - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    await self.watcher.wait_for_streams(
+                        streams, min(remaining, RECHECK_SECONDS), hangup
+                    )
+                    if hangup.happened:
+                        return client_gone()  # nothing read for an answer nobody gets
+                    body, tag, streams = await _tagged(read)
         headers = {"ETag": tag, "Cache-Control": cache_control}
         if cache_control == PRIVATE:
             headers["Vary"] = "Authorization"  # as documented()
@@ -117,7 +123,7 @@ def provide_poll(
 ) -> Poll:
     scope = request.scope
     watcher = scope["app"].state.watcher
-    return Poll(if_none_match, wait, watcher, deadline_of(scope), hangup_of(scope))
+    return Poll(if_none_match, wait, watcher, deadline_of(scope), scope)
 
 
 async def _tagged(read: Read) -> tuple[bytes, str, Mapping[str, int]]:

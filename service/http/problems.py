@@ -149,6 +149,12 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         " answered; send it again (another process answers it). A command may have been"
         " recorded: resend it with the same `Idempotency-Key`.",
     ),
+    "server-busy": ProblemType(
+        503,
+        "Server busy",
+        "This process holds as many long-polls and streams as it may; retry after"
+        " `Retry-After` seconds (another process may answer).",
+    ),
     "upgrade-in-progress": ProblemType(
         503,
         "Upgrade in progress",

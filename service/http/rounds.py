@@ -167,7 +167,7 @@ class RoundController(Controller):
         async def read() -> Seated:
             return await access.tournaments.seat_of(access.tournament_id, entry, member)
 
-        return await poll.answer(read, PRIVATE)
+        return await poll.answer(read, PRIVATE, access.caller)
 
     @post(
         "/rounds",

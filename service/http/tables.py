@@ -24,9 +24,9 @@ from service.http.conditional import IfNoneMatch, TableWait, entity_tags, strong
 from service.http.deadline import RequestDeadline, deadline_of
 from service.http.dependencies import provided
 from service.http.docs import location, token_only, token_optional
+from service.http.holds import holds_of
 from service.http.idempotency import IdempotencyKey, OpeningIdempotencyKey, SeatIdempotencyKey
 from service.http.problems import ApiProblem, client_gone
-from service.http.protocol import hangup_of
 from service.http.schemas import (
     TEXT,
     UUID_PATTERN,
@@ -41,7 +41,7 @@ from service.http.schemas import (
 )
 from service.read.models import ReadSide
 from service.read.records import ActionResult, EventRecord, TableView
-from service.read.watch import Hangup, TableWatcher
+from service.read.watch import TableWatcher
 from service.refusals import TournamentNotFound
 from service.write.handler import Answer, Loaded, TableService, etag
 from service.write.store import new_table_id
@@ -196,28 +196,35 @@ def _matches(loaded: Loaded, audience: Audience, wanted: list[str]) -> bool:
 
 
 async def _long_poll(version: int, access: TableAccess, wait: int) -> Loaded | None:
-    """The table read once it moves past ``version``, ``wait`` seconds pass or the process
-    begins a graceful stop (service.http.stopping), whichever comes first; None, read
+    """The table read once it moves past ``version``, ``wait`` seconds pass, the process
+    begins a graceful stop (service.http.stopping) or a newer request of the same client
+    takes this one's place (service.http.holds), whichever comes first; None, read
     nothing, if the client hangs up first (service.http.protocol).
 
     The commit notification wakes it at once; a re-read every few seconds covers a
     notification lost with a dropped LISTEN connection. What it answers with is always
     read after the last wait, so it is never older than a version acknowledged before.
     """
-    table_id, watcher, hangup = access.table_key, access.watcher, access.hangup
-    if access.deadline is not None:
-        access.deadline.extend(wait)
-    deadline = time.monotonic() + wait
-    while True:
-        remaining = deadline - time.monotonic()
-        await watcher.wait_for_table(table_id, version, min(remaining, 5.0), hangup)
-        if hangup is not None and hangup.happened:
-            # No read for an answer nobody gets: when a load generator's or a cell
-            # network's clients drop together, their polls would read all at once.
-            return None
-        fresh = await access.service.load(table_id, replica=True)
-        if fresh.table.version != version or time.monotonic() >= deadline or watcher.released:
-            return fresh
+    table_id, watcher = access.table_key, access.watcher
+    with holds_of(access.scope).place(access.scope, access.caller) as hangup:
+        if access.deadline is not None:
+            access.deadline.extend(wait)
+        deadline = time.monotonic() + wait
+        while True:
+            remaining = deadline - time.monotonic()
+            await watcher.wait_for_table(table_id, version, min(remaining, 5.0), hangup)
+            if hangup.happened:
+                # No read for an answer nobody gets: when a load generator's or a cell
+                # network's clients drop together, their polls would read all at once.
+                return None
+            fresh = await access.service.load(table_id, replica=True)
+            if (
+                fresh.table.version != version
+                or time.monotonic() >= deadline
+                or watcher.released
+                or hangup.superseded
+            ):
+                return fresh
 
 
 def _open_unread(access: TableAccess, audience: Audience, heard: int) -> bool:
@@ -323,7 +330,7 @@ class TableAccess:
     service: TableService
     tournaments: TournamentService
     watcher: TableWatcher
-    hangup: Hangup | None  # marked if the client goes before its answer (a long-poll's)
+    scope: Any  # the request's: a long-poll holds a place for it (service.http.holds)
     deadline: RequestDeadline | None  # the request's, which a long-poll extends by its wait
 
 
@@ -342,7 +349,7 @@ def table_access(scope: Any, table_key: str, caller: Caller) -> TableAccess:
         state.service,
         state.tournaments,
         state.watcher,
-        hangup_of(scope),
+        scope,
         deadline_of(scope),
     )
 

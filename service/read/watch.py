@@ -29,19 +29,33 @@ MAX_TRACKED = 100_000
 
 
 class Hangup:
-    """Whether the client of a waiting request has gone (the connection was lost before
-    its answer): the request's wait for a table ends at once, instead of holding its
-    place among the waiters until its timeout. The HTTP protocol marks it
-    (service.http.protocol); a request served otherwise (in-process tests) has none."""
+    """Whether a waiting request should stop waiting: its client has gone (the connection
+    was lost before its answer: the wait ends at once, instead of holding its place among
+    the waiters until its timeout), or a newer request of the same client took its place
+    (service.http.holds: it answers now with what it has). The HTTP protocol marks a
+    hang-up (service.http.protocol); a request served otherwise (in-process tests) has
+    none, until a held place gives it one."""
 
-    __slots__ = ("happened", "waiter")
+    __slots__ = ("happened", "superseded", "waiter")
 
     def __init__(self) -> None:
         self.happened = False
+        self.superseded = False
         self.waiter: asyncio.Event | None = None  # the wait to end, while one is parked
+
+    @property
+    def ended(self) -> bool:
+        return self.happened or self.superseded
 
     def hang_up(self) -> None:
         self.happened = True
+        self._wake()
+
+    def supersede(self) -> None:
+        self.superseded = True
+        self._wake()
+
+    def _wake(self) -> None:
         if self.waiter is not None:
             self.waiter.set()
 
@@ -124,7 +138,7 @@ class TableWatcher:
         self, table_id: str, beyond: int, timeout: float, hangup: Hangup | None = None
     ) -> bool:
         """Until ``table_id`` is known past version ``beyond``; False on timeout, or at
-        once when released or the client hangs up."""
+        once when released or the request's wait ended (:class:`Hangup`)."""
         if self.versions.get(table_id, 0) > beyond:
             return True
         return await self.wait_for_streams({table_id: beyond}, timeout, hangup)
@@ -134,8 +148,8 @@ class TableWatcher:
     ) -> bool:
         """Until one of the streams ``beyond`` names (tables, or ``tournament:<id>``) is
         known past the version it gives; False on timeout, or at once when released or
-        the client hangs up. A tournament's ``/me`` waits on its tournament and its
-        table together, since either can change the answer."""
+        the request's wait ended (:class:`Hangup`). A tournament's ``/me`` waits on its
+        tournament and its table together, since either can change the answer."""
         waiter = asyncio.Event()
         for key in beyond:
             self._waiters.setdefault(key, set()).add(waiter)
@@ -145,7 +159,7 @@ class TableWatcher:
             deadline = time.monotonic() + timeout
             while not self._moved(beyond):
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or self.released or (hangup is not None and hangup.happened):
+                if remaining <= 0 or self.released or (hangup is not None and hangup.ended):
                     return False
                 waiter.clear()
                 # asyncio.timeout, not wait_for: in Python 3.11 wait_for makes a task of

@@ -39,6 +39,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from service.metrics import LIVE_HUB_CONNECTED, LIVE_OVERFLOWS, LIVE_STREAMS
+from service.read.watch import Hangup
 from service.workers.clients import AnyRedis
 from service.workers.streams import global_stream
 
@@ -104,14 +105,23 @@ class Subscription:
         self.lost = True
         self._wake.set()
 
-    async def take(self, timeout: float) -> tuple[list[Published], bool]:
-        """What arrived, waiting up to ``timeout`` seconds for anything; and whether
-        entries were lost since the last take (then catch up from Postgres)."""
-        if not self.pending and not self.lost:
+    async def take(
+        self, timeout: float, hangup: Hangup | None = None
+    ) -> tuple[list[Published], bool]:
+        """What arrived, waiting up to ``timeout`` seconds for anything (or until the
+        stream's ``hangup`` ends its waits); and whether entries were lost since the last
+        take (then catch up from Postgres)."""
+        if not self.pending and not self.lost and not (hangup is not None and hangup.ended):
             self._wake.clear()
-            with suppress(TimeoutError):
-                async with asyncio.timeout(timeout):
-                    await self._wake.wait()
+            if hangup is not None:
+                hangup.waiter = self._wake
+            try:
+                with suppress(TimeoutError):
+                    async with asyncio.timeout(timeout):
+                        await self._wake.wait()
+            finally:
+                if hangup is not None:
+                    hangup.waiter = None
         items, self.pending = self.pending, []
         lost, self.lost = self.lost, False
         return items, lost

@@ -24,7 +24,7 @@ class SlowSecondPages(Follower):
     stops answering until the look's deadline."""
 
     def __init__(self) -> None:
-        opening = Opening(0, 900, TableWatcher("postgresql://nowhere"), read_seconds=0.05)
+        opening = Opening(0, 900, TableWatcher("postgresql://nowhere"), read_seconds=0.05, scope={})
         super().__init__("t", opening)
         self.answered_this_look = False
 

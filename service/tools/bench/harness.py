@@ -75,8 +75,9 @@ def running_server(
     """``cardroom serve`` in a subprocess: its base URL, operator token and pid. Its
     output (the banner and its logs) goes to ``output`` when given, else to stderr.
 
-    Rate limits are off unless asked for: a benchmark measures the service, not its
-    throttle, and its load comes from one address."""
+    Rate limits are off unless asked for, and with them the bounds on what one client
+    holds open (service.http.holds): a benchmark measures the service, not its throttle,
+    and its load comes from one address."""
     port = free_port()
     token = secrets.token_urlsafe(16)
     env = {
@@ -87,6 +88,11 @@ def running_server(
         "CARDROOM_REDIS_PREFIX": f"bench-{secrets.token_hex(3)}",
         "CARDROOM_LOG_LEVEL": "warning",
         "CARDROOM_RATE_LIMITS": "1" if rate_limits else "0",
+        **(
+            {}
+            if rate_limits
+            else {"CARDROOM_HELD_PER_ADDRESS": "0", "CARDROOM_HELD_PER_TOKEN": "0"}
+        ),
         **(extra_env or {}),
     }
     command = [sys.executable, "-m", "service.tools.cli", "serve", "--port", str(port)]
