@@ -75,13 +75,24 @@ async def _operate(
 async def expire(service: TableService, table_id: str) -> Table[Any] | None:
     """Fire the table's clock if it expired: ``clock_expired`` (and the forfeit, or the
     seat marked absent), then on ``autoplay`` the computer's move for the seat, recorded
-    as a command of actor ``clock:<seat>``. ``None`` when nothing is due (any more)."""
+    as a command of actor ``clock:<seat>``; for a seat the computer plays, its move
+    alone, as the computer's. ``None`` when nothing is due (any more)."""
 
     def plan(table: Table[Any], at: datetime) -> Plan | None:
         if liveness.time_due(table, at):
             return Plan([Batch(liveness.call_time(table, at), CLOCK, {"type": "call_time"})])
         if not liveness.due(table, at):
             return None
+        late = _computer_late(table, at)
+        if late is not None:
+            # The computer plays this seat (its own, or an absent player's) and has not
+            # moved in time only because the service was slow: its worker busy, or
+            # between two leaders. The service's own delay is charged to no one (DESIGN
+            # 10), so the computer moves now instead of losing the seat's time: a
+            # forfeit would hand the game to the other side, an expiry mark it absent.
+            move = computer.choose(table, late)
+            events = tables.decide(table, move, late)
+            return Plan([Batch(events, f"computer:{late}", msgspec.to_builtins(move))], acted=late)
         expired = liveness.expire(table, at)
         batches = [Batch(expired, CLOCK, {"type": "expire"})]
         first = expired[0]
@@ -132,6 +143,16 @@ async def expire_waiting(service: TableService, table_id: str) -> Table[Any] | N
 
     written = await service.write(table_id, plan)
     return None if written is None else written[0]
+
+
+def _computer_late(table: Table[Any], at: datetime) -> int | None:
+    """The first seat the computer plays whose deadline passed by ``at``, if any."""
+    late = [
+        (deadline, seat)
+        for seat in tables.computer_to_act(table)
+        if (deadline := table.deadline(seat)) is not None and deadline <= at
+    ]
+    return min(late)[1] if late else None
 
 
 def _folded(table: Table[Any], events: list[Event]) -> Table[Any]:

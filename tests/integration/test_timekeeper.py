@@ -18,6 +18,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from domain import RULES_ENGINE_VERSION, computer
 from domain import table as tables
+from domain.commands import Leave
 from domain.errors import RuleCode, RuleError
 from domain.events import ClockSettings
 from domain.registry import GAMES
@@ -373,6 +374,42 @@ async def test_a_forfeit_on_expiry_finishes_the_table(pool: Any, clock: FakeCloc
     async with pool.connection() as conn:
         cur = await conn.execute("SELECT deadline FROM tables WHERE id = %s", (table_id,))
         assert (await cur.fetchone()) == (None,)
+    await assert_export_verifies(service, table_id)
+
+
+@pytest.mark.parametrize("on_timeout", ["forfeit", "autoplay"])
+async def test_a_seat_the_computer_plays_is_moved_at_its_deadline_not_expired(
+    pool: Any, clock: FakeClock, on_timeout: str
+) -> None:
+    """A player leaves, and the computer plays his seat; its worker is late (none runs
+    here). At the deadline the timekeeper makes the computer's move: the service's own
+    delay forfeits nothing, and marks no expiry against the seat."""
+    service = service_on(pool, clock)
+    table_id = await clocked_table(
+        service,
+        game="pitch",
+        seats=2,
+        clock=ClockSettings(action_seconds=5, bank_seconds=0, on_timeout=on_timeout),
+    )
+    table = (await service.load(table_id)).table
+    seat = tables.to_act(table)[0]
+    await service.act(
+        table_id, seat, Leave(), if_match=None, idempotency_key=None, actor=f"seat:{seat}"
+    )
+    before = (await service.load(table_id)).table
+    assert tables.computer_to_act(before) == [seat]
+    move = computer.choose(before, seat)
+    clock.set(await deadline_of(service, table_id) + timedelta(seconds=3))
+    assert await Timekeeper(service, None, clock).step() == 1
+
+    after = (await service.load(table_id)).table
+    assert after.status == "playing"
+    events = await events_of(service, table_id)
+    assert expiries(events) == []
+    since = [stored for stored, _ in events if stored.version > before.version]
+    moves = [s for s in since if s.actor == f"computer:{seat}" and s.command is not None]
+    assert [msgspec.json.decode(s.command) for s in moves] == [msgspec.to_builtins(move)]
+    assert {stored.actor for stored in since} <= {f"computer:{seat}", "system"}  # no clock
     await assert_export_verifies(service, table_id)
 
 
