@@ -54,6 +54,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_address: str = RATE_ADDRESS
     # Proxies whose X-Forwarded-For names the client (addresses or networks).
     trusted_proxies: tuple[str, ...] = ()
+    # At most this long between two messages of an event stream: a keep-alive comment
+    # when nothing happens, and its interval in the stream's Cardroom-Keep-Alive header.
+    keep_alive_seconds: float = 15.0
     # Long-polls and streams a process holds at once (service.http.holds): per token,
     # per address of callers without one, and in all; 0 for no bound.
     held_per_token: int = 8
@@ -103,6 +106,7 @@ VARIABLES = (
     "CARDROOM_RATE_ADDRESS",
     "CARDROOM_TRUSTED_PROXIES",
     "CARDROOM_HELD_PER_TOKEN",
+    "CARDROOM_KEEPALIVE_SECONDS",
     "CARDROOM_HELD_PER_ADDRESS",
     "CARDROOM_HELD_PER_PROCESS",
     "CARDROOM_EMBEDDED",
@@ -286,6 +290,9 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
             entry.strip()
             for entry in env.get("CARDROOM_TRUSTED_PROXIES", "").split(",")
             if entry.strip()
+        ),
+        keep_alive_seconds=_positive(
+            "CARDROOM_KEEPALIVE_SECONDS", env.get("CARDROOM_KEEPALIVE_SECONDS", "15"), most=60
         ),
         held_per_token=_bound(env, "CARDROOM_HELD_PER_TOKEN", 8),
         held_per_address=_bound(env, "CARDROOM_HELD_PER_ADDRESS", 256),

@@ -24,7 +24,7 @@ ALLOW_HEADERS = (
 # RateLimit-*: the IETF draft's names, old and new, for when the service sends them.
 EXPOSE_HEADERS = (
     "ETag, Retry-After, Location, X-Request-ID, Cache-Control, RateLimit, RateLimit-Policy,"
-    " RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset"
+    " RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Cardroom-Keep-Alive"
 )
 MAX_AGE_SECONDS = 600
 

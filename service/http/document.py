@@ -193,6 +193,14 @@ _STREAMED = {
         "`no`: a proxy that honours it (nginx) passes each message on at once.",
         _STRING,
     ),
+    "Cardroom-Keep-Alive": (
+        "Seconds, at most, between two things the stream sends (a message, or a"
+        " `: keep-alive` comment while nothing happens), e.g. `15`. A client that hears"
+        " nothing for a few times as long is on a dead connection, however open it looks"
+        " (a NAT or proxy that dropped it, a network change): it should reconnect with"
+        " `Last-Event-ID`.",
+        _STRING,
+    ),
 }
 # The fields of answers whose 200 Litestar documents from a ResponseSpec of their own (it
 # then leaves out the route's response_headers): the exports and the streams.

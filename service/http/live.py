@@ -14,7 +14,8 @@ A tournament's stream (a few public events per round) always follows the Postgre
 notifications and reads what they announce from Postgres: ``NOTIFY`` reaches every
 process listening on the database, so a stream served by one process sees what any
 other committed, with Redis or without. Each message's ``id`` is the event's version;
-``: keep-alive`` comments flow when idle.
+``: keep-alive`` comments flow when idle, at most ``CARDROOM_KEEPALIVE_SECONDS`` apart
+(the ``Cardroom-Keep-Alive`` header says how far).
 
 Once a stream has started, its reads have the request's deadline still: a read the
 database does not answer in time (frozen, down, every connection taken) sends nothing
@@ -66,7 +67,6 @@ from service.write.tournament_store import TournamentStore, decode_event
 from service.write.tournaments import TournamentService
 
 log = logging.getLogger("cardroom")
-KEEP_ALIVE = 15.0
 KEEP_ALIVE_COMMENT = b": keep-alive\r\n\r\n"
 OPENED_COMMENT = b": open\r\n\r\n"
 # What Litestar's ServerSentEvent sets; no proxy may buffer or cache the stream.
@@ -118,6 +118,7 @@ class Opening:
     read_seconds: float  # the request's deadline, for each read once the stream started
     scope: Any  # the request's: the stream holds a place (service.http.holds); not a
     # Scope, which Litestar would try to convert as a dependency's field
+    keep_alive: float = 15.0  # seconds between two messages at most (CARDROOM_KEEPALIVE_SECONDS)
 
 
 def provide_opening(
@@ -130,7 +131,8 @@ def provide_opening(
     start = int(last_event_id) if last_event_id is not None else (after or 0)
     deadline = deadline_of(scope)
     assert deadline is not None, "every route is served under the deadline middleware"
-    return Opening(start, timeout, watcher, deadline.seconds, scope)
+    keep_alive = scope["app"].state.settings.keep_alive_seconds
+    return Opening(start, timeout, watcher, deadline.seconds, scope, keep_alive)
 
 
 def require_reached(opening: Opening, version: int) -> None:
@@ -466,17 +468,21 @@ def stream_of(
     holds.admit()
     # The messages are written here (sse_message) rather than by Litestar's
     # ServerSentEvent, so that a published event is encoded once for all its streams.
+    place = holds.place(opening.scope, caller, admitted=True)
+    # The interval lets a client tell a dead connection from a quiet table: one that
+    # hears nothing for a few of them reconnects with Last-Event-ID (the console does).
+    every = {"Cardroom-Keep-Alive": f"{opening.keep_alive:g}"}
     return Stream(
-        _messages(follower, opening.timeout, holds.place(opening.scope, caller, admitted=True)),
+        _messages(follower, opening, place),
         media_type="text/event-stream",
-        headers={**STREAM_HEADERS, **(caching or {})},
+        headers={**STREAM_HEADERS, **every, **(caching or {})},
     )
 
 
 async def _messages(
-    follower: Follower, timeout: float, place: AbstractContextManager[Hangup]
+    follower: Follower, opening: Opening, place: AbstractContextManager[Hangup]
 ) -> AsyncIterator[bytes]:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + opening.timeout
     # Taken here, not by the handler: a generator that never starts (its client gone
     # before the answer began) never runs a ``finally`` that would give the place back.
     with place as hangup:
@@ -497,7 +503,7 @@ async def _messages(
                 and not hangup.ended
                 and (remaining := deadline - time.monotonic()) > 0
             ):
-                messages = await follower.follow(min(KEEP_ALIVE, remaining))
+                messages = await follower.follow(min(opening.keep_alive, remaining))
                 yield b"".join(messages) if messages else KEEP_ALIVE_COMMENT
         finally:
             follower.close()

@@ -18,6 +18,8 @@ from service.tools.bench.harness import running_server
 from tests.support import services
 from tests.support.browser import open_browser, rendered, require_browser, sign_in
 
+KEEP_ALIVE = 2  # seconds between the console server's keep-alives (the default is 15)
+
 
 class Console(NamedTuple):
     base: str
@@ -102,11 +104,13 @@ def seat_to_act_page(
 @pytest.fixture(scope="session")
 def console() -> Iterator[Console]:
     """The server, and a duplicate tournament of computers started at once: it plays
-    itself out while the other tests run."""
+    itself out while the other tests run. Its streams send a keep-alive every
+    ``KEEP_ALIVE`` seconds, so that a page notices a silent stream within a few."""
     require_browser()
     database = services.fresh_database("console_")
+    quick = {"CARDROOM_KEEPALIVE_SECONDS": str(KEEP_ALIVE)}
     with (
-        running_server(database, services.redis_url()) as server,
+        running_server(database, services.redis_url(), extra_env=quick) as server,
         httpx.Client(base_url=server.base, timeout=30) as api,
     ):
         operator = {"Authorization": f"Bearer {server.operator}"}

@@ -17,7 +17,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from tests.console.conftest import Console, replay_of_moves
+from tests.console.conftest import KEEP_ALIVE, Console, replay_of_moves
 from tests.support.browser import (
     assert_accessible,
     body,
@@ -129,6 +129,70 @@ def test_the_table_page_resumes_its_stream_after_the_connection_drops(
         no_errors(browser, expected="net::ERR_")  # the cut connections
     finally:
         browser.get("about:blank")  # before the relay goes, or the page retries through it
+        browser.get_log("browser")
+        relay.close()
+
+
+def test_a_table_page_whose_stream_goes_silent_reconnects_and_catches_up(
+    browser: WebDriver, console: Console
+) -> None:
+    """The stream's connection stays open but nothing comes through any more (a NAT or
+    proxy that forgot it): after three keep-alive intervals of silence the page gives it
+    up and resumes on a new one, where it said "live" and froze for good before."""
+    relay = Relay(int(console.base.rsplit(":", 1)[1]))
+    try:
+        table, tokens = console.table("pitch", 4, "silent")
+        browser.get(f"http://127.0.0.1:{relay.port}/console/tables/{table}")
+        rendered(browser, console.view(table)["version"])
+        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
+        relay.hold_streams()
+        for _ in range(3):
+            last = console.act(table, tokens)["version"]
+        # Three silent intervals, a reconnection's back-off, a catch-up: well within this.
+        rendered(browser, last, seconds=6 * KEEP_ALIVE + 10)
+        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
+        no_errors(browser)
+    finally:
+        browser.get("about:blank")
+        browser.get_log("browser")
+        relay.close()
+
+
+def test_a_seat_revoked_while_its_stream_was_down_goes_on_watching(
+    browser: WebDriver, console: Console
+) -> None:
+    """The network is down when the operator hands the seat on: the stream's next try
+    is refused with 401, and the page forgets the token and watches, saying why (it
+    stopped at "closed", the seat's old hand still drawn)."""
+    relay = Relay(int(console.base.rsplit(":", 1)[1]))
+    try:
+        table, tokens = console.table("pitch", 3, "revoked-offline")
+        base = f"http://127.0.0.1:{relay.port}"
+        browser.get(f"{base}/console")
+        browser.execute_script("sessionStorage.clear()")
+        browser.get(f"{base}/console/tables/{table}#token={tokens[2]}")
+        rendered(browser, console.view(table)["version"])
+        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
+        relay.refuse()
+        relay.drop()
+        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text != "live")
+        handed = console.api.post(
+            f"/tables/{table}/seats/2/replace", json={"name": "Zed"}, headers=console.op()
+        )
+        assert handed.status_code == 200, handed.text
+        relay.refuse(False)
+
+        sub = "return document.querySelector('.sub')?.textContent || ''"  # across a reload
+        wait_for(browser, lambda d: "a spectator" in d.execute_script(sub), seconds=20)
+        notice = browser.find_element(By.CSS_SELECTOR, ".notice").text
+        assert notice.startswith("This seat's link no longer works"), notice
+        assert not browser.find_elements(By.CSS_SELECTOR, "[data-action], [data-seat-command]")
+        # The refused tries, and the 401 that told the page: nothing else.
+        said = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        known = ("net::ERR_", "401 (Unauthorized)", "favicon")
+        assert [m for m in said if not any(k in m for k in known)] == []
+    finally:
+        browser.get("about:blank")
         browser.get_log("browser")
         relay.close()
 

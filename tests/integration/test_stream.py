@@ -17,7 +17,6 @@ from prometheus_client import REGISTRY
 from redis.asyncio import Redis
 
 from domain.cards import standard_pack
-from service.http import live
 from service.http.app import create_app
 from service.settings import Settings
 from service.workers.fanout import Hub
@@ -298,12 +297,14 @@ async def test_seat_and_operator_streams_read_postgres_only_for_what_hides_cards
 
 
 async def test_keep_alive_comments_flow_while_nothing_happens(
-    http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+    http: httpx.AsyncClient, stream_app: Litestar, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(live, "KEEP_ALIVE", 0.2)
+    settings = msgspec.structs.replace(stream_app.state.settings, keep_alive_seconds=0.2)
+    monkeypatch.setattr(stream_app.state, "settings", settings)
     table = await new_table(http)
     comments = 0
     async with http.stream("GET", f"/tables/{table['id']}/stream") as response:
+        assert response.headers["cardroom-keep-alive"] == "0.2"
         async for message in messages(response):
             if message.get("comment") == "keep-alive":
                 comments += 1

@@ -1,6 +1,7 @@
 """A TCP relay in front of a server whose connections a test can cut at once, as a
 network drop would (the browser's open streams end and it must reconnect), or hold, as a
-partition that no end notices would."""
+partition that no end notices would; it can hold only the event streams' connections (a
+NAT that forgot one), or turn every new connection away (a network that is down)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ class Relay:
         self._lock = threading.Lock()
         self._flowing = threading.Event()
         self._flowing.set()
+        self._streams: list[threading.Event] = []  # each event stream's: set while flowing
+        self._held: list[threading.Event] = []
+        self._refusing = False
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -26,16 +30,30 @@ class Relay:
                 client, _ = self.listener.accept()
             except OSError:
                 return
+            if self._refusing:
+                client.close()
+                continue
             upstream = socket.create_connection(self.target)
             with self._lock:
                 self._open |= {client, upstream}
+            flowing = threading.Event()  # this connection's, held by hold_streams
+            flowing.set()
             for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+                pump = threading.Thread(
+                    target=self._pump, args=(source, sink, flowing, source is client), daemon=True
+                )
+                pump.start()
 
-    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+    def _pump(
+        self, source: socket.socket, sink: socket.socket, flowing: threading.Event, asks: bool
+    ) -> None:
         with suppress(OSError):
             while chunk := source.recv(65536):
+                if asks and b"/stream" in chunk.split(b"\r\n", 1)[0]:
+                    with self._lock:
+                        self._streams.append(flowing)
                 self._flowing.wait()
+                flowing.wait()
                 sink.sendall(chunk)
         for end in (source, sink):
             with suppress(OSError):
@@ -48,6 +66,23 @@ class Relay:
 
     def release(self) -> None:
         self._flowing.set()
+        with self._lock:
+            held, self._held = self._held, []
+        for flowing in held:
+            flowing.set()
+
+    def hold_streams(self) -> None:
+        """Like :meth:`hold`, for the event streams open now alone: each stays open and
+        silent, while other requests, and streams opened later, go through."""
+        with self._lock:
+            held, self._streams = self._streams, []
+            self._held += held
+        for flowing in held:
+            flowing.clear()
+
+    def refuse(self, refusing: bool = True) -> None:
+        """Closes every new connection at once (``False``: relays them again)."""
+        self._refusing = refusing
 
     def drop(self) -> None:
         """Cuts every connection open now; new ones are relayed as before."""
@@ -61,3 +96,4 @@ class Relay:
     def close(self) -> None:
         self.listener.close()
         self.drop()
+        self.release()  # the pumps of held connections end with them

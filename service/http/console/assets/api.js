@@ -122,14 +122,23 @@ export async function api(path, options = {}) {
   return body;
 }
 
+/** Seconds between a stream's keep-alives when the service does not say. */
+const DEFAULT_KEEP_ALIVE = 15;
+
 /**
  * Follows a Server-Sent Events stream and resumes it after a dropped connection from the
  * last id seen (Last-Event-ID), until `stop()` is called, or until the stream ends and
  * `over()` says that what it follows has ended (the service ends a finished table's
  * stream after its last event: asking again would only be answered the same way).
  * Reconnections back off from a quarter of a second to five while no event comes.
+ *
+ * A connection that goes silent without closing (a NAT or proxy that dropped it, a
+ * network change, a laptop waking) is given up once nothing has come for three of the
+ * service's keep-alive intervals (its Cardroom-Keep-Alive header): the page would
+ * otherwise say "live" and never move again. A refusal (4xx) ends the following, and
+ * `onClosed` is told why (a seat's revoked token: 401).
  * @param {string} path
- * @param {{token?: string | null, after?: number, onEvent: (id: number, data: any) => void, onState?: (state: string) => void, over?: () => Promise<boolean>}} options
+ * @param {{token?: string | null, after?: number, onEvent: (id: number, data: any) => void, onState?: (state: string) => void, onClosed?: (problem: Problem) => void, over?: () => Promise<boolean>}} options
  * @returns {{stop: () => void}}
  */
 export function follow(path, options) {
@@ -150,11 +159,29 @@ export function follow(path, options) {
     const response = await fetch(path, { headers, signal: abort.signal, cache: "no-store" });
     if (!response.ok || !response.body) throw new Problem(response.status, null);
     state("live");
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    const every = Number(response.headers.get("Cardroom-Keep-Alive"));
+    const silence = 3000 * (every > 0 ? every : DEFAULT_KEEP_ALIVE);
+    let watchdog = 0;
+    const heard = () => {
+      clearTimeout(watchdog);
+      watchdog = window.setTimeout(() => abort.abort(), silence);
+    };
+    heard();
+    try {
+      await read(response.body, heard);
+    } finally {
+      clearTimeout(watchdog);
+    }
+  }
+
+  /** The stream's messages, as they come, each passed on once. @param {ReadableStream<BufferSource>} body @param {() => void} heard */
+  async function read(body, heard) {
+    const reader = body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
+      heard();
       // SSE lines may end in CRLF, LF or CR; a CR last in a chunk waits for the next.
       buffer += value;
       const held = buffer.endsWith("\r") ? "\r" : "";
@@ -192,6 +219,7 @@ export function follow(path, options) {
         if (stopped) return;
         if (error instanceof Problem && error.status >= 400 && error.status < 500 && error.status !== 429) {
           state("closed");
+          options.onClosed?.(error);
           return;
         }
       }

@@ -422,6 +422,9 @@ export async function tablePage(main, table) {
       live.textContent = state;
       if (state === "live") refresh(); // catch up after a reconnection
     },
+    // Refused on reconnecting: a seat's token revoked while the stream was down (401)
+    // makes the page a watcher's, as a revocation seen live does.
+    onClosed: (problem) => fail(problem),
     // The service ends a table's stream once the table has ended and its last events
     // are out: then there is nothing more to follow.
     // A seat's stream also ends once its token is revoked: then the page becomes a
