@@ -69,8 +69,15 @@ def registry() -> CollectorRegistry:
     return merged
 
 
-LIVE_STREAMS = Gauge("cardroom_live_streams", "SSE streams open in this process")
-HELD = Gauge("cardroom_held_requests", "Long-polls and streams this process holds open")
+# livesum: a worker that died takes its count with it (its pid's file is marked dead).
+LIVE_STREAMS = Gauge(
+    "cardroom_live_streams", "SSE streams open in this process", multiprocess_mode="livesum"
+)
+HELD = Gauge(
+    "cardroom_held_requests",
+    "Long-polls and streams this process holds open",
+    multiprocess_mode="livesum",
+)
 HELD_SUPERSEDED = Counter(
     "cardroom_held_superseded_total",
     "Held requests ended early: a newer one of the same client took the place",

@@ -171,6 +171,15 @@ def _positive(name: str, value: str, most: float = math.inf) -> float:
     return seconds
 
 
+def _keep_alive(value: str) -> float:
+    """1 to 60 seconds: less would have streams spin on reads, and clients watching for
+    silence give up connections that are only slow."""
+    seconds = _positive("CARDROOM_KEEPALIVE_SECONDS", value, most=60)
+    if seconds < 1:
+        raise ValueError(f"CARDROOM_KEEPALIVE_SECONDS must be 1 or more, not {value!r}")
+    return seconds
+
+
 def _bound(env: Mapping[str, str], name: str, default: int) -> int:
     """A count of 0 (no bound) or more."""
     value = env.get(name, str(default))
@@ -291,9 +300,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
             for entry in env.get("CARDROOM_TRUSTED_PROXIES", "").split(",")
             if entry.strip()
         ),
-        keep_alive_seconds=_positive(
-            "CARDROOM_KEEPALIVE_SECONDS", env.get("CARDROOM_KEEPALIVE_SECONDS", "15"), most=60
-        ),
+        keep_alive_seconds=_keep_alive(env.get("CARDROOM_KEEPALIVE_SECONDS", "15")),
         held_per_token=_bound(env, "CARDROOM_HELD_PER_TOKEN", 8),
         held_per_address=_bound(env, "CARDROOM_HELD_PER_ADDRESS", 256),
         held_per_process=_bound(env, "CARDROOM_HELD_PER_PROCESS", 10_000),

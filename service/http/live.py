@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from collections.abc import AsyncIterator, Mapping
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Annotated, Any
 from uuid import UUID
@@ -52,7 +52,7 @@ from service.http.auth import Caller
 from service.http.deadline import deadline_of
 from service.http.dependencies import provided
 from service.http.docs import TOKEN_OPTIONAL, Access, errors
-from service.http.holds import holds_of
+from service.http.holds import Place, holds_of
 from service.http.problems import ApiProblem
 from service.http.schemas import StreamMessage, TournamentStreamMessage
 from service.http.tables import after_version, caching_headers, load_for_caller, watchable
@@ -462,48 +462,46 @@ def stream_of(
     caller: Caller | None,
     caching: Mapping[str, str] | None = None,
 ) -> Stream:
-    """The stream's response: 503 ``server-busy`` now if the process holds all it may
-    (service.http.holds); its place is taken once the stream starts."""
-    holds = holds_of(opening.scope)
-    holds.admit()
-    # The messages are written here (sse_message) rather than by Litestar's
-    # ServerSentEvent, so that a published event is encoded once for all its streams.
-    place = holds.place(opening.scope, caller, admitted=True)
+    """The stream's response, its place held from now (service.http.holds): 503
+    ``server-busy`` now if the process holds all it may."""
+    place = holds_of(opening.scope).take(opening.scope, caller)
+    messages = _messages(follower, opening, place)
+    # Given back when the stream ends, or when its iterator goes unstarted (its client
+    # gone before the answer began), which runs no ``finally``.
+    weakref.finalize(messages, place.release)
     # The interval lets a client tell a dead connection from a quiet table: one that
     # hears nothing for a few of them reconnects with Last-Event-ID (the console does).
     every = {"Cardroom-Keep-Alive": f"{opening.keep_alive:g}"}
+    # The messages are written here (sse_message) rather than by Litestar's
+    # ServerSentEvent, so that a published event is encoded once for all its streams.
     return Stream(
-        _messages(follower, opening, place),
+        messages,
         media_type="text/event-stream",
         headers={**STREAM_HEADERS, **every, **(caching or {})},
     )
 
 
-async def _messages(
-    follower: Follower, opening: Opening, place: AbstractContextManager[Hangup]
-) -> AsyncIterator[bytes]:
+async def _messages(follower: Follower, opening: Opening, place: Place) -> AsyncIterator[bytes]:
     deadline = time.monotonic() + opening.timeout
-    # Taken here, not by the handler: a generator that never starts (its client gone
-    # before the answer began) never runs a ``finally`` that would give the place back.
-    with place as hangup:
-        follower.hangup = hangup
-        follower.open()
-        try:
-            # A first chunk at once, a comment if there is nothing to catch up on: a proxy
-            # passes the stream on, the client knows it is open, and a HEAD (answered once
-            # this is written, access._headless) ends between two reads, not inside one.
-            messages = await follower.catch_up()
-            yield b"".join(messages) if messages else OPENED_COMMENT
-            # Once a graceful stop begins (the watcher is released) the stream ends: its
-            # client resumes at another process from its Last-Event-ID
-            # (service.http.stopping); so does one whose place a newer one took.
-            while (
-                not follower.finished
-                and not follower.watcher.released
-                and not hangup.ended
-                and (remaining := deadline - time.monotonic()) > 0
-            ):
-                messages = await follower.follow(min(opening.keep_alive, remaining))
-                yield b"".join(messages) if messages else KEEP_ALIVE_COMMENT
-        finally:
-            follower.close()
+    hangup = follower.hangup = place.hangup
+    follower.open()
+    try:
+        # A first chunk at once, a comment if there is nothing to catch up on: a proxy
+        # passes the stream on, the client knows it is open, and a HEAD (answered once
+        # this is written, access._headless) ends between two reads, not inside one.
+        messages = await follower.catch_up()
+        yield b"".join(messages) if messages else OPENED_COMMENT
+        # Once a graceful stop begins (the watcher is released) the stream ends: its
+        # client resumes at another process from its Last-Event-ID
+        # (service.http.stopping); so does one whose place a newer one took.
+        while (
+            not follower.finished
+            and not follower.watcher.released
+            and not hangup.ended
+            and (remaining := deadline - time.monotonic()) > 0
+        ):
+            messages = await follower.follow(min(opening.keep_alive, remaining))
+            yield b"".join(messages) if messages else KEEP_ALIVE_COMMENT
+    finally:
+        follower.close()
+        place.release()

@@ -233,6 +233,7 @@ class RoundController(Controller):
         tournament_id: FromPath[UUID],
         number: FromPath[int],
         state: State,
+        caller: NamedDependency[Caller],  # whose place a long-poll holds
         poll: NamedDependency[Poll],
     ) -> Response[RoundInfo]:
         tournaments: TournamentService = state.tournaments
@@ -246,7 +247,7 @@ class RoundController(Controller):
             played = tournament.rounds[number - 1]
             return _round(played), {f"{TOURNAMENT_NOTICE}{tournament.id}": tournament.version}
 
-        return await poll.answer(read, PUBLIC)
+        return await poll.answer(read, PUBLIC, caller)
 
 
 def _round(played: RoundState) -> RoundInfo:

@@ -132,7 +132,7 @@ async def test_a_tokens_newest_long_poll_takes_the_place_of_its_oldest(server: S
 
 async def test_an_address_without_a_token_keeps_its_newest_streams(server: Server) -> None:
     base = server.base
-    path, _ = await started_table(base)
+    path, tokens = await started_table(base)
     streams = []
     for held in range(1, PER_ADDRESS + 2):
         streams.append(asyncio.create_task(stream(base, path, {})))
@@ -150,9 +150,12 @@ async def test_an_address_without_a_token_keeps_its_newest_streams(server: Serve
         for _ in range(PER_PROCESS - PER_ADDRESS)
     ]
     await held_now(base, PER_PROCESS)
+    # Refused: a seat that holds nothing yet (were it this address, over its own bound,
+    # the request would take the address's oldest place instead).
+    seat = bearer(tokens[0])
     async with httpx.AsyncClient(base_url=base) as client:
-        tag = (await client.get(path)).headers["etag"]
-        busy = await client.get(f"{path}?wait=60", headers={"If-None-Match": tag})
+        seat_tag = (await client.get(path, headers=seat)).headers["etag"]
+        busy = await client.get(f"{path}?wait=60", headers={"If-None-Match": seat_tag, **seat})
         refused_stream = await client.get(f"{path}/stream", headers=as_operator)
     for refused in (busy, refused_stream):
         assert refused.status_code == 503
@@ -173,6 +176,27 @@ async def test_an_address_without_a_token_keeps_its_newest_streams(server: Serve
     for task in [poll, *streams[1:], *operator[1:]]:
         task.cancel()
     await asyncio.gather(poll, *streams, *operator, return_exceptions=True)
+    await held_now(base, 0)
+
+
+async def test_streams_opened_together_are_counted_as_they_open(server: Server) -> None:
+    """Each stream counted only once its answer began: a burst all passed the process's
+    bound before any of them was counted."""
+    base = server.base
+    path, _ = await started_table(base)
+    as_operator = bearer(server.operator)  # no bound of its own: only the process's
+
+    async def opened() -> int:
+        async with (
+            httpx.AsyncClient(base_url=base, timeout=30) as client,
+            client.stream("GET", f"{path}/stream?timeout=5", headers=as_operator) as answer,
+        ):
+            if answer.status_code == 200:
+                await held_now(base, PER_PROCESS)  # every place taken: let go after
+            return answer.status_code
+
+    statuses = await asyncio.gather(*(opened() for _ in range(PER_PROCESS + 3)))
+    assert sorted(statuses) == [200] * PER_PROCESS + [503] * 3
     await held_now(base, 0)
 
 
@@ -215,3 +239,25 @@ def test_a_full_process_refuses_before_it_holds_anything() -> None:
         assert holds.held == 1
     with holds.place(scope("203.0.113.6"), None):
         assert holds.held == 1
+
+
+def test_a_full_process_still_lets_a_client_take_its_own_oldest_place() -> None:
+    """A phone back behind its dead polls gets in even while the process is full."""
+    holds = Holds(1, 1, 1)
+    with holds.place(scope("203.0.113.5"), None) as dead:
+        with holds.place(scope("203.0.113.5"), None) as back:
+            assert dead.superseded and not back.superseded
+        with pytest.raises(ApiProblem), holds.place(scope("203.0.113.6"), None):
+            pass
+
+
+def test_a_director_like_the_operator_has_no_bound_of_its_own() -> None:
+    """A director follows every table of an event: pages over a bound would take each
+    other's places for ever."""
+    holds = Holds(1, 1, 0)
+    director = Caller("director", tournament="t")
+    with (
+        holds.place(scope("203.0.113.5"), director) as first,
+        holds.place(scope("203.0.113.5"), director) as second,
+    ):
+        assert not first.superseded and not second.superseded

@@ -239,6 +239,39 @@ async def test_a_killed_worker_takes_its_leadership_with_it(http: httpx.AsyncCli
     assert value(samples, "cardroom_commands_total", outcome="accepted") == counted
 
 
+async def test_a_killed_workers_held_requests_leave_the_gauge_with_it(
+    http: httpx.AsyncClient, run: Run
+) -> None:
+    """``cardroom_held_requests`` sums the live workers only: a dead worker's count
+    stayed in the sum for good (its file kept its last value)."""
+    table = ok(await http.post("/tables", json={"game": "pitch", "seats": 2}), 201)
+    path = f"/tables/{table['id']}"
+    tag = (await http.get(path)).headers["etag"]
+
+    async def poll() -> None:
+        async with httpx.AsyncClient(base_url=run.server.base, timeout=90) as own:
+            await own.get(f"{path}?wait=60", headers={"If-None-Match": tag})
+
+    polls = [asyncio.create_task(poll()) for _ in range(8)]  # spread over both workers
+    try:
+        await until_value(http, "cardroom_held_requests", lambda held: held == len(polls))
+        victim = next(iter(worker_pids(await scrape(http))))
+        os.kill(victim, signal.SIGKILL)
+        await settled(http, gone=victim)
+    finally:
+        for task in polls:
+            task.cancel()
+        await asyncio.gather(*polls, return_exceptions=True)
+    await until_value(http, "cardroom_held_requests", lambda held: held == 0)
+
+
+async def until_value(http: httpx.AsyncClient, name: str, wanted: Callable[[float], bool]) -> None:
+    deadline = time.monotonic() + 20
+    while not wanted(found := value(await scrape(http), name)):
+        assert time.monotonic() < deadline, f"{name} stayed at {found}"
+        await asyncio.sleep(0.1)
+
+
 async def test_a_stopped_server_removes_its_metrics_directory(
     http: httpx.AsyncClient, run: Run
 ) -> None:
