@@ -1,6 +1,7 @@
 """What a seat's page says of the table, in words: seats of one name (every computer is
 "Computer") told apart, lists of seats and partnerships by their players' names, claimed
-melds in full, a paused table as nobody's turn, and a move the network lost as such."""
+melds in full, a paused table as nobody's turn, a move the network lost as such, trumps
+by name, a seat given up before the game, and a list the network could not read."""
 
 from __future__ import annotations
 
@@ -128,3 +129,67 @@ def test_the_score_sheet_names_players_seated_after_the_page_opened(
     sheet = 'section[aria-label="Score sheet"]'
     wait_for(browser, lambda d: "Bob" in d.find_element(By.CSS_SELECTOR, sheet).text)
     no_errors(browser)
+
+
+SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+STALE = "main p.message[role=status]"  # the tables list's word on a list it could not read
+
+
+def test_trumps_are_named_in_words(browser: WebDriver, console: Console) -> None:
+    """The centre of the felt said "Trumps: H"."""
+    table, tokens = console.table("pitch", 2, "trumps-in-words")
+    for _ in range(20):  # a bid, and the maker's first lead names trumps
+        if (view := console.view(table))["trump"]:
+            break
+        console.act(table, tokens, pick=-1)
+    assert view["trump"], view
+    browser.get(f"{console.base}/console/tables/{table}")
+    rendered(browser, view["version"])
+    centre = browser.find_element(By.CSS_SELECTOR, ".centre").text
+    assert f"Trumps: {SUIT_WORDS[view['trump']]}" in centre, centre
+    no_errors(browser)
+
+
+def test_a_seat_given_up_before_the_game_is_free_again(
+    browser: WebDriver, console: Console
+) -> None:
+    """A seat taken by mistake could not be given back from its page until the game had
+    started: the page offered no seat command at a waiting table."""
+    created = console.api.post("/tables", json={"game": "pitch", "seats": 3})
+    assert created.status_code == 201, created.text
+    table = created.json()["id"]
+    taken = console.api.post(f"/tables/{table}/seats/0", json={"name": "Ann"})
+    assert taken.status_code == 201, taken.text
+    browser.get(f"{console.base}/console")
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(f"{console.base}/console/tables/{table}#token={taken.json()['token']}")
+    rendered(browser, console.view(table)["version"])
+    assert not browser.find_elements(By.CSS_SELECTOR, '[data-seat-command="resign"]')
+    browser.find_element(By.CSS_SELECTOR, '[data-seat-command="leave"]').click()
+    browser.switch_to.alert.accept()
+
+    notice = "return document.querySelector('.notice')?.textContent || ''"  # across a reload
+    said = wait_for(browser, lambda d: d.execute_script(notice), seconds=20)
+    assert said.startswith("You gave your seat up"), said
+    again = console.api.post(f"/tables/{table}/seats/0", json={"name": "Bob"})
+    assert again.status_code == 201, again.text
+    no_errors(browser)
+
+
+def test_a_list_the_network_cannot_read_says_so_without_talk_of_moves(
+    browser: WebDriver, console: Console
+) -> None:
+    """The tables list's stale notice quoted the command's "if your move does not show"."""
+    browser.get(f"{console.base}/console")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "table"))
+    browser.execute_cdp_cmd("Network.enable", {})
+    offline = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    browser.execute_cdp_cmd("Network.emulateNetworkConditions", offline)
+    try:
+        stale = f"return document.querySelector('{STALE}')?.textContent || ''"
+        said = wait_for(browser, lambda d: "read again" in (t := d.execute_script(stale)) and t)
+    finally:
+        browser.execute_cdp_cmd("Network.emulateNetworkConditions", {**offline, "offline": False})
+    assert "No answer came: the network failed." in said, said
+    assert "move" not in said, said
+    no_errors(browser, expected="ERR_INTERNET_DISCONNECTED")

@@ -51,8 +51,10 @@ export class Problem extends Error {
 
 /** No answer came at all: the network failed (or the page went offline). */
 export class NetworkFailure extends Error {
-  constructor() {
-    super("No answer came: the network failed. If your move does not show on the table in a moment, send it again.");
+  /** @param {boolean} command  whether it was a command, which may have been recorded */
+  constructor(command) {
+    const lost = command ? " If your move does not show on the table in a moment, send it again." : "";
+    super(`No answer came: the network failed.${lost}`);
   }
 }
 
@@ -110,7 +112,8 @@ export async function api(path, options = {}) {
   try {
     response = await fetch(path, init);
   } catch {
-    throw new NetworkFailure(); // fetch's own TypeError says only "Failed to fetch"
+    // fetch's own TypeError says only "Failed to fetch".
+    throw new NetworkFailure(init.method !== "GET");
   }
   const text = await response.text();
   const type = response.headers.get("Content-Type") || "";

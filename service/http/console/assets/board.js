@@ -6,6 +6,7 @@
 
 import { cardPicture, cardRow, cardText, isCard } from "./cards.js";
 import { h } from "./dom.js";
+import { denomination } from "./explain.js";
 
 // The fields drawn in their own place; every other field of a view is listed as it is.
 const DRAWN = new Set([
@@ -142,7 +143,7 @@ function seatBox(view, seat, at) {
   const hand = view.hands ? view.hands[seat] : null;
   const size = view.hand_sizes ? view.hand_sizes[seat] : hand ? hand.length : 0;
   if (hand) parts.push(cardRow(hand, `${who(seat)}'s hand`, "small"));
-  else if (view.you === seat && view.hand) parts.push(h("p", { class: "note" }, `${view.hand.length} cards, below`));
+  else if (view.you === seat && view.hand?.length) parts.push(h("p", { class: "note" }, `${view.hand.length} cards, below`));
   else if (size) parts.push(cardRow(Array(Math.min(size, 16)).fill(null), `${who(seat)}'s hand: ${size} cards face down`, "small backs"));
   const reserve = view.reserves ? view.reserves[seat] : view.you === seat ? view.reserve : null;
   const reserveSize = view.reserve_sizes ? view.reserve_sizes[seat] : 0;
@@ -196,10 +197,10 @@ function centre(view) {
   const lines = [];
   const status = view.paused ? "paused" : view.status;
   lines.push(h("p", { class: "status" }, `${title(view.game)} · ${status}${view.phase && view.phase !== view.status ? ` · ${view.phase.replaceAll("_", " ")}` : ""}${view.deal ? ` · hand ${view.deal}` : ""}`));
-  if (view.trump) lines.push(h("p", null, `Trumps: ${view.trump}`));
+  if (view.trump) lines.push(h("p", null, `Trumps: ${denomination(view.trump)}`));
   if (view.contract) {
     const c = view.contract;
-    lines.push(h("p", null, `Contract: ${who(c.declarer)} ${c.amount}${c.denomination ? ` ${c.denomination}` : ""}${c.doubling && c.doubling !== "none" ? ` ${c.doubling}` : ""}`));
+    lines.push(h("p", null, `Contract: ${who(c.declarer)} ${c.amount}${c.denomination ? ` ${denomination(c.denomination)}` : ""}${c.doubling && c.doubling !== "none" ? ` ${c.doubling}` : ""}`));
   }
   if (view.trick && view.trick.cards && view.trick.cards.length) lines.push(trickCards(view.trick, view, "The trick in play"));
   if (view.last_trick && view.last_trick.cards) {

@@ -9,11 +9,12 @@ function cards(value) {
   return value.map((c) => (isCard(c) ? cardText(c) : "?")).join(" ");
 }
 
-/** @param {string | null | undefined} code */
-function denomination(code) {
+/** A trump suit or contract denomination in words ("H": hearts, "NT": no trumps).
+ * @param {string | null | undefined} code */
+export function denomination(code) {
   if (!code) return "";
   if (code === "N" || code === "NT") return "no trumps";
-  return SUIT_NAMES[code] || code;
+  return SUIT_NAMES[code] || code.toLowerCase();
 }
 
 /**

@@ -215,18 +215,20 @@ export async function tablePage(main, table) {
   // The seat's Leave is on its way: the page no longer reads the table as the seat.
   let leaving = false;
   const LEFT = "You left the table: the computer plays your seat until somebody takes it.";
+  const GAVE_UP = "You gave your seat up before the game began: somebody else may take it.";
 
   /** @param {any} command */
   async function send(command) {
     if (sending) return;
     sending = true;
     leaving = command.type === "leave";
+    const before = view?.status; // the seat is given up, not left to the computer, while waiting
     mine.setAttribute("aria-busy", "true");
     unsay();
     try {
       const answer = await api(`/tables/${table}/actions`, { method: "POST", body: command, token: seat });
       if (leaving) {
-        watchInstead(LEFT);
+        watchInstead(before === "waiting" ? GAVE_UP : LEFT);
         return;
       }
       render(answer.table);
@@ -282,18 +284,24 @@ export async function tablePage(main, table) {
   /** Leaving and resigning: open to a seat at any time, so never in legal_actions; each
    * asks for confirmation first. @param {any} v */
   function drawSeatCommands(v) {
-    if (v.status !== "playing") return null;
+    // Before the game starts a seat may be given up (it is free again); once it plays,
+    // left to the computer, or resigned where there are two sides.
+    const waiting = v.status === "waiting";
+    if (!waiting && v.status !== "playing") return null;
     /** @param {string} question @param {string} type */
     const confirmed = (question, type) => () => {
       if (window.confirm(question)) send({ type });
     };
+    const leave = waiting
+      ? "Give this seat up? Somebody else may take it."
+      : "Leave this table for good? The computer plays your seat until somebody takes it.";
     return h(
       "div",
       { class: "actions seat-commands", role: "group", "aria-label": "Your seat" },
-      twoSides
+      twoSides && !waiting
         ? h("button", { type: "button", class: "action", "data-seat-command": "resign", onclick: confirmed("Resign? Your side loses the game.", "resign") }, "Resign")
         : null,
-      h("button", { type: "button", class: "action", "data-seat-command": "leave", onclick: confirmed("Leave this table for good? The computer plays your seat until somebody takes it.", "leave") }, "Leave the table"),
+      h("button", { type: "button", class: "action", "data-seat-command": "leave", onclick: confirmed(leave, "leave") }, "Leave the table"),
     );
   }
 
@@ -424,7 +432,9 @@ export async function tablePage(main, table) {
     },
     // Refused on reconnecting: a seat's token revoked while the stream was down (401)
     // makes the page a watcher's, as a revocation seen live does.
-    onClosed: (problem) => fail(problem),
+    onClosed: (problem) => {
+      if (!stopped) fail(problem); // over() may have told the page already
+    },
     // The service ends a table's stream once the table has ended and its last events
     // are out: then there is nothing more to follow.
     // A seat's stream also ends once its token is revoked: then the page becomes a

@@ -269,7 +269,7 @@ export function scoreSheet(table, players, sheet, refused = null) {
 function dealCompared(deal) {
   const rows = deal.tables.map((/** @type {any} */ at) => [
     h("a", { href: `/console/tables/${at.table}` }, (at.players || []).map((/** @type {string | null} */ p) => p || "–").join(", ")),
-    at.contract ? `${at.declarer || at.contract.seat} ${at.contract.amount} ${at.contract.made ? "made" : "set"}` : at.outcome,
+    at.contract ? `${at.declarer || at.contract.seat} ${at.contract.amount} ${at.contract.made ? "made" : "set"}` : String(at.outcome || "").replaceAll("_", " "),
     at.changes.join(" / "),
     at.scores.join(" / "),
   ]);
