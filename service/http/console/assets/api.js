@@ -151,6 +151,7 @@ export function follow(path, options) {
   /** @type {{current: AbortController | null}} */
   const controller = { current: null };
   const state = options.onState || (() => {});
+  let silence = 3000 * DEFAULT_KEEP_ALIVE; // the service's interval, once it has said it
 
   async function once() {
     const abort = new AbortController();
@@ -159,18 +160,19 @@ export function follow(path, options) {
     const headers = { Accept: "text/event-stream" };
     if (options.token) headers.Authorization = `Bearer ${options.token}`;
     if (last > 0) headers["Last-Event-ID"] = String(last);
-    const response = await fetch(path, { headers, signal: abort.signal, cache: "no-store" });
-    if (!response.ok || !response.body) throw new Problem(response.status, null);
-    state("live");
-    const every = Number(response.headers.get("Cardroom-Keep-Alive"));
-    const silence = 3000 * (every > 0 ? every : DEFAULT_KEEP_ALIVE);
     let watchdog = 0;
     const heard = () => {
       clearTimeout(watchdog);
       watchdog = window.setTimeout(() => abort.abort(), silence);
     };
-    heard();
+    heard(); // a try whose answer never begins (a dead kept-alive connection) is given up too
     try {
+      const response = await fetch(path, { headers, signal: abort.signal, cache: "no-store" });
+      if (!response.ok || !response.body) throw new Problem(response.status, null);
+      state("live");
+      const every = Number(response.headers.get("Cardroom-Keep-Alive"));
+      if (every > 0) silence = 3000 * every;
+      heard();
       await read(response.body, heard);
     } finally {
       clearTimeout(watchdog);
