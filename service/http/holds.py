@@ -36,6 +36,7 @@ from service.http.problems import ApiProblem
 from service.http.protocol import hangup_of
 from service.http.throttle import Network, client_address
 from service.read.watch import Hangup
+from service.settings import Settings
 
 BUSY_RETRY_SECONDS = 5
 
@@ -73,6 +74,13 @@ class Holds:
         self.trusted = tuple(trusted)
         self.held = 0
         self._by_client: dict[str, deque[Place]] = {}
+
+    @classmethod
+    def of(cls, settings: Settings, trusted: Sequence[Network]) -> Holds:
+        """The bounds ``settings`` name (``CARDROOM_HELD_*``)."""
+        return cls(
+            settings.held_per_token, settings.held_per_address, settings.held_per_process, trusted
+        )
 
     def take(self, scope: Any, caller: Caller | None) -> Place:
         """A place for the request of ``scope``, counted at once (so that requests

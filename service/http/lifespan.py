@@ -120,12 +120,6 @@ def lifespan(
         if settings.rate_limits:
             limiter = RateLimiter(_limiter_redis(redis_url, cluster), settings.redis_prefix)
             throttle = Throttle(limiter, auth, policies(settings), trusted)
-        holds = Holds(
-            settings.held_per_token,
-            settings.held_per_address,
-            settings.held_per_process,
-            trusted,
-        )
         app.state.update(
             read_side=ReadSide(pool if replicas is None else replicas),
             pool=pool,
@@ -139,7 +133,7 @@ def lifespan(
             tournaments=tournaments,
             auth=auth,
             throttle=throttle,
-            holds=holds,
+            holds=Holds.of(settings, trusted),
         )
         stop = asyncio.Event()
         background = []
