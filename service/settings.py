@@ -62,6 +62,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     held_per_token: int = 8
     held_per_address: int = 256
     held_per_process: int = 10_000
+    # Request bodies a process receives at once from one client address (service.http.
+    # protocol): each holds up to 1 MiB until whole; 0 for no bound.
+    bodies_per_address: int = 16
     # Whether `cardroom serve` may start embedded servers: "auto", "1" or "0" (see
     # embedded_servers below).
     embedded: str = "auto"
@@ -109,6 +112,7 @@ VARIABLES = (
     "CARDROOM_KEEPALIVE_SECONDS",
     "CARDROOM_HELD_PER_ADDRESS",
     "CARDROOM_HELD_PER_PROCESS",
+    "CARDROOM_BODIES_PER_ADDRESS",
     "CARDROOM_EMBEDDED",
     "CARDROOM_SHUTDOWN_SECONDS",
     "CARDROOM_CORS_ORIGINS",
@@ -304,6 +308,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         held_per_token=_bound(env, "CARDROOM_HELD_PER_TOKEN", 8),
         held_per_address=_bound(env, "CARDROOM_HELD_PER_ADDRESS", 256),
         held_per_process=_bound(env, "CARDROOM_HELD_PER_PROCESS", 10_000),
+        bodies_per_address=_bound(env, "CARDROOM_BODIES_PER_ADDRESS", 16),
         embedded=_embedded(env.get("CARDROOM_EMBEDDED", "auto")),
         shutdown_seconds=float(env.get("CARDROOM_SHUTDOWN_SECONDS", "20")),
         header_timeout_seconds=_positive(

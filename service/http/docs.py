@@ -39,8 +39,9 @@ _DESCRIPTIONS = {
         " recorded at most once). A command past its deadline may also be told"
         " `clocks-recovering` (see the problem types), a request a stopping server"
         " could not finish `server-stopping`, a command an older process may not"
-        " decide during an upgrade `upgrade-in-progress`, and a long-poll or a stream"
-        " that a process holding its most cannot hold `server-busy`."
+        " decide during an upgrade `upgrade-in-progress`, a long-poll or a stream"
+        " that a process holding its most cannot hold `server-busy`, and a body from"
+        " an address already sending as many as it may at once `too-many-bodies`."
     ),
 }
 

@@ -149,6 +149,14 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         " answered; send it again (another process answers it). A command may have been"
         " recorded: resend it with the same `Idempotency-Key`.",
     ),
+    "too-many-bodies": ProblemType(
+        503,
+        "Too many bodies at once",
+        "This server process is receiving as many request bodies from this client address"
+        " as it takes at once (16 by default); the request was not read, and its"
+        " connection is closed. Send it again after `Retry-After` seconds, once one of the"
+        " others is through.",
+    ),
     "server-busy": ProblemType(
         503,
         "Server busy",

@@ -27,6 +27,17 @@ a connection that stops halfway through its headers stays open for good. This su
   whether the rest came or not. Until then the rest is read and dropped, as nginx's
   lingering close does, so that the answer is not lost to a reset.
 
+It also bounds the bodies one client address sends at once, per process: 16 by
+default. A body holds its bytes in memory until it is whole, up
+to 1 MiB for up to 30 s, so bodies stalled one byte short, opened within the address's
+rate budget, once held a gigabyte. The request past the bound is answered 503
+``too-many-bodies`` with ``Retry-After: 1`` as soon as its head is in, before any of its
+body is read, and its connection is closed (``CARDROOM_BODIES_PER_ADDRESS``; 0: no
+bound, as ``cardroom bench`` runs, all its load from one address). Requests without a
+body are not counted, nor are those from a trusted proxy (``CARDROOM_TRUSTED_PROXIES``:
+behind one, every client has the proxy's address, and a proxy such as nginx sends each
+body whole).
+
 Time between requests on a kept-alive connection stays uvicorn's keep-alive timeout
 (5 s), and a long-poll or a stream, once its headers are in, is never cut short — until
 the process begins a graceful stop (:mod:`service.http.stopping`).
@@ -42,6 +53,7 @@ marked when the connection is lost before the request's answer is complete.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 from functools import cache
 from typing import Any
@@ -53,6 +65,7 @@ from service.http import stopping
 from service.http.access import new_request_id
 from service.http.limits import MAX_BODY_BYTES
 from service.http.problems import PROBLEM_JSON, problem
+from service.http.throttle import Network, client_address, trusted_networks
 from service.read.watch import Hangup
 from service.settings import from_env
 
@@ -60,6 +73,8 @@ log = logging.getLogger("cardroom.access")
 
 HANGUP = "cardroom.hangup"  # the scope's key of the request's Hangup
 MAX_HEAD_BYTES = 16 * 1024
+# Client address -> its bodies being received now, in this process.
+_RECEIVING: dict[str, int] = {}
 MAX_HEAD_TEXT = "16 KiB"
 _END = b"\r\n\r\n"
 _BLANK = b"\r\n"
@@ -123,6 +138,37 @@ def hangup_of(scope: Any) -> Hangup | None:
 
 
 @cache
+def bodies_per_address() -> int:
+    return from_env().bodies_per_address
+
+
+@cache
+def _too_many_bodies() -> bytes:
+    headers, body = _closing_problem(
+        "too-many-bodies",
+        f"this address is sending {bodies_per_address()} request bodies at once already;"
+        " send this one once one of them is through",
+    )
+    return _wire([*headers, (b"retry-after", b"1")], body)
+
+
+@cache
+def _trusted() -> tuple[Network, ...]:
+    return trusted_networks(from_env().trusted_proxies)
+
+
+def _trusted_peer(peer: str) -> bool:
+    """Whether the socket's peer is a trusted proxy, whose bodies are not counted."""
+    if not _trusted():
+        return False
+    try:
+        found = ipaddress.ip_address(peer)
+    except ValueError:
+        return False
+    return any(found in network for network in _trusted())
+
+
+@cache
 def header_timeout_seconds() -> float:
     # Read once per process: worker processes import this module afresh and read the same
     # environment as the parent.
@@ -149,6 +195,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.read_in_head = True
         self.refused = False
         self.rest_bytes = 0  # read since the end of the head being answered
+        self.receiving: str | None = None  # the address a body being read counts for
 
     # --- the clock --------------------------------------------------------------------
     # One timer per connection, not one per request (arming and cancelling a timer for
@@ -171,6 +218,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.head_timer = self.loop.call_later(left, self._check_head)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._body_done()
         if self.head_timer is not None:
             self.head_timer.cancel()
             self.head_timer = None
@@ -294,6 +342,11 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         if self.refused:
             return
+        if not self._body_admitted():
+            answer, request_id = self._answer(503, _too_many_bodies())
+            if self._drop(answer):
+                _refused(request_id, self.scope, 503)
+            return
         self.scope[HANGUP] = Hangup()  # type: ignore[literal-required]
         self.head_started = None
         self.reading_head = False
@@ -308,6 +361,33 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             super().on_headers_complete()
         finally:
             self.app = app
+
+    def _body_admitted(self) -> bool:
+        """Counts the body of the request whose head just ended, if it has one, for its
+        client's address: False, counting nothing, when that address is at its bound."""
+        has_body = any(
+            (name == b"content-length" and value != b"0") or name == b"transfer-encoding"
+            for name, value in self.headers
+        )
+        bound = bodies_per_address()
+        if not (has_body and bound) or self.client is None or _trusted_peer(self.client[0]):
+            return True
+        address = client_address(self.client[0], ())
+        if _RECEIVING.get(address, 0) >= bound:
+            return False
+        _RECEIVING[address] = _RECEIVING.get(address, 0) + 1
+        self.receiving = address
+        return True
+
+    def _body_done(self) -> None:
+        """The body counted is whole (or its connection lost)."""
+        address, self.receiving = self.receiving, None
+        if address is not None:
+            left = _RECEIVING[address] - 1
+            if left:
+                _RECEIVING[address] = left
+            else:
+                del _RECEIVING[address]
 
     def _close_after_if_undrainable(self) -> None:
         """A body declared longer than may follow a head can never be read whole, nor
@@ -333,6 +413,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             super().on_body(body)
 
     def on_message_complete(self) -> None:
+        self._body_done()
         if self.refused:
             return
         super().on_message_complete()

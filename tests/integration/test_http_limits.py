@@ -25,6 +25,7 @@ from tests.support.sse import messages
 MiB = 1024 * 1024
 # The header timeout of the server under test: short, so that nothing here waits 10 s.
 TIMEOUT = 1.0
+BODIES = 16  # request bodies received at once from one address (the default)
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +33,10 @@ def base() -> Iterator[str]:
     with running_server(
         services.fresh_database("limits_"),
         services.redis_url(),
-        extra_env={"CARDROOM_HEADER_TIMEOUT_SECONDS": str(TIMEOUT)},
+        extra_env={
+            "CARDROOM_HEADER_TIMEOUT_SECONDS": str(TIMEOUT),
+            "CARDROOM_BODIES_PER_ADDRESS": str(BODIES),
+        },
     ) as found:
         yield found.base
 
@@ -627,4 +631,48 @@ async def test_a_long_poll_behind_an_early_answered_rest_is_not_cut_short(base: 
         status, _, _ = await asyncio.wait_for(read_response(reader), 12)
         assert status == 304 and time.monotonic() - started >= 6.5
     finally:
+        writer.close()
+
+
+async def test_an_address_sending_too_many_bodies_at_once_is_told_to_wait(base: str) -> None:
+    """Bodies stalled short of their length each held up to 1 MiB for 30 s: one address
+    within its rate budget held a gigabyte. Past ``BODIES`` at once, the next is refused
+    as soon as its head is in, before any of its body is read."""
+    body = json.dumps({"game": "pitch", "seats": 2}).encode().ljust(100)
+    head_of = (
+        b"POST /tables HTTP/1.1\r\nHost: cardroom\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    )
+    stalled = []
+    for _ in range(BODIES):
+        reader, writer = await asyncio.open_connection(*address(base))
+        writer.write(head_of + body[:10])  # and the rest never comes, for now
+        await writer.drain()
+        stalled.append((reader, writer))
+    async with httpx.AsyncClient(base_url=base) as client:
+        # Counted as they arrive: the process has read every stalled head once a request
+        # behind them on a connection of its own is answered.
+        assert (await client.get("/games")).status_code == 200  # no body: not counted
+
+        reader, writer = await asyncio.open_connection(*address(base))
+        writer.write(head_of + body)
+        await writer.drain()
+        refused = await asyncio.wait_for(reader.read(), 10)  # to the connection's end
+        writer.close()
+        status_line, _, rest = refused.partition(b"\r\n")
+        assert status_line == b"HTTP/1.1 503 Service Unavailable", refused
+        assert b"\r\nretry-after: 1\r\n" in rest.lower()
+        assert json.loads(rest.partition(b"\r\n\r\n")[2])["code"] == "too-many-bodies"
+
+        # One stalled body is sent whole: it is answered, and its place is free again.
+        reader, writer = stalled.pop()
+        writer.write(body[10:])
+        await writer.drain()
+        answered = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+        assert answered.startswith(b"HTTP/1.1 201 "), answered
+        writer.close()
+        json_type = {"Content-Type": "application/json"}
+        created = await client.post("/tables", content=body, headers=json_type)
+        assert created.status_code == 201, created.text
+    for _, writer in stalled:
         writer.close()

@@ -62,6 +62,15 @@ def postmaster_of(database_url: str) -> int:
     return parent.pid
 
 
+# What one client may hold open or send at once, unbounded: a benchmark's load all comes
+# from one address (service.http.holds, service.http.protocol).
+UNBOUNDED_CLIENTS = {
+    "CARDROOM_HELD_PER_ADDRESS": "0",
+    "CARDROOM_HELD_PER_TOKEN": "0",
+    "CARDROOM_BODIES_PER_ADDRESS": "0",
+}
+
+
 @contextmanager
 def running_server(
     database_url: str,
@@ -76,7 +85,7 @@ def running_server(
     output (the banner and its logs) goes to ``output`` when given, else to stderr.
 
     Rate limits are off unless asked for, and with them the bounds on what one client
-    holds open (service.http.holds): a benchmark measures the service, not its throttle,
+    holds open or sends at once: a benchmark measures the service, not its throttle,
     and its load comes from one address."""
     port = free_port()
     token = secrets.token_urlsafe(16)
@@ -88,11 +97,7 @@ def running_server(
         "CARDROOM_REDIS_PREFIX": f"bench-{secrets.token_hex(3)}",
         "CARDROOM_LOG_LEVEL": "warning",
         "CARDROOM_RATE_LIMITS": "1" if rate_limits else "0",
-        **(
-            {}
-            if rate_limits
-            else {"CARDROOM_HELD_PER_ADDRESS": "0", "CARDROOM_HELD_PER_TOKEN": "0"}
-        ),
+        **({} if rate_limits else UNBOUNDED_CLIENTS),
         **(extra_env or {}),
     }
     command = [sys.executable, "-m", "service.tools.cli", "serve", "--port", str(port)]
