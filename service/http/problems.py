@@ -153,9 +153,8 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         503,
         "Too many bodies at once",
         "This server process is receiving as many request bodies from this client address"
-        " as it takes at once (16 by default); the request was not read, and its"
-        " connection is closed. Send it again after `Retry-After` seconds, once one of the"
-        " others is through.",
+        " as it takes at once (16 by default); the request was not read. Send it again"
+        " after `Retry-After` seconds, once one of the others is through.",
     ),
     "server-busy": ProblemType(
         503,

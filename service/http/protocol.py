@@ -32,7 +32,8 @@ default. A body holds its bytes in memory until it is whole, up
 to 1 MiB for up to 30 s, so bodies stalled one byte short, opened within the address's
 rate budget, once held a gigabyte. The request past the bound is answered 503
 ``too-many-bodies`` with ``Retry-After: 1`` as soon as its head is in, before any of its
-body is read, and its connection is closed (``CARDROOM_BODIES_PER_ADDRESS``; 0: no
+body is read; the rest is read and dropped as after any early answer, within the same
+time (``CARDROOM_BODIES_PER_ADDRESS``; 0: no
 bound, as ``cardroom bench`` runs, all its load from one address). Requests without a
 body are not counted, nor are those from a trusted proxy (``CARDROOM_TRUSTED_PROXIES``:
 behind one, every client has the proxy's address, and a proxy such as nginx sends each
@@ -142,14 +143,24 @@ def bodies_per_address() -> int:
     return from_env().bodies_per_address
 
 
-@cache
-def _too_many_bodies() -> bytes:
-    headers, body = _closing_problem(
-        "too-many-bodies",
+async def _too_many_bodies(scope: Any, receive: Any, send: Any) -> None:
+    """The 503 as an ASGI application, for a body over its address's bound."""
+    request_id = new_request_id()
+    detail = (
         f"this address is sending {bodies_per_address()} request bodies at once already;"
-        " send this one once one of them is through",
+        " send this one once one of them is through"
     )
-    return _wire([*headers, (b"retry-after", b"1")], body)
+    body = msgspec.json.encode(problem("too-many-bodies", detail))
+    headers = [
+        (b"content-type", PROBLEM_JSON.encode()),
+        (b"content-length", str(len(body)).encode()),
+        (b"x-content-type-options", b"nosniff"),
+        (b"retry-after", b"1"),
+        (b"x-request-id", request_id),
+    ]
+    await send({"type": "http.response.start", "status": 503, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+    _refused(request_id, scope, 503)
 
 
 @cache
@@ -342,25 +353,29 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         if self.refused:
             return
-        if not self._body_admitted():
-            answer, request_id = self._answer(503, _too_many_bodies())
-            if self._drop(answer):
-                _refused(request_id, self.scope, 503)
-            return
         self.scope[HANGUP] = Hangup()  # type: ignore[literal-required]
         self.head_started = None
         self.reading_head = False
-        if self.head_counted or self._parsed_head_bytes() <= MAX_HEAD_BYTES:
-            super().on_headers_complete()
-            self._close_after_if_undrainable()
+        if not self.head_counted and self._parsed_head_bytes() > MAX_HEAD_BYTES:
+            # Answered in turn, after the responses to the requests before it; then closed.
+            self.refused = True
+            self._served_by(_too_large)
             return
-        # Answered in turn, after the responses to the requests before it; then closed.
-        self.refused = True
-        app, self.app = self.app, _too_large
+        if self._body_admitted():
+            super().on_headers_complete()
+        else:
+            # Answered at once, none of its body read: the rest is read and dropped, as
+            # after any early answer, so that the answer is not lost to a reset.
+            self._served_by(_too_many_bodies)
+        self._close_after_if_undrainable()
+
+    def _served_by(self, app: Any) -> None:
+        """The request whose head just ended is answered by ``app``, not the service's."""
+        own, self.app = self.app, app
         try:
             super().on_headers_complete()
         finally:
-            self.app = app
+            self.app = own
 
     def _body_admitted(self) -> bool:
         """Counts the body of the request whose head just ended, if it has one, for its
