@@ -54,7 +54,6 @@ marked when the connection is lost before the request's answer is complete.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 from functools import cache
 from typing import Any
@@ -63,10 +62,16 @@ import msgspec
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from service.http import stopping
-from service.http.access import new_request_id
+from service.http.access import REQUEST_ID, new_request_id
 from service.http.limits import MAX_BODY_BYTES
 from service.http.problems import PROBLEM_JSON, problem
-from service.http.throttle import Network, client_address, trusted_networks
+from service.http.throttle import (
+    Network,
+    client_address,
+    is_trusted,
+    parsed_address,
+    trusted_networks,
+)
 from service.read.watch import Hangup
 from service.settings import from_env
 
@@ -144,8 +149,10 @@ def bodies_per_address() -> int:
 
 
 async def _too_many_bodies(scope: Any, receive: Any, send: Any) -> None:
-    """The 503 as an ASGI application, for a body over its address's bound."""
-    request_id = new_request_id()
+    """The 503 as an ASGI application, for a body over its address's bound: its head was
+    read whole, so it answers with the client's own X-Request-ID when valid."""
+    sent = next((v for n, v in scope["headers"] if n == b"x-request-id"), None)
+    request_id = sent if sent is not None and REQUEST_ID.fullmatch(sent) else new_request_id()
     detail = (
         f"this address is sending {bodies_per_address()} request bodies at once already;"
         " send this one once one of them is through"
@@ -169,14 +176,9 @@ def _trusted() -> tuple[Network, ...]:
 
 
 def _trusted_peer(peer: str) -> bool:
-    """Whether the socket's peer is a trusted proxy, whose bodies are not counted."""
-    if not _trusted():
-        return False
-    try:
-        found = ipaddress.ip_address(peer)
-    except ValueError:
-        return False
-    return any(found in network for network in _trusted())
+    """Whether the socket's peer is a trusted proxy, whose bodies are not counted (an
+    IPv4 peer of a dual-stack socket, ``::ffff:10.0.0.1``, as its IPv4 address)."""
+    return bool(_trusted()) and is_trusted(parsed_address(peer), _trusted())
 
 
 @cache

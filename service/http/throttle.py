@@ -68,7 +68,7 @@ def trusted_networks(entries: Sequence[str]) -> tuple[Network, ...]:
         raise ValueError(f"CARDROOM_TRUSTED_PROXIES: {exc}") from None
 
 
-def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+def parsed_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     """An address, also as some proxies write it with the client's port (Azure's
     Application Gateway: ``203.0.113.1:51234``, ``[2001:db8::1]:51234``)."""
     text = text.strip()
@@ -86,7 +86,7 @@ def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     return found
 
 
-def _trusted(address: Any, trusted: Sequence[Network]) -> bool:
+def is_trusted(address: Any, trusted: Sequence[Network]) -> bool:
     return address is not None and any(address in network for network in trusted)
 
 
@@ -99,15 +99,15 @@ def client_address(peer: str, forwarded_for: Sequence[str], trusted: Sequence[Ne
     good one). Without trusted proxies the header is ignored: anyone can write it. An IPv6
     client counts by its /64, the block one host is usually given.
     """
-    found = _address(peer)
-    if _trusted(found, trusted):
+    found = parsed_address(peer)
+    if is_trusted(found, trusted):
         hops = [hop for value in forwarded_for for hop in value.split(",")]
         for hop in reversed(hops):
-            address = _address(hop)
+            address = parsed_address(hop)
             if address is None:
                 break
             found = address
-            if not _trusted(address, trusted):
+            if not is_trusted(address, trusted):
                 break
     if found is None:
         return peer or "unknown"

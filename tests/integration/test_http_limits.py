@@ -14,7 +14,9 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from service.http import protocol
 from service.http.protocol import MAX_HEAD_BYTES
+from service.http.throttle import trusted_networks
 from service.tools.bench.harness import running_server
 from tests.support import services
 from tests.support.api import bearer, new_table, ok, seat_all
@@ -655,11 +657,13 @@ async def test_an_address_sending_too_many_bodies_at_once_is_told_to_wait(base: 
         assert (await client.get("/games")).status_code == 200  # no body: not counted
 
         reader, writer = await asyncio.open_connection(*address(base))
-        writer.write(head_of + body)
+        own_id = b"X-Request-ID: bodies-17\r\n"  # its head was read whole: its id is kept
+        writer.write(head_of.replace(b"\r\n\r\n", b"\r\n" + own_id + b"\r\n") + body)
         await writer.drain()
         status, headers, problem = await asyncio.wait_for(read_response(reader), 10)
         assert status == 503, problem
         assert headers["retry-after"] == "1"
+        assert headers["x-request-id"] == "bodies-17"
         assert json.loads(problem)["code"] == "too-many-bodies"
         # Its body was read and dropped, as after any early answer: the connection goes on.
         writer.write(b"GET /games HTTP/1.1\r\nHost: cardroom\r\n\r\n")
@@ -679,3 +683,15 @@ async def test_an_address_sending_too_many_bodies_at_once_is_told_to_wait(base: 
         assert created.status_code == 201, created.text
     for _, writer in stalled:
         writer.close()
+
+
+def test_a_trusted_proxy_on_a_dual_stack_socket_is_known_by_its_ipv4_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``serve --host ::`` takes IPv4 peers as ``::ffff:a.b.c.d``: a trusted proxy's
+    bodies were counted, every client behind it sharing its 16."""
+    networks = trusted_networks(["127.0.0.1"])
+    monkeypatch.setattr(protocol, "_trusted", lambda: networks)
+    assert protocol._trusted_peer("::ffff:127.0.0.1")
+    assert protocol._trusted_peer("127.0.0.1")
+    assert not protocol._trusted_peer("::ffff:127.0.0.2")

@@ -3,7 +3,7 @@
 // signed in. Live over the table's event stream; a seat plays by clicking its legal
 // actions; the operator has the intervention buttons.
 
-import { api, follow, forgetSeat, operatorToken, Problem, retryable, retryDelay, seatToken } from "./api.js";
+import { api, follow, forgetSeat, NetworkFailure, operatorToken, Problem, retryable, retryDelay, seatToken } from "./api.js";
 import { countdown, drawAuction, drawDetails, drawTable, namer, namesApart } from "./board.js";
 import { cardName, cardPicture, cardText, isCard } from "./cards.js";
 import { announce, h, keyed, replace } from "./dom.js";
@@ -236,7 +236,10 @@ export async function tablePage(main, table) {
     } catch (error) {
       fail(error);
       leaving = false;
-      await refresh();
+      // A move whose answer the network lost is read about once the network is back (the
+      // stream, live again, reads the table): a read now would fail too, and its word
+      // would hide this one's, which says to send the move again.
+      if (!(error instanceof NetworkFailure)) await refresh();
     } finally {
       sending = false;
       mine.removeAttribute("aria-busy");
