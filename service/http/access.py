@@ -44,6 +44,11 @@ def new_request_id() -> bytes:
     return b"%016x" % _ids.getrandbits(64)
 
 
+def request_id_of(sent: bytes | None) -> bytes:
+    """The request's id: the client's own ``X-Request-ID`` if it is a valid one."""
+    return sent if sent is not None and REQUEST_ID.fullmatch(sent) else new_request_id()
+
+
 def allow(methods: Iterable[str]) -> str:
     """An ``Allow`` answer for a route's methods: HEAD wherever GET, as the edge answers a
     HEAD with its GET's status and headers."""
@@ -94,7 +99,7 @@ class RequestEdge:
                 origin = value
             elif name == b"access-control-request-method":
                 preflight = True
-        request_id = sent if sent is not None and REQUEST_ID.fullmatch(sent) else new_request_id()
+        request_id = request_id_of(sent)
         added = [(b"x-request-id", request_id)]
         cors = self.cors
         if cors is not None:

@@ -34,7 +34,7 @@ from service import metrics
 from service.http.auth import Caller
 from service.http.problems import ApiProblem
 from service.http.protocol import hangup_of
-from service.http.throttle import Network, client_address
+from service.http.throttle import Network, scope_address
 from service.read.watch import Hangup
 from service.settings import Settings
 
@@ -142,15 +142,7 @@ class Holds:
         if caller is not None and kind != "anonymous":
             who = (caller.table, caller.seat, caller.epoch, caller.tournament, caller.entry)
             return f"{kind}:{who}:{caller.member}", self.per_token
-        peer = scope.get("client") or ("", 0)
-        forwarded: list[str] = []
-        if self.trusted:
-            forwarded = [
-                value.decode("latin-1")
-                for name, value in scope.get("headers", ())
-                if name == b"x-forwarded-for"
-            ]
-        return f"address:{client_address(peer[0], forwarded, self.trusted)}", self.per_address
+        return f"address:{scope_address(scope, self.trusted)}", self.per_address
 
 
 def holds_of(scope: Any) -> Holds:

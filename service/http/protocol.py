@@ -62,7 +62,7 @@ import msgspec
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from service.http import stopping
-from service.http.access import REQUEST_ID, new_request_id
+from service.http.access import new_request_id, request_id_of
 from service.http.limits import MAX_BODY_BYTES
 from service.http.problems import PROBLEM_JSON, problem
 from service.http.throttle import (
@@ -86,16 +86,21 @@ _END = b"\r\n\r\n"
 _BLANK = b"\r\n"
 
 
-def _closing_problem(code: str, detail: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
-    """The headers and body of a problem answered on a connection about to close."""
+def _problem(code: str, detail: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """The headers and body of a problem answered here, not by the service's app."""
     body = msgspec.json.encode(problem(code, detail))
     headers = [
         (b"content-type", PROBLEM_JSON.encode()),
         (b"content-length", str(len(body)).encode()),
         (b"x-content-type-options", b"nosniff"),
-        (b"connection", b"close"),
     ]
     return headers, body
+
+
+def _closing_problem(code: str, detail: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """The headers and body of a problem answered on a connection about to close."""
+    headers, body = _problem(code, detail)
+    return [*headers, (b"connection", b"close")], body
 
 
 def _wire(headers: list[tuple[bytes, bytes]], body: bytes) -> bytes:
@@ -151,20 +156,13 @@ def bodies_per_address() -> int:
 async def _too_many_bodies(scope: Any, receive: Any, send: Any) -> None:
     """The 503 as an ASGI application, for a body over its address's bound: its head was
     read whole, so it answers with the client's own X-Request-ID when valid."""
-    sent = next((v for n, v in scope["headers"] if n == b"x-request-id"), None)
-    request_id = sent if sent is not None and REQUEST_ID.fullmatch(sent) else new_request_id()
+    request_id = request_id_of(next((v for n, v in scope["headers"] if n == b"x-request-id"), None))
     detail = (
         f"this address is sending {bodies_per_address()} request bodies at once already;"
         " send this one once one of them is through"
     )
-    body = msgspec.json.encode(problem("too-many-bodies", detail))
-    headers = [
-        (b"content-type", PROBLEM_JSON.encode()),
-        (b"content-length", str(len(body)).encode()),
-        (b"x-content-type-options", b"nosniff"),
-        (b"retry-after", b"1"),
-        (b"x-request-id", request_id),
-    ]
+    headers, body = _problem("too-many-bodies", detail)
+    headers += [(b"retry-after", b"1"), (b"x-request-id", request_id)]
     await send({"type": "http.response.start", "status": 503, "headers": headers})
     await send({"type": "http.response.body", "body": body})
     _refused(request_id, scope, 503)
@@ -382,12 +380,14 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     def _body_admitted(self) -> bool:
         """Counts the body of the request whose head just ended, if it has one, for its
         client's address: False, counting nothing, when that address is at its bound."""
+        bound = bodies_per_address()
+        if not bound or self.client is None:
+            return True
         has_body = any(
             (name == b"content-length" and value != b"0") or name == b"transfer-encoding"
             for name, value in self.headers
         )
-        bound = bodies_per_address()
-        if not (has_body and bound) or self.client is None or _trusted_peer(self.client[0]):
+        if not has_body or _trusted_peer(self.client[0]):
             return True
         address = client_address(self.client[0], ())
         if _RECEIVING.get(address, 0) >= bound:

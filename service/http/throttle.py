@@ -116,6 +116,18 @@ def client_address(peer: str, forwarded_for: Sequence[str], trusted: Sequence[Ne
     return str(found)
 
 
+def scope_address(scope: Any, trusted: Sequence[Network] = ()) -> str:
+    """:func:`client_address` of an ASGI request's scope: its peer, and its
+    ``X-Forwarded-For`` when a trusted proxy may have written it."""
+    peer = scope.get("client") or ("", 0)
+    forwarded = (
+        [value.decode("latin-1") for name, value in scope["headers"] if name == b"x-forwarded-for"]
+        if trusted
+        else []
+    )
+    return client_address(peer[0], forwarded, trusted)
+
+
 def fields(decision: Decision) -> dict[str, str]:
     policy = decision.policy
     return {
@@ -142,9 +154,7 @@ class Throttle:
         self.trusted = tuple(trusted)
 
     def _address(self, request: Request[Any, Any, Any]) -> str:
-        peer = request.scope.get("client") or ("", 0)
-        forwarded = request.headers.getall("x-forwarded-for", []) if self.trusted else []
-        return client_address(peer[0], forwarded, self.trusted)
+        return scope_address(request.scope, self.trusted)
 
     async def admit(self, request: Request[Any, Any, Any]) -> None:
         """Counts ``request``; raises 429 ``rate-limited`` when its bucket is empty."""
