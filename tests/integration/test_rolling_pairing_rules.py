@@ -20,7 +20,7 @@ from service.write.store import CHANNEL
 from service.write.tournament_store import UNNAMED_RULES
 from tests.conftest import make_settings
 from tests.support import services
-from tests.support.api import OPERATOR, ok
+from tests.support.api import OPERATOR, ok, on_app
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ async def served(database_url: str) -> AsyncIterator[AsyncTestClient[Litestar]]:
 async def rules_of_a_new_tournament(client: Any) -> int:
     body = {"game": "reserve-bridge", "name": "Rolling", "format": "swiss", "rounds": 2}
     event = ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)
-    tournament = await client.app.state.tournaments.load(event["id"])
+    tournament = on_app(client, lambda: client.app.state.tournaments.load(event["id"]))
     return int(tournament.created.pairing_rules)
 
 

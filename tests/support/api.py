@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from httpx import AsyncClient, Response
 
@@ -12,6 +12,15 @@ from tests.conftest import OPERATOR_TOKEN
 from tests.support.playout import choose, pick_index
 
 OPERATOR = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
+
+T = TypeVar("T")
+
+
+def on_app(client: AsyncClient, call: Callable[[], Awaitable[T]]) -> T:
+    """Await ``call()`` on the app's event loop, the test client's portal thread, where
+    its requests run: the app's pool and futures belong to that loop, and touching them
+    from the test's own loop fails whenever the two contend for a lock."""
+    return client.blocking_portal.call(call)  # type: ignore[attr-defined,no-any-return]
 
 
 def bearer(token: str) -> dict[str, str]:

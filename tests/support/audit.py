@@ -23,7 +23,7 @@ from service.audit.chain import GENESIS, canonical_bytes, chain
 from service.write.handler import TableService
 from service.write.store import NewEvent
 from tests.domain.test_reserve_bridge_playouts import BridgePlayout
-from tests.support.api import OPERATOR, ok
+from tests.support.api import OPERATOR, ok, on_app
 from tests.support.pinochle import PinochlePlayout
 from tests.support.playout import Playout, to_command
 
@@ -64,18 +64,16 @@ async def play(
     """Send the player's commands through the service until the game ends or ``until``
     holds. The service lives on the app's event loop (the test client's portal thread),
     so every call runs there: its pool and its futures belong to that loop."""
-    portal = client.blocking_portal  # type: ignore[attr-defined]
-
-    def on_app(call: Callable[[], Any]) -> Any:
-        return portal.call(call)
-
-    table = on_app(lambda: service.load(table_id)).table
+    table = on_app(client, lambda: service.load(table_id)).table
     for _ in range(limit):
         if table.status != "playing" or until(table):
             return table
         seat, command = player.command(table)
-        on_app(partial(service.act, table_id, seat, command, if_match=None, idempotency_key=None))
-        table = on_app(lambda: service.load(table_id)).table
+        on_app(
+            client,
+            partial(service.act, table_id, seat, command, if_match=None, idempotency_key=None),
+        )
+        table = on_app(client, lambda: service.load(table_id)).table
     raise AssertionError("the game did not end")
 
 
