@@ -10,6 +10,8 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,30 @@ def cards_in(value: Any) -> set[str]:
 def hidden_from_spectators(everything: dict[str, Any]) -> set[str]:
     """The cards the operator's view holds in hands and the undealt stock."""
     return cards_in(everything["hands"]) | cards_in(everything.get("undealt"))
+
+
+@contextmanager
+def relayed(browser: WebDriver, console: Console) -> Iterator[Relay]:
+    """A relay in front of the console's server, for the browser's requests; closed after
+    the page is left (or the page would retry through it)."""
+    relay = Relay(int(console.base.rsplit(":", 1)[1]))
+    try:
+        yield relay
+    finally:
+        browser.get("about:blank")
+        browser.get_log("browser")
+        relay.close()
+
+
+def watching_live(
+    browser: WebDriver, console: Console, relay: Relay, name: str
+) -> tuple[str, list[str]]:
+    """A new four-seat Pitch table, open in the browser through ``relay`` and live."""
+    table, tokens = console.table("pitch", 4, name)
+    browser.get(f"http://127.0.0.1:{relay.port}/console/tables/{table}")
+    rendered(browser, console.view(table)["version"])
+    wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
+    return table, tokens
 
 
 def test_the_first_page_lists_tables_live_and_weighs_little(
@@ -105,13 +131,9 @@ def test_a_spectator_follows_a_game_within_a_second_and_never_sees_a_hidden_card
 def test_the_table_page_resumes_its_stream_after_the_connection_drops(
     browser: WebDriver, console: Console
 ) -> None:
-    relay = Relay(int(console.base.rsplit(":", 1)[1]))
-    try:
-        table, tokens = console.table("pitch", 4, "drop")
-        browser.get(f"http://127.0.0.1:{relay.port}/console/tables/{table}")
+    with relayed(browser, console) as relay:
+        table, tokens = watching_live(browser, console, relay, "drop")
         first = console.view(table)["version"]
-        rendered(browser, first)
-        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
         console.act(table, tokens)
         relay.drop()  # the page's stream ends; moves go on meanwhile
         for _ in range(3):
@@ -127,10 +149,6 @@ def test_the_table_page_resumes_its_stream_after_the_connection_drops(
         assert sorted(logged) == list(range(min(logged), last + 1))  # each once, no gap
         assert min(logged) <= first
         no_errors(browser, expected="net::ERR_")  # the cut connections
-    finally:
-        browser.get("about:blank")  # before the relay goes, or the page retries through it
-        browser.get_log("browser")
-        relay.close()
 
 
 def test_a_table_page_whose_stream_goes_silent_reconnects_and_catches_up(
@@ -139,12 +157,8 @@ def test_a_table_page_whose_stream_goes_silent_reconnects_and_catches_up(
     """The stream's connection stays open but nothing comes through any more (a NAT or
     proxy that forgot it): after three keep-alive intervals of silence the page gives it
     up and resumes on a new one, where it said "live" and froze for good before."""
-    relay = Relay(int(console.base.rsplit(":", 1)[1]))
-    try:
-        table, tokens = console.table("pitch", 4, "silent")
-        browser.get(f"http://127.0.0.1:{relay.port}/console/tables/{table}")
-        rendered(browser, console.view(table)["version"])
-        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
+    with relayed(browser, console) as relay:
+        table, tokens = watching_live(browser, console, relay, "silent")
         relay.hold_streams()
         for _ in range(3):
             last = console.act(table, tokens)["version"]
@@ -152,10 +166,25 @@ def test_a_table_page_whose_stream_goes_silent_reconnects_and_catches_up(
         rendered(browser, last, seconds=6 * KEEP_ALIVE + 10)
         wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".live").text == "live")
         no_errors(browser)
-    finally:
-        browser.get("about:blank")
-        browser.get_log("browser")
-        relay.close()
+
+
+def test_a_read_the_network_swallowed_is_given_up_and_the_table_catches_up(
+    browser: WebDriver, console: Console
+) -> None:
+    """A read of the table goes out on a connection that is dead without anyone knowing
+    (it never arrives, no answer comes, nothing fails). The page gives it up after its
+    patience and reads again: before, it waited on that read for good and, since its
+    reads go one at a time, the board stopped moving while the stream went on "live"."""
+    with relayed(browser, console) as relay:
+        table, tokens = watching_live(browser, console, relay, "swallowed")
+        relay.hold_next(f"GET /tables/{table} ".encode())
+        for _ in range(3):
+            last = console.act(table, tokens)["version"]
+        # Ten seconds' patience (the least), a second's pause, a read: within this.
+        rendered(browser, last, seconds=20)
+        assert browser.find_element(By.CSS_SELECTOR, ".live").text == "live"
+        assert browser.find_element(By.CSS_SELECTOR, ".message").text == ""
+        no_errors(browser)
 
 
 def test_a_seat_revoked_while_its_stream_was_down_goes_on_watching(
@@ -164,8 +193,7 @@ def test_a_seat_revoked_while_its_stream_was_down_goes_on_watching(
     """The network is down when the operator hands the seat on: the stream's next try
     is refused with 401, and the page forgets the token and watches, saying why (it
     stopped at "closed", the seat's old hand still drawn)."""
-    relay = Relay(int(console.base.rsplit(":", 1)[1]))
-    try:
+    with relayed(browser, console) as relay:
         table, tokens = console.table("pitch", 3, "revoked-offline")
         base = f"http://127.0.0.1:{relay.port}"
         browser.get(f"{base}/console")
@@ -191,10 +219,6 @@ def test_a_seat_revoked_while_its_stream_was_down_goes_on_watching(
         said = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
         known = ("net::ERR_", "401 (Unauthorized)", "favicon")
         assert [m for m in said if not any(k in m for k in known)] == []
-    finally:
-        browser.get("about:blank")
-        browser.get_log("browser")
-        relay.close()
 
 
 def test_replay_steps_back_and_forth_as_get_replay_says(

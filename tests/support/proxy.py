@@ -1,7 +1,8 @@
 """A TCP relay in front of a server whose connections a test can cut at once, as a
 network drop would (the browser's open streams end and it must reconnect), or hold, as a
 partition that no end notices would; it can hold only the event streams' connections (a
-NAT that forgot one), or turn every new connection away (a network that is down)."""
+NAT that forgot one) or the connection of one request (a request a dead kept-alive
+connection swallowed), or turn every new connection away (a network that is down)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class Relay:
         self._streams: list[threading.Event] = []  # each event stream's: set while flowing
         self._held: list[threading.Event] = []
         self._refusing = False
+        self._swallow: bytes | None = None  # the request line hold_next waits for
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -49,12 +51,21 @@ class Relay:
     ) -> None:
         with suppress(OSError):
             while chunk := source.recv(65536):
-                if asks and b"/stream" in chunk.split(b"\r\n", 1)[0]:
-                    with self._lock:
+                line = chunk.split(b"\r\n", 1)[0] if asks else b""
+                with self._lock:
+                    if b"/stream" in line:
                         self._streams.append(flowing)
+                    elif self._swallow is not None and line.startswith(self._swallow):
+                        self._swallow = None
+                        self._held.append(flowing)
+                        flowing.clear()
                 self._flowing.wait()
                 flowing.wait()
                 sink.sendall(chunk)
+        # A held connection's end is held too: the server closing an idle connection
+        # would tell the client, which would send its request again on a new one.
+        self._flowing.wait()
+        flowing.wait()
         for end in (source, sink):
             with suppress(OSError):
                 end.shutdown(socket.SHUT_RDWR)
@@ -79,6 +90,13 @@ class Relay:
             self._held += held
         for flowing in held:
             flowing.clear()
+
+    def hold_next(self, request_line: bytes) -> None:
+        """Holds the connection of the next request whose request line begins with
+        ``request_line`` (e.g. ``b"GET /tables/… "``), as :meth:`hold_streams` holds a
+        stream's: the request never arrives and no answer ever comes."""
+        with self._lock:
+            self._swallow = request_line
 
     def refuse(self, refusing: bool = True) -> None:
         """Closes every new connection at once (``False``: relays them again)."""

@@ -87,18 +87,49 @@ export function newKey() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Seconds between a stream's keep-alives when the service does not say. */
+const DEFAULT_KEEP_ALIVE = 15;
+
+/** The service's keep-alive interval, in seconds, as its latest stream said it. */
+let keepAlive = DEFAULT_KEEP_ALIVE;
+
+/**
+ * How long a stream may stay silent before its connection is taken for dead: three of
+ * the service's keep-alive intervals. @returns {number} milliseconds
+ */
+function silence() {
+  return 3000 * keepAlive;
+}
+
+/**
+ * How long a request may wait for its whole answer: as long as a stream may stay silent,
+ * and ten seconds at least (the service answers within its own few seconds' deadlines,
+ * a 503 when it cannot). @returns {number} milliseconds
+ */
+function patience() {
+  return Math.max(silence(), 10_000);
+}
+
 /**
  * One request; the JSON answer, or a thrown Problem.
+ *
+ * A request that has had no whole answer after `patience()` is given up as a
+ * NetworkFailure: on a phone that changed networks, or behind a NAT that forgot the
+ * connection, a kept-alive connection can swallow a request without ever failing, and the
+ * page would wait on it for good (its reads are one at a time: a table would stop
+ * moving). `patient` requests (a whole tournament's verification, which may take long)
+ * wait as long as it takes.
  * @param {string} path
- * @param {{method?: string, body?: unknown, token?: string | null, accept?: string}} [options]
+ * @param {{method?: string, body?: unknown, token?: string | null, accept?: string, patient?: boolean}} [options]
  * @returns {Promise<any>}
  */
 export async function api(path, options = {}) {
   /** @type {Record<string, string>} */
   const headers = { Accept: options.accept || "application/json" };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
+  const abort = new AbortController();
   /** @type {RequestInit} */
-  const init = { method: options.method || "GET", headers, cache: "no-store" };
+  const init = { method: options.method || "GET", headers, cache: "no-store", signal: abort.signal };
   if (options.body !== undefined) {
     headers["Content-Type"] = "application/json";
     headers["Idempotency-Key"] = newKey();
@@ -109,13 +140,17 @@ export async function api(path, options = {}) {
   }
   /** @type {Response} */
   let response;
+  let text;
+  const timer = options.patient ? 0 : window.setTimeout(() => abort.abort(), patience());
   try {
     response = await fetch(path, init);
+    text = await response.text();
   } catch {
-    // fetch's own TypeError says only "Failed to fetch".
+    // fetch's own TypeError says only "Failed to fetch"; an abort, "signal is aborted".
     throw new NetworkFailure(init.method !== "GET");
+  } finally {
+    clearTimeout(timer);
   }
-  const text = await response.text();
   const type = response.headers.get("Content-Type") || "";
   const body = type.includes("json") && text ? JSON.parse(text) : text;
   if (!response.ok) {
@@ -124,9 +159,6 @@ export async function api(path, options = {}) {
   }
   return body;
 }
-
-/** Seconds between a stream's keep-alives when the service does not say. */
-const DEFAULT_KEEP_ALIVE = 15;
 
 /**
  * Follows a Server-Sent Events stream and resumes it after a dropped connection from the
@@ -151,7 +183,6 @@ export function follow(path, options) {
   /** @type {{current: AbortController | null}} */
   const controller = { current: null };
   const state = options.onState || (() => {});
-  let silence = 3000 * DEFAULT_KEEP_ALIVE; // the service's interval, once it has said it
 
   async function once() {
     const abort = new AbortController();
@@ -163,7 +194,7 @@ export function follow(path, options) {
     let watchdog = 0;
     const heard = () => {
       clearTimeout(watchdog);
-      watchdog = window.setTimeout(() => abort.abort(), silence);
+      watchdog = window.setTimeout(() => abort.abort(), silence());
     };
     heard(); // a try whose answer never begins (a dead kept-alive connection) is given up too
     try {
@@ -171,7 +202,7 @@ export function follow(path, options) {
       if (!response.ok || !response.body) throw new Problem(response.status, null);
       state("live");
       const every = Number(response.headers.get("Cardroom-Keep-Alive"));
-      if (every > 0) silence = 3000 * every;
+      if (every > 0) keepAlive = every;
       heard();
       await read(response.body, heard);
     } finally {
