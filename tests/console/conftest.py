@@ -18,6 +18,7 @@ from service.tools.bench.harness import running_server
 from tests.support import services
 from tests.support.browser import open_browser, rendered, require_browser, sign_in
 
+NAMES = ("Ann", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus")  # a table's players, in seat order
 KEEP_ALIVE = 2  # seconds between the console server's keep-alives (the default is 15)
 
 
@@ -43,7 +44,7 @@ class Console(NamedTuple):
         assert created.status_code == 201, created.text
         table = created.json()["id"]
         tokens = []
-        for seat, name in zip(range(seats), ("Ann", "Bob", "Cleo", "Dev"), strict=False):
+        for seat, name in zip(range(seats), NAMES, strict=False):
             taken = self.api.post(f"/tables/{table}/seats/{seat}", json={"name": name})
             assert taken.status_code == 201, taken.text
             tokens.append(taken.json()["token"])

@@ -1,6 +1,7 @@
-"""What the operator and a watcher meet beyond one game in play: a table that has ended
-(its page stops following it), the operator's half-typed intervention surviving the
-game's moves, a refused filter, and the tournaments list."""
+"""What the operator and a watcher meet beyond one game in play: every seat on the felt
+at every table size, a table that has ended (its page stops following it), the
+operator's half-typed intervention surviving the game's moves, a refused filter, and the
+tournaments list."""
 
 from __future__ import annotations
 
@@ -14,6 +15,46 @@ from tests.support.browser import body, no_errors, rendered, sign_in, wait_for
 def signed_out(browser: WebDriver, console: Console) -> None:
     browser.get(f"{console.base}/console")
     browser.execute_script("sessionStorage.clear()")
+
+
+# The seats' boxes whose corners lie outside the felt's inner edge: its padding box with
+# its rounded corners, each a quarter ellipse of the felt's border-radius less its border.
+OFF_THE_FELT = """
+const felt = document.querySelector('.felt');
+const outer = felt.getBoundingClientRect();
+const style = getComputedStyle(felt);
+const border = felt.clientLeft;
+const [rx, ry] = style.borderTopLeftRadius.split(' ').map((r, i) => (r.endsWith('%')
+  ? parseFloat(r) / 100 * (i ? outer.height : outer.width) : parseFloat(r)) - border);
+const left = outer.left + border, top = outer.top + border;
+const width = felt.clientWidth, height = felt.clientHeight;
+const inside = (x, y) => {
+  const dx = Math.min(x - left, left + width - x), dy = Math.min(y - top, top + height - y);
+  if (dx < 0 || dy < 0) return false;
+  if (dx >= rx || dy >= ry) return true;
+  return ((rx - dx) / rx) ** 2 + ((ry - dy) / ry) ** 2 <= 1;
+};
+return [...felt.querySelectorAll('.seat')].filter((seat) => {
+  const r = seat.getBoundingClientRect();
+  return ![[r.left, r.top], [r.right, r.top], [r.left, r.bottom], [r.right, r.bottom]]
+    .every(([x, y]) => inside(x, y));
+}).map((seat) => seat.getAttribute('aria-label'));
+"""
+
+
+def test_every_seat_sits_on_the_felt_at_every_table_size(
+    browser: WebDriver, console: Console
+) -> None:
+    """Seats round the oval, every hand face up (the operator's view, the largest boxes):
+    a box high or low on a side stuck out over the rim at three, five and seven seats."""
+    browser.get(f"{console.base}/console")
+    sign_in(browser, console.operator)
+    for seats in range(2, 8):
+        table, _ = console.table("pitch", seats, f"felt-{seats}")
+        browser.get(f"{console.base}/console/tables/{table}")
+        rendered(browser, console.view(table)["version"])
+        assert browser.execute_script(OFF_THE_FELT) == [], f"{seats} seats"
+    no_errors(browser)
 
 
 def test_an_ended_tables_page_stops_following_it(browser: WebDriver, console: Console) -> None:

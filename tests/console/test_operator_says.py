@@ -104,6 +104,15 @@ def test_an_open_tournament_ranks_its_partnerships(browser: WebDriver, console: 
     no_errors(browser)
 
 
+def test_a_swiss_tournament_without_entries_says_so(browser: WebDriver, console: Console) -> None:
+    """It drew an open tournament's empty table of players (Played, Won) instead."""
+    event = tournament(console, game="pitch", format="swiss", rounds=2)
+    browser.get(f"{console.base}/console/tournaments/{event['id']}")
+    standings = wait_for(browser, lambda d: text_of(d, "#standings"))
+    assert standings == "Standings\nNo entry yet.", standings
+    no_errors(browser)
+
+
 def test_a_waiting_table_can_be_aborted_or_given_to_the_computer(
     browser: WebDriver, console: Console
 ) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -72,7 +73,10 @@ def open_browser() -> WebDriver:
 
 
 def wait_for(driver: WebDriver, condition: Callable[[WebDriver], Any], seconds: float = 10) -> Any:
-    return WebDriverWait(driver, seconds, poll_frequency=0.02).until(condition)
+    # An element found and then redrawn before it is read (the pages redraw as the
+    # service moves on) is looked for again, as one not there yet is.
+    stale = (StaleElementReferenceException,)
+    return WebDriverWait(driver, seconds, 0.02, ignored_exceptions=stale).until(condition)
 
 
 def body(driver: WebDriver, name: str) -> str | None:

@@ -171,12 +171,30 @@ function seatBox(view, seat, at) {
   const side = y > 25 && y < 75;
   if (side && x < 35) {
     box.classList.add("west");
-    box.style.left = "2%";
+    box.style.left = `${sideInset(y)}%`;
   } else if (side && x > 65) {
     box.classList.add("east");
-    box.style.right = "2%";
+    box.style.right = `${sideInset(y)}%`;
   } else box.style.left = `${x}%`;
   return box;
+}
+
+// The felt's corners are quarter ellipses (its border-radius, 48% / 42%), and a seat's
+// box reaches about 8% of the felt's height above and below its place.
+const CORNER_X = 48;
+const CORNER_Y = 42;
+const HALF_HEIGHT = 8;
+
+/**
+ * How far in from the felt's side edge a side seat's box stands, in % of its width: 2%,
+ * and as much again as the oval's curve has come in at the box's top or bottom edge
+ * (without it, a seat low or high on the side, at three, five or seven seats, stuck out
+ * over the rim). @param {number} y  the seat's place, in % of the felt's height
+ */
+function sideInset(y) {
+  const fromRim = Math.min(y, 100 - y) - HALF_HEIGHT;
+  const into = Math.min(1, Math.max(0, CORNER_Y - fromRim) / CORNER_Y);
+  return 2 + CORNER_X * (1 - Math.sqrt(1 - into * into));
 }
 
 /** The cards of a trick, each with who played it. @param {any} trick @param {any} view @param {string} label */

@@ -130,6 +130,7 @@ export async function tournamentPage(main, id) {
       ...(t.format === "duplicate" ? [String(e.matchpoints), String(e.percentage)] : tie.length ? [String(e.buchholz), String(e.sonneborn_berger)] : []),
     ]);
     if (rows.length) replace(standings, h("h2", null, "Standings"), grid("Entries ranked", ["Rank", "Entry", "Points", "W–L–D", "Score", ...tie], rows), csvButton());
+    else if (t.format !== "open") replace(standings, h("h2", null, "Standings"), h("p", null, "No entry yet."));
     else {
       // An open tournament ranks its players from the score sheets.
       /** @param {any[]} ranked */
