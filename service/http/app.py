@@ -15,6 +15,7 @@ from litestar.exceptions import NotFoundException
 from service.http.access import RequestEdge
 from service.http.audit import AuditController
 from service.http.auth import provide_caller
+from service.http.callers import token_holder
 from service.http.command_path import command_path
 from service.http.console import console_assets_router, console_router
 from service.http.cors import Cors
@@ -76,6 +77,7 @@ def create_app(settings: Settings, *, migrate: Migrate = "at-start") -> Litestar
             RoundController,
             AuditController,
             GameController,
+            token_holder,
             stream_table,
             stream_tournament,
             healthz,

@@ -325,6 +325,7 @@ def responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
         **t.RESPONSES,
         **audit_responses(game),
         **game_responses(),
+        ("getTokenHolder", "200"): token_holders(),
         ("health", "200"): {"ok": ("Alive", {"status": "ok", "checks": {}})},
         ("readiness", "200"): {
             "ready": ("Ready", health),
@@ -434,6 +435,23 @@ def game_responses() -> dict[tuple[str, str], dict[str, tuple[str, Any]]]:
             "pinochle": ("Three of three to five seats dealt in; options", by_id["pinochle"]),
             "forty-five": ("Two partnerships; no options", by_id["forty-five"]),
         },
+    }
+
+
+def token_holders() -> dict[str, tuple[str, Any]]:
+    """``GET /me`` for each kind of token."""
+    nobody = {"table": None, "seat": None, "tournament": None, "entry": None}
+    return {
+        "seat": ("A seat's token", {**nobody, "kind": "seat", "table": s.TABLE, "seat": 1}),
+        "entry": (
+            "An entry's token",
+            {**nobody, "kind": "entry", "tournament": s.TOURNAMENT, "entry": t.ENTRIES[0]},
+        ),
+        "director": (
+            "A tournament director's token",
+            {**nobody, "kind": "director", "tournament": s.TOURNAMENT},
+        ),
+        "operator": ("The operator's token", {**nobody, "kind": "operator"}),
     }
 
 

@@ -403,6 +403,20 @@ class SeatGranted(msgspec.Struct, frozen=True):
     version: int
 
 
+class TokenHolder(msgspec.Struct, frozen=True):
+    """Who a bearer token speaks for. ``operator``: the service's operator. ``director``:
+    the director of ``tournament``, its operator for that tournament and its tables
+    only. ``seat``: a player's seat, ``seat`` (from 0) at ``table``. ``entry``: an entry
+    of ``tournament`` (``entry``), whose ``GET /tournaments/{id}/me`` finds its seat each
+    round. The fields that do not apply to a kind are ``null``."""
+
+    kind: Literal["operator", "director", "seat", "entry"]
+    table: str | None
+    seat: int | None
+    tournament: str | None
+    entry: str | None
+
+
 def _json_text(component: str) -> msgspec.Meta:
     """A string holding JSON text of a component (a stream message's ``data``)."""
     return msgspec.Meta(

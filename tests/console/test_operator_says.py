@@ -53,6 +53,22 @@ def test_a_token_the_service_does_not_know_is_refused_at_sign_in(
     no_errors(browser, expected="401")
 
 
+def test_a_players_token_is_refused_at_sign_in(browser: WebDriver, console: Console) -> None:
+    """A seat's token was kept as the operator's: the pages said "the operator (every
+    hand)" and drew the operator's buttons, each refused when clicked."""
+    _, tokens = console.table("pitch", 2, "seat-sign-in")
+    browser.get(f"{console.base}/console")
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(f"{console.base}/console")
+    browser.find_element(By.ID, "operator-token").send_keys(tokens[0])
+    browser.find_element(By.CSS_SELECTOR, "#operator-form button").click()
+    said = wait_for(browser, lambda d: d.find_element(By.ID, "signin-said").text)
+    assert said.startswith("That is a seat's token, not the operator's"), said
+    assert not browser.find_elements(By.ID, "signout")
+    assert browser.execute_script("return sessionStorage.length") == 0
+    no_errors(browser)
+
+
 def test_an_export_refused_is_said_and_not_saved(browser: WebDriver, console: Console) -> None:
     """Another tournament's director clicked *Download the export* and got the 403
     problem saved as the export, and no word on the page."""

@@ -183,6 +183,28 @@ def test_a_seat_given_up_before_the_game_is_free_again(
     no_errors(browser)
 
 
+def test_a_link_with_another_tables_token_watches_and_says_why(
+    browser: WebDriver, console: Console
+) -> None:
+    """The page kept the token and was refused (403) on every load, a reload included:
+    the table could not even be watched in that tab."""
+    table, _ = console.table("pitch", 2, "wrong-link")
+    _, others = console.table("pitch", 2, "wrong-link-other")
+    browser.get(f"{console.base}/console")
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(f"{console.base}/console/tables/{table}#token={others[0]}")
+    notice = "return document.querySelector('.notice')?.textContent || ''"  # across a reload
+    said = wait_for(browser, lambda d: d.execute_script(notice), seconds=20)
+    assert said.startswith("This link's token is not for a seat at this table"), said
+    rendered(browser, console.view(table)["version"])
+    sub = browser.find_element(By.CSS_SELECTOR, ".sub").text
+    assert "a spectator" in sub, sub
+    browser.refresh()
+    rendered(browser, console.view(table)["version"])
+    assert browser.execute_script("return sessionStorage.length") == 0
+    no_errors(browser, expected="403")
+
+
 def test_a_list_the_network_cannot_read_says_so_without_talk_of_moves(
     browser: WebDriver, console: Console
 ) -> None:

@@ -29,15 +29,21 @@ function signin() {
     event.preventDefault();
     const value = /** @type {HTMLInputElement} */ (input).value.trim();
     if (!value) return;
-    // Asked of the service first: a mistyped token would otherwise be kept, and every
-    // page would read as the operator's while showing only what anyone may see.
+    // Asked of the service first: a mistyped token, or a player's, would otherwise be
+    // kept, and every page would read as the operator's (its buttons refused) while
+    // showing only what anyone, or that player, may see.
     try {
-      await api("/tables?limit=1", { token: value });
+      const holder = await api("/me", { token: value });
+      if (!["operator", "director"].includes(holder.kind)) {
+        said.textContent = `That is ${holder.kind === "seat" ? "a seat's" : "an entry's"} token, not the operator's or a tournament director's: open the seat's link instead.`;
+        return;
+      }
     } catch (error) {
       if (error instanceof Problem && error.status === 401) {
         said.textContent = "The service does not know that token.";
         return;
       }
+      // The service unavailable: the token is kept, as the pages will tell soon enough.
     }
     setOperatorToken(value);
     location.reload();

@@ -179,6 +179,12 @@ export async function tablePage(main, table) {
       watchInstead(leaving ? LEFT : "This seat's link no longer works: the seat was left, or handed to another player. You are watching the table.");
       return;
     }
+    if (error instanceof Problem && error.code === "wrong-seat" && seat) {
+      // A link whose token is another table's (or an entry's): kept, it would refuse
+      // this table's page for as long as the tab lives.
+      watchInstead("This link's token is not for a seat at this table. You are watching the table.");
+      return;
+    }
     message.textContent = error instanceof Error ? error.message : String(error);
   }
 
