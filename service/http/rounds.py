@@ -154,7 +154,8 @@ class RoundController(Controller):
         " or the director handed it on (that token answers 401 from then on); `bye` is"
         " `true` when the entry sits the round out. Between rounds, send `If-None-Match`"
         " with the last `ETag` and `?wait=30`: the answer comes as soon as the next round"
-        " is paired (or the seat's token changes), else a 304.",
+        " is paired, the seat's token changes or the tournament ends (`status`"
+        " `finished`: no round follows, stop asking), else a 304.",
         response_headers=documented(PRIVATE),
         **token_only(304, 400, 401, 403, 404, 503),
     )

@@ -69,13 +69,15 @@ class MySeat(msgspec.Struct, frozen=True):
     left it or the director handed it on: that token answers 401 from then on. For a
     partnership's player, ``partner_seat`` is where the partner sits; ``partner_token``
     is only ever set for the one token of a pair entered before each player had their
-    own."""
+    own. ``status`` is the tournament's: ``finished`` once it has ended, when no round
+    follows and a player waiting for the next can stop."""
 
     entry: str
     round: int
     table: str | None
     seat: int | None
     token: str | None
+    status: stream.Status
     bye: bool = False
     partner_seat: int | None = None
     partner_token: str | None = None
@@ -428,7 +430,8 @@ class TournamentService:
         read = {f"{TOURNAMENT_NOTICE}{tournament_id}": tournament.version}
         computer = stream.entry_of(tournament, entry).computer
         if not tournament.rounds:
-            return Seated(MySeat(entry=entry, round=0, table=None, seat=None, token=None), read)
+            waiting = MySeat(entry, 0, None, None, None, tournament.status)
+            return Seated(waiting, read)
         current = tournament.rounds[-1]
         for paired in current.tables:
             held = [s for s, e in enumerate(paired.seats) if e == entry]
@@ -449,6 +452,7 @@ class TournamentService:
                     table=paired.table,
                     seat=mine,
                     token=seat_token(key, paired.table, mine) if issued(mine) else None,
+                    status=tournament.status,
                     partner_seat=partner,
                     partner_token=seat_token(key, paired.table, partner)
                     if partner is not None and member is None and issued(partner)
@@ -461,6 +465,7 @@ class TournamentService:
             table=None,
             seat=None,
             token=None,
+            status=tournament.status,
             bye=entry in current.byes,
         )
         return Seated(sits_out, read)

@@ -57,3 +57,31 @@ async def test_a_me_parked_at_one_process_answers_when_the_other_pairs_the_round
     again = {**headers, "If-None-Match": answer.headers["etag"]}
     unchanged = await a.get(f"{path}/me", headers=again)
     assert unchanged.status_code == 304, "both processes tag the same answer alike"
+
+
+async def test_a_me_parked_at_one_process_answers_when_the_other_ends_the_tournament(
+    clients: list[httpx.AsyncClient], servers: tuple[list[str], str]
+) -> None:
+    """The answer did not change when the tournament ended: a phone waiting for the next
+    round was answered 304 for ever."""
+    a, b = clients
+    path, director = await swiss_at(a, servers[1], rounds=3)
+    ann = ok(await a.post(f"{path}/entries", json={"name": "Ann"}, headers=director), 201)
+    ok(await a.post(f"{path}/entries", json={"name": "Bob"}, headers=director), 201)
+    ok(await a.post(f"{path}/rounds", headers=director), 201)
+    seat = ok(await a.get(f"{path}/me", headers=bearer(ann["token"])))
+    resign = {"type": "resign"}
+    ok(await a.post(f"/tables/{seat['table']}/actions", json=resign, headers=bearer(seat["token"])))
+    for _ in range(200):  # the round ends once its result is in the tournament's stream
+        if ok(await a.get(f"{path}/rounds/1"))["status"] != "playing":
+            break
+        await asyncio.sleep(0.05)
+    playing = await b.get(f"{path}/me", headers=bearer(ann["token"]))
+    assert playing.json()["status"] == "playing"
+    headers = {**bearer(ann["token"]), "If-None-Match": playing.headers["etag"]}
+    poll = asyncio.create_task(b.get(f"{path}/me?wait=30", headers=headers))
+    ok(await a.post(f"{path}/finish", headers=director))
+    answer = await poll
+    assert answer.status_code == 200, "the end of the tournament did not answer the poll"
+    assert answer.json()["status"] == "finished"
+    assert answer.json()["round"] == 1
