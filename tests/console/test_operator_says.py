@@ -17,7 +17,14 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from service.tools.bench.harness import running_server
 from tests.console.conftest import Console
 from tests.support import services
-from tests.support.browser import no_errors, rendered, sign_in, wait_for
+from tests.support.browser import (
+    assert_accessible,
+    no_errors,
+    rendered,
+    screenshots,
+    sign_in,
+    wait_for,
+)
 
 
 def signed_in(browser: WebDriver, console: Console, token: str) -> None:
@@ -205,3 +212,41 @@ def test_the_tournaments_list_pages_to_the_older_tournaments(browser: WebDriver)
         assert str(links[0].get_attribute("href")).endswith(second["tournaments"][0]["id"])
         assert "Newest tournaments" in text_of(browser, "main .pages")
         no_errors(browser)
+
+
+def test_the_director_runs_a_swiss_event_from_its_page(
+    browser: WebDriver, console: Console
+) -> None:
+    """Enter a player (her token shown, to hand over) and the computer, pair the round,
+    and a refusal said as the service gave it: every step a director took with curl."""
+    event = tournament(console, game="reserve-bridge", format="swiss", rounds=2)
+    signed_in(browser, console, event["director_token"])
+    assert text_of(browser, ".tag.you") == "Director"
+    browser.get(f"{console.base}/console/tournaments/{event['id']}")
+    said = "#director-said"
+    wait_for(browser, lambda d: d.find_element(By.ID, "entry-name")).send_keys("Ann")
+    browser.find_element(By.CSS_SELECTOR, "#enter-form button").click()
+    token = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{said} .token"))
+    me = console.api.get(
+        f"/tournaments/{event['id']}/me", headers={"Authorization": f"Bearer {token[0].text}"}
+    )
+    assert me.status_code == 200 and me.json()["round"] == 0, me.text
+    browser.find_element(By.ID, "enter-computer").click()
+    wait_for(browser, lambda d: text_of(d, said) == "The computer is entered.")
+    entries = console.api.get(f"/tournaments/{event['id']}/entries").json()["entries"]
+    assert [(e["names"], e["computer"]) for e in entries] == [
+        (["Ann"], False),
+        (["Computer"], True),
+    ]
+
+    wait_for(browser, lambda d: text_of(d, "#pair-round") == "Pair round 1")
+    browser.find_element(By.ID, "pair-round").click()
+    wait_for(browser, lambda d: text_of(d, said) == "Round 1 is paired: 1 table.")
+    wait_for(browser, lambda d: "Round 1 · playing" in text_of(d, "#rounds"))
+    assert text_of(browser, "#pair-round") == "Pair round 2"
+    browser.find_element(By.ID, "pair-round").click()  # the round is still in play
+    refused = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{said} .bad"))
+    assert refused[0].text == "Not done: round 1 is still being played", refused[0].text
+    assert_accessible(browser, "director's tournament page")
+    screenshots(browser, "director")
+    no_errors(browser, expected="409")

@@ -8,6 +8,9 @@ import { tablePage } from "./table.js";
 import { tablesPage } from "./tables.js";
 import { tournamentPage, tournamentsPage } from "./tournament.js";
 
+// Set when the token signed in with is a tournament director's (GET /me said so).
+const DIRECTOR_KEY = "cardroom.director";
+
 function signin() {
   const place = document.getElementById("signin");
   if (!place) return;
@@ -15,9 +18,12 @@ function signin() {
     const out = h("button", { type: "button", id: "signout" }, "Sign out");
     out.addEventListener("click", () => {
       setOperatorToken(null);
+      sessionStorage.removeItem(DIRECTOR_KEY);
       location.reload();
     });
-    replace(place, h("span", { class: "tag you" }, "Operator"), " ", out);
+    // A director's token is the operator's for one tournament only: the tag says which.
+    const director = sessionStorage.getItem(DIRECTOR_KEY) === "1";
+    replace(place, h("span", { class: "tag you" }, director ? "Director" : "Operator"), " ", out);
     return;
   }
   // A form that never submits to the server: the token stays in this tab's session
@@ -32,8 +38,10 @@ function signin() {
     // Asked of the service first: a mistyped token, or a player's, would otherwise be
     // kept, and every page would read as the operator's (its buttons refused) while
     // showing only what anyone, or that player, may see.
+    sessionStorage.removeItem(DIRECTOR_KEY);
     try {
       const holder = await api("/me", { token: value });
+      if (holder.kind === "director") sessionStorage.setItem(DIRECTOR_KEY, "1");
       if (!["operator", "director"].includes(holder.kind)) {
         said.textContent = `That is ${holder.kind === "seat" ? "a seat's" : "an entry's"} token, not the operator's or a tournament director's: open the seat's link instead.`;
         return;

@@ -44,7 +44,12 @@ export async function tournamentPage(main, id) {
   const rounds = h("section", { class: "box", id: "rounds", "aria-label": "Rounds" });
   const duplicate = h("section", { class: "box", id: "duplicate", "aria-label": "Duplicate deals" });
   const audit = h("section", { class: "box", id: "audit", "aria-label": "Export and verification" });
-  replace(main, head, standings, rounds, duplicate, audit);
+  const director = h("section", { class: "box", id: "director", "aria-label": "Director", hidden: true });
+  replace(main, head, director, standings, rounds, duplicate, audit);
+  // The director's controls, for the operator and this tournament's director only.
+  const inCharge = token ? await api("/me", { token }).then((me) => me.kind === "operator" || (me.kind === "director" && me.tournament === id), () => false) : false;
+  /** @type {((t: any) => void) | null} */
+  let showDirector = null;
   let loading = false;
   let again = false;
 
@@ -119,6 +124,7 @@ export async function tournamentPage(main, id) {
     /** @type {Map<string, string>} */
     const names = new Map(data.names.map((/** @type {any} */ e) => [e.entry, e.names.join(" & ")]));
     replace(head, h("h1", null, t.name || "Tournament"), h("p", { class: "sub" }, `${t.game} · ${t.format} · ${t.status} · round ${t.round}${t.rounds ? ` of ${t.rounds}` : ""}`));
+    if (inCharge && t.format !== "open") (showDirector ||= drawDirector(t))(t);
 
     const tie = t.format === "duplicate" ? ["Matchpoints", "%"] : ["swiss", "round-robin"].includes(t.format) ? ["Buchholz", "S-B"] : [];
     const rows = (data.entries || []).map((/** @type {any} */ e) => [
@@ -177,6 +183,58 @@ export async function tournamentPage(main, id) {
       replace(duplicate, h("h2", null, "Duplicate deals"), h("p", null, "Sign in as the operator to compare the deals table by table."));
       replace(audit, h("h2", null, "Export"), h("p", null, "Sign in as the operator to download the export and verify it."));
     }
+  }
+
+  /**
+   * The director's box, drawn once (what is typed in it survives the page's redrawing):
+   * enter a player, a partnership or the computer, pair the next round, end the
+   * tournament. Each answer, or refusal, is said under it; a new entry's tokens are
+   * shown, to hand to its players. Returns what brings it up to date with `t`.
+   * @param {any} t
+   */
+  function drawDirector(t) {
+    const pairs = t.entry === "pair";
+    const said = h("div", { id: "director-said", role: "status", "aria-live": "polite" });
+    const first = h("input", { id: "entry-name", autocomplete: "off", size: 14, maxlength: 40 });
+    const second = pairs ? h("input", { id: "entry-partner", autocomplete: "off", size: 14, maxlength: 40 }) : null;
+    const enter = h("form", { id: "enter-form", "aria-label": "Enter players" }, h("label", { for: "entry-name" }, pairs ? "Players" : "Player"), first, second ? [h("label", { for: "entry-partner", class: "visually-hidden" }, "Partner"), second] : null, h("button", { type: "submit" }, "Enter"));
+    const computer = h("button", { type: "button", id: "enter-computer" }, "Enter the computer");
+    const pair = h("button", { type: "button", class: "action", id: "pair-round" });
+    const finish = h("button", { type: "button", id: "finish-tournament" }, "End the tournament…");
+
+    /** Send one of the director's commands; say its answer. @param {string} path @param {unknown} body @param {(answer: any) => any} saying */
+    async function send(path, body, saying) {
+      replace(said, h("p", null, "Sending…"));
+      try {
+        const answer = await api(`/tournaments/${id}/${path}`, { method: "POST", body, token });
+        replace(said, saying(answer));
+        load();
+      } catch (error) {
+        replace(said, h("p", { class: "bad", role: "alert" }, `Not done: ${error instanceof Error ? error.message : String(error)}`));
+      }
+    }
+    enter.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const names = [first, second].filter(Boolean).map((el) => /** @type {HTMLInputElement} */ (el).value.trim());
+      if (names.some((n) => !n)) return;
+      send("entries", pairs ? { names } : { name: names[0] }, (answer) => {
+        for (const el of [first, second]) if (el) /** @type {HTMLInputElement} */ (el).value = "";
+        const tokens = [answer.token, answer.partner_token].filter(Boolean);
+        return h("p", { class: "entered" }, `${names.join(" & ")} entered. Hand ${tokens.length > 1 ? "each player their" : "the player this"} token: it finds their table and seat every round (GET /tournaments/${id}/me). `, ...tokens.flatMap((token, i) => [i ? " · " : "", tokens.length > 1 ? `${names[i]}: ` : "", h("code", { class: "token" }, token)]));
+      });
+    });
+    computer.addEventListener("click", () => send("entries", { computer: true }, () => h("p", null, "The computer is entered.")));
+    pair.addEventListener("click", () => send("rounds", {}, (answer) => h("p", null, `Round ${answer.round} is paired: ${answer.tables.length} table${answer.tables.length === 1 ? "" : "s"}${answer.byes.length ? `, ${answer.byes.length} bye${answer.byes.length === 1 ? "" : "s"}` : ""}.`)));
+    finish.addEventListener("click", () => {
+      if (confirm("End the tournament now? No round follows, and the standings are final.")) send("finish", {}, () => h("p", null, "The tournament is over."));
+    });
+    replace(director, h("h2", null, "Director"), enter, h("div", { class: "actions" }, computer, pair, finish), said);
+    return (/** @type {any} */ now) => {
+      director.hidden = now.status === "finished" && !said.textContent;
+      pair.textContent = `Pair round ${now.round + 1}`;
+      for (const el of [first, second, computer, pair, finish]) if (el) /** @type {HTMLInputElement} */ (el).disabled = now.status === "finished";
+      enter.querySelector("button")?.toggleAttribute("disabled", now.status === "finished");
+    };
   }
 
   /**
