@@ -68,9 +68,9 @@ CompulsoryOpening = Annotated[
     bool,
     msgspec.Meta(
         description="The opener must bid the minimum. If it stands: in `pinochle` he may"
-        " take the widow or concede (for 1 chip when scoring chips, for nothing when"
-        " scoring points, RULES 3A.3); in `pinochle-widow`, which has no concessions, he"
-        " takes the widow (RULES 3.C)."
+        " take the widow or concede (for 1 chip, paid to the kitty, at a table scored in"
+        " chips with a kitty; for nothing at any other, RULES 3A.3); in `pinochle-widow`,"
+        " which has no concessions, he takes the widow (RULES 3.C)."
     ),
 ]
 DealPackets = Annotated[
