@@ -226,10 +226,10 @@ def test_the_director_runs_a_swiss_event_from_its_page(
     said = "#director-said"
     wait_for(browser, lambda d: d.find_element(By.ID, "entry-name")).send_keys("Ann")
     browser.find_element(By.CSS_SELECTOR, "#enter-form button").click()
-    token = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{said} .token"))
-    me = console.api.get(
-        f"/tournaments/{event['id']}/me", headers={"Authorization": f"Bearer {token[0].text}"}
-    )
+    link = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{said} .token"))[0].text
+    assert link.startswith(f"{console.base}/console/tournaments/{event['id']}#entry="), link
+    ann = {"Authorization": f"Bearer {link.split('#entry=')[1]}"}
+    me = console.api.get(f"/tournaments/{event['id']}/me", headers=ann)
     assert me.status_code == 200 and me.json()["round"] == 0, me.text
     browser.find_element(By.ID, "enter-computer").click()
     wait_for(browser, lambda d: text_of(d, said) == "The computer is entered.")
@@ -250,3 +250,33 @@ def test_the_director_runs_a_swiss_event_from_its_page(
     assert_accessible(browser, "director's tournament page")
     screenshots(browser, "director")
     no_errors(browser, expected="409")
+
+
+def test_an_entrys_link_leads_its_player_to_each_rounds_seat(
+    browser: WebDriver, console: Console
+) -> None:
+    """The director hands a player the link of her entry: her tournament page says where
+    she plays the round in play and opens her seat, round after round; she had only a
+    token, and the console no way to use it."""
+    event = tournament(console, game="reserve-bridge", format="swiss", rounds=2)
+    director = {"Authorization": f"Bearer {event['director_token']}"}
+    path = f"/tournaments/{event['id']}"
+    ann = console.api.post(f"{path}/entries", json={"name": "Ann"}, headers=director).json()
+    console.api.post(f"{path}/entries", json={"computer": True}, headers=director)
+    browser.get(f"{console.base}/console")
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(f"{console.base}/console/tournaments/{event['id']}#entry={ann['token']}")
+    waiting = wait_for(browser, lambda d: text_of(d, "#mine"))
+    assert "You are entered" in waiting, waiting
+    assert "#entry=" not in browser.current_url  # the token is kept out of the address
+
+    paired = console.api.post(f"{path}/rounds", headers=director)
+    assert paired.status_code == 201, paired.text
+    wait_for(browser, lambda d: "Round 1: seat" in text_of(d, "#mine"), seconds=15)
+    seat = console.api.get(f"{path}/me", headers={"Authorization": f"Bearer {ann['token']}"})
+    browser.find_element(By.ID, "play-seat").click()
+    rendered(browser, console.view(seat.json()["table"])["version"])
+    assert text_of(browser, ".sub").startswith("Watching as a seat")
+    mine = browser.find_element(By.CSS_SELECTOR, ".seat.mine").get_attribute("aria-label")
+    assert mine == f"Seat {seat.json()['seat'] + 1}: Ann", mine
+    no_errors(browser)

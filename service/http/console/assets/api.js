@@ -24,9 +24,21 @@ export function setOperatorToken(token) {
  * @returns {string | null}
  */
 export function seatToken(table) {
-  const key = `cardroom.seat.${table}`;
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const given = fragment.get("token");
+  return fromFragment("token", `cardroom.seat.${table}`);
+}
+
+/**
+ * A tournament entry's token, from its link (`#entry=…`), kept as a seat's is.
+ * @param {string} tournament
+ * @returns {string | null}
+ */
+export function entryToken(tournament) {
+  return fromFragment("entry", `cardroom.entry.${tournament}`);
+}
+
+/** @param {string} name the fragment's parameter @param {string} key where the tab keeps it */
+function fromFragment(name, key) {
+  const given = new URLSearchParams(location.hash.slice(1)).get(name);
   if (given) {
     sessionStorage.setItem(key, given);
     history.replaceState(null, "", location.pathname + location.search);

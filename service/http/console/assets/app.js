@@ -95,10 +95,10 @@ async function route() {
   document.body.dataset.ready = "1";
 }
 
-// A seat's link opened over the page already shown (only the fragment changed): start
-// again, so that the page takes the token.
+// A seat's or an entry's link opened over the page already shown (only the fragment
+// changed): start again, so that the page takes the token.
 window.addEventListener("hashchange", () => {
-  if (location.hash.includes("token=")) location.reload();
+  if (location.hash.includes("token=") || location.hash.includes("entry=")) location.reload();
 });
 
 // A page the browser keeps in its back/forward cache comes back as it was, scripts and

@@ -2,7 +2,7 @@
 // Tournaments: the list, and one tournament's standings, rounds with each table's score
 // sheet, the duplicate-deal comparison, and (operator) the export and its verification.
 
-import { api, follow, operatorToken, Problem } from "./api.js";
+import { api, entryToken, follow, operatorToken, Problem } from "./api.js";
 import { namesApart } from "./board.js";
 import { grid, h, keepFresh, keyed, replace } from "./dom.js";
 
@@ -45,7 +45,10 @@ export async function tournamentPage(main, id) {
   const duplicate = h("section", { class: "box", id: "duplicate", "aria-label": "Duplicate deals" });
   const audit = h("section", { class: "box", id: "audit", "aria-label": "Export and verification" });
   const director = h("section", { class: "box", id: "director", "aria-label": "Director", hidden: true });
-  replace(main, head, director, standings, rounds, duplicate, audit);
+  // A player's page, opened from the entry's link: where the entry plays each round.
+  const entry = entryToken(id);
+  const mine = h("section", { class: "box", id: "mine", "aria-label": "Your seat", hidden: !entry });
+  replace(main, head, mine, director, standings, rounds, duplicate, audit);
   // The director's controls, for the operator and this tournament's director only.
   const inCharge = token ? await api("/me", { token }).then((me) => me.kind === "operator" || (me.kind === "director" && me.tournament === id), () => false) : false;
   /** @type {((t: any) => void) | null} */
@@ -93,7 +96,10 @@ export async function tournamentPage(main, id) {
     // Any other failure (an unknown token, the service unavailable) is said as it is.
     const deals = token ? await api(`/tournaments/${id}/deals`, { token }).catch((error) => (error instanceof Problem && error.status === 403 ? "refused" : { failed: error instanceof Error ? error.message : String(error) })) : null;
     const ranked = table.standings || {};
-    const data = { t, entries: table.entries, standings: ranked.players, partnerships: ranked.partnerships, names: entries.entries, rounds, loose, deals };
+    // The entry's way in this round, re-read with the page: a round paired, or the seat
+    // handed on, changes it.
+    const me = entry ? await api(`/tournaments/${id}/me`, { token: entry }).catch((error) => ({ failed: error instanceof Error ? error.message : String(error) })) : null;
+    const data = { t, entries: table.entries, standings: ranked.players, partnerships: ranked.partnerships, names: entries.entries, rounds, loose, deals, me };
     const signature = JSON.stringify(data);
     if (signature === shown) return;
     shown = signature;
@@ -125,6 +131,7 @@ export async function tournamentPage(main, id) {
     const names = new Map(data.names.map((/** @type {any} */ e) => [e.entry, e.names.join(" & ")]));
     replace(head, h("h1", null, t.name || "Tournament"), h("p", { class: "sub" }, `${t.game} · ${t.format} · ${t.status} · round ${t.round}${t.rounds ? ` of ${t.rounds}` : ""}`));
     if (inCharge && t.format !== "open") (showDirector ||= drawDirector(t))(t);
+    if (data.me) replace(mine, h("h2", null, "Your seat"), yourSeat(data.me));
 
     const tie = t.format === "duplicate" ? ["Matchpoints", "%"] : ["swiss", "round-robin"].includes(t.format) ? ["Buchholz", "S-B"] : [];
     const rows = (data.entries || []).map((/** @type {any} */ e) => [
@@ -185,6 +192,17 @@ export async function tournamentPage(main, id) {
     }
   }
 
+  /** Where the entry plays the round in play, with the link to play its seat. @param {any} me */
+  function yourSeat(me) {
+    if (me.failed) return h("p", { class: "bad", role: "alert" }, `This entry's link does not work: ${me.failed}`);
+    if (me.status === "finished") return h("p", null, "The tournament is over: see the standings.");
+    if (!me.round) return h("p", null, "You are entered. Your table shows here as soon as round 1 is paired.");
+    if (me.bye || !me.table) return h("p", null, `Round ${me.round}: you sit this round out${me.bye ? " (a bye)" : ""}. The next round shows here once it is paired.`);
+    if (!me.token) return h("p", null, `Round ${me.round}: your seat was given up, or handed to another player.`);
+    const partner = me.partner_seat !== null && me.partner_seat !== undefined ? `, your partner at seat ${me.partner_seat + 1}` : "";
+    return h("p", null, `Round ${me.round}: seat ${me.seat + 1}${partner}. `, h("a", { href: `/console/tables/${me.table}#token=${encodeURIComponent(me.token)}`, id: "play-seat", class: "action" }, "Play your seat"));
+  }
+
   /**
    * The director's box, drawn once (what is typed in it survives the page's redrawing):
    * enter a player, a partnership or the computer, pair the next round, end the
@@ -220,7 +238,14 @@ export async function tournamentPage(main, id) {
       send("entries", pairs ? { names } : { name: names[0] }, (answer) => {
         for (const el of [first, second]) if (el) /** @type {HTMLInputElement} */ (el).value = "";
         const tokens = [answer.token, answer.partner_token].filter(Boolean);
-        return h("p", { class: "entered" }, `${names.join(" & ")} entered. Hand ${tokens.length > 1 ? "each player their" : "the player this"} token: it finds their table and seat every round (GET /tournaments/${id}/me). `, ...tokens.flatMap((token, i) => [i ? " · " : "", tokens.length > 1 ? `${names[i]}: ` : "", h("code", { class: "token" }, token)]));
+        /** @param {string} token */
+        const link = (token) => `${location.origin}/console/tournaments/${id}#entry=${encodeURIComponent(token)}`;
+        return h(
+          "div",
+          { class: "entered" },
+          h("p", null, `${names.join(" & ")} entered. Hand ${tokens.length > 1 ? "each player their" : "the player this"} link: it opens their seat every round. (The token alone finds it too, through GET /tournaments/${id}/me.)`),
+          h("ul", null, tokens.map((token, i) => h("li", null, tokens.length > 1 ? `${names[i]}: ` : "", h("code", { class: "token" }, link(token))))),
+        );
       });
     });
     computer.addEventListener("click", () => send("entries", { computer: true }, () => h("p", null, "The computer is entered.")));
