@@ -173,7 +173,7 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         503,
         "Clocks recovering",
         "The service is back from an outage and is giving every running turn the time it"
-        " was down: a move past its deadline waits for that. After `Retry-After` seconds"
+        " was down: a move in a turn on the clock waits for that. After `Retry-After` seconds"
         " read the table again (giving the time back moves its version) and send the move.",
     ),
 }

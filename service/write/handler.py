@@ -23,7 +23,7 @@ from domain import RULES_ENGINE_VERSION, computer, liveness
 from domain import table as tables
 from domain.commands import PlayerCommand
 from domain.engine import engine_since
-from domain.errors import RuleCode, RuleError
+from domain.errors import RuleError
 from domain.events import Event, TableCreated
 from domain.protocol import SYSTEM, Audience, Chance
 from domain.table import Table
@@ -165,6 +165,9 @@ class TableService:
         # Tables created under a newer rules engine than this process's (met during a
         # rolling update): it decides nothing there, and its workers look past them.
         self.newer_tables: set[str] = set()
+        # The timekeeper's heartbeat as last read here: it only moves on, so while it is
+        # within GRACE of now no outage is under way, and no command needs to ask again.
+        self._alive_at: datetime | None = None
 
     def _remember(self, loaded: Loaded) -> Loaded:
         held = self.snapshots.get(loaded.table.id)
@@ -478,20 +481,23 @@ class TableService:
             )
         at = self.clock()
         player = actor == f"seat:{seat}"
+        # A player whose turn ran while no timekeeper did (the service down) waits for
+        # that time to be given back: decided now, the move would be charged the outage,
+        # or refused as out of time (DESIGN 10).
+        if player and table.deadline(seat) is not None and await self._recovering(at):
+            raise ClocksRecovering(
+                "the service is back from an outage and is giving the clocks the time it"
+                " was down; read the table again in a second (its version moves) and send"
+                " the move"
+            )
         try:
             if player:
                 events = liveness.decide(table, command, seat, at)
             else:  # the computer, for its own seat or an absent player's
                 events = tables.decide(table, command, seat)
-        except RuleError as exc:
+        except RuleError:
             if not committed:
                 raise _Behind from None
-            if exc.code is RuleCode.CLOCK_EXPIRED and await self._recovering(at):
-                raise ClocksRecovering(
-                    "the service is back from an outage and is giving the clocks the time"
-                    " it was down; read the table again in a second (its version moves)"
-                    " and send the move"
-                ) from exc
             raise
         plan = Plan([Batch(events, actor, payload)], acted=seat, moved=player)
         settled = await self.settle(table, plan, at)
@@ -504,7 +510,10 @@ class TableService:
         """Whether no timekeeper has run for longer than a handover takes: an outage,
         whose time the next timekeeper gives back to every running turn. A deadline that
         passed meanwhile is not the player's to lose yet (DESIGN 10)."""
+        if self._alive_at is not None and at - self._alive_at <= GRACE:
+            return False
         alive_at = await self.store.timekeeper_alive_at()
+        self._alive_at = alive_at
         return alive_at is not None and at - alive_at > GRACE
 
     async def play_computers(self, table_id: str, limit: int = 50) -> int:

@@ -495,6 +495,24 @@ async def test_a_move_after_an_outage_waits_for_the_time_given_back(
     assert refused.value.code is RuleCode.CLOCK_EXPIRED
 
 
+async def test_a_move_in_time_after_an_outage_is_not_charged_the_outage(
+    pool: Any, clock: FakeClock
+) -> None:
+    """The service was down 25 s of a turn of 20 s and a 10 s bank: the player's move,
+    sent as soon as the service answers, still has time. It was taken at once and
+    charged the outage (5 s of the bank); it now waits for the time to be given back,
+    as a move past its deadline does, and the bank is whole."""
+    service = service_on(pool, clock)
+    table_id = await clocked_table(service)
+    seat = tables.to_act((await service.load(table_id)).table)[0]
+    await Timekeeper(service, None, clock).beat()
+    clock.advance(25)
+    await move_waits_for_the_time_back(pool, clock, table_id)
+    banks = (await service.load(table_id)).table.banks
+    assert banks[seat] == 10_000, banks
+    await assert_export_verifies(service, table_id)
+
+
 async def test_a_database_no_timekeeper_has_run_counts_as_down_since_its_creation() -> None:
     """A deployment that never ran a timekeeper (``CARDROOM_TIMEKEEPER=0`` and none run
     apart): a late move is told to retry (``clocks-recovering``), not that the clock
