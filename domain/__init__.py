@@ -3,7 +3,7 @@
 Pure: no I/O, no clock, no randomness, no logging (a test enforces it).
 """
 
-RULES_ENGINE_VERSION = "1.3.0"
+RULES_ENGINE_VERSION = "1.4.0"
 """The engine a new table is created under; it keeps it (``table_created.rules_version``)
 and is decided and re-run by it for good, so that an export verifies as it was played.
 A change to what the rules or the computer decide raises this version, and the old way
@@ -20,4 +20,8 @@ stays for the tables created before it (``domain.engine.engine_since``):
   clubs was charged the doubled unit of spades named after); on ``forfeit`` clocks, seats
   whose turns expire at the same instant (Reserve Bridge's reserves, laid at once) all
   forfeit, where the lowest seat alone lost and the other won.
+- 1.4.0: a ``clock_set``'s ``deadline`` is when the seat to act expires (the view's
+  ``deadline``); in a timed round it was the round's end when that came first, and
+  stayed so after time was called, so a client counting down from the stream saw the
+  turn run out minutes early.
 """

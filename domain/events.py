@@ -204,7 +204,8 @@ class GameWon(Event, frozen=True, tag="game_won"):
 
 class ClockSet(Event, frozen=True, tag="clock_set"):
     """The clocks after a change: when each seat's turn began (``None``: not on the
-    clock), each seat's bank left in milliseconds, and the earliest deadline."""
+    clock), each seat's bank left in milliseconds, and when the seat to act expires
+    (engines before 1.4.0: the round's end instead, in a timed round ending sooner)."""
 
     since: list[datetime | None]
     banks: list[int]

@@ -46,6 +46,8 @@ HELD_PAUSE = "1.1.0"  # the engine from which a pause holds the clocks (domain/_
 GIVEN_BACK_AT_LEAST = "1.2.0"
 # The engine from which seats whose time runs out at the same instant all forfeit.
 FORFEIT_TOGETHER = "1.3.0"
+# The engine from which a clock_set's deadline is the turn's, never a timed round's end.
+TURN_DEADLINE = "1.4.0"
 
 
 def decide(table: Table[Any], command: PlayerCommand, seat: int, at: datetime) -> list[Event]:
@@ -260,7 +262,8 @@ def _clock_event(
     table: Table[Any], since: list[datetime | None], banks: list[int], mover: int | None
 ) -> ClockSet:
     after = replace(table, since=tuple(since), banks=tuple(banks))
-    return ClockSet(since=since, banks=banks, deadline=after.next_deadline, moved=mover)
+    deadline = after.turn_deadline if table.engine_since(TURN_DEADLINE) else after.next_deadline
+    return ClockSet(since=since, banks=banks, deadline=deadline, moved=mover)
 
 
 def _ms(span: timedelta) -> int:

@@ -5,19 +5,19 @@ re-runs it all."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
-from domain import liveness
+from domain import RULES_ENGINE_VERSION, liveness
 from domain import table as tables
 from domain.errors import RuleError
 from domain.events import GameTimed, HandScored, TimeCalled
 from service.audit.render import render
 from service.audit.verify import verify_lines
 from tests.support.audit import document_of, rechain
-from tests.support.clocked import T0, Lines, Recorder
+from tests.support.clocked import CLOCK, T0, Lines, Recorder
 
 ENDS_AT = T0 + timedelta(minutes=30)
 
@@ -54,6 +54,26 @@ def test_a_view_shows_the_turns_deadline_never_the_rounds_end() -> None:
     assert recorder.table.next_deadline == ENDS_AT
     assert tables.view(recorder.table, "operator").deadline is None
     assert tables.view(recorder.table, 0).deadline is None
+
+
+@pytest.mark.parametrize("engine", ["1.3.0", RULES_ENGINE_VERSION])
+def test_a_clock_set_names_the_turns_deadline_not_the_rounds_end(engine: str) -> None:
+    """With a clock in a round ending before the turn does, the stream's ``clock_set``
+    named the round's end as the deadline (and still did once time was called): a client
+    counting down from the stream saw the seat run out of time minutes early. From
+    engine 1.4.0 it names the turn's, as the view does; older tables re-run as played."""
+    soon = T0 + timedelta(seconds=30)  # the round ends before a turn of 20 s and 60 s bank
+    recorder = Recorder("forty-five", 4, clock=CLOCK, ends_at=soon, engine=engine)
+    recorder.seat_everyone()
+    recorder.play(1)
+    last = next(e for e in reversed(recorder.events) if e["data"]["type"] == "clock_set")
+    deadline = datetime.fromisoformat(last["data"]["deadline"])
+    turn = recorder.table.turn_deadline
+    assert turn is not None and turn > soon
+    assert deadline == (soon if engine == "1.3.0" else turn)
+    assert tables.view(recorder.table, "operator").deadline == turn
+    report = verify(recorder.lines())
+    assert report.ok, render(report)
 
 
 def test_time_called_mid_deal_ends_the_game_once_that_deal_is_scored() -> None:
