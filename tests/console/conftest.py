@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import httpx
@@ -17,6 +18,7 @@ from domain.shuffle import shuffle
 from service.tools.bench.harness import running_server
 from tests.support import services
 from tests.support.browser import open_browser, rendered, require_browser, sign_in
+from tests.support.proxy import Relay
 
 NAMES = ("Ann", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus")  # a table's players, in seat order
 KEEP_ALIVE = 2  # seconds between the console server's keep-alives (the default is 15)
@@ -80,6 +82,19 @@ def replay_of_moves(
         sign_in(browser, console.operator)
     rendered(browser, latest)
     return table, latest
+
+
+@contextmanager
+def relayed(browser: WebDriver, console: Console) -> Iterator[Relay]:
+    """A relay in front of the console's server, for the browser's requests; closed after
+    the page is left (or the page would retry through it)."""
+    relay = Relay(int(console.base.rsplit(":", 1)[1]))
+    try:
+        yield relay
+    finally:
+        browser.get("about:blank")
+        browser.get_log("browser")
+        relay.close()
 
 
 def seat_page(browser: WebDriver, console: Console, table: str, token: str) -> None:

@@ -15,7 +15,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from service.tools.bench.harness import running_server
-from tests.console.conftest import Console
+from tests.console.conftest import Console, relayed
 from tests.support import services
 from tests.support.browser import (
     assert_accessible,
@@ -231,7 +231,10 @@ def test_the_director_runs_a_swiss_event_from_its_page(
     ann = {"Authorization": f"Bearer {link.split('#entry=')[1]}"}
     me = console.api.get(f"/tournaments/{event['id']}/me", headers=ann)
     assert me.status_code == 200 and me.json()["round"] == 0, me.text
-    browser.find_element(By.ID, "enter-computer").click()
+    # A double click sends one command: the box waits for its answer.
+    browser.execute_script(
+        "const b = document.getElementById('enter-computer'); b.click(); b.click()"
+    )
     wait_for(browser, lambda d: text_of(d, said) == "The computer is entered.")
     entries = console.api.get(f"/tournaments/{event['id']}/entries").json()["entries"]
     assert [(e["names"], e["computer"]) for e in entries] == [
@@ -274,9 +277,77 @@ def test_an_entrys_link_leads_its_player_to_each_rounds_seat(
     assert paired.status_code == 201, paired.text
     wait_for(browser, lambda d: "Round 1: seat" in text_of(d, "#mine"), seconds=15)
     seat = console.api.get(f"{path}/me", headers={"Authorization": f"Bearer {ann['token']}"})
-    browser.find_element(By.ID, "play-seat").click()
+    browser.find_element(By.ID, "play-seat").click()  # not redrawn while it says the same
     rendered(browser, console.view(seat.json()["table"])["version"])
     assert text_of(browser, ".sub").startswith("Watching as a seat")
     mine = browser.find_element(By.CSS_SELECTOR, ".seat.mine").get_attribute("aria-label")
     assert mine == f"Seat {seat.json()['seat'] + 1}: Ann", mine
+    no_errors(browser)
+
+
+def test_an_entry_whose_answer_was_lost_is_entered_once_when_sent_again(
+    browser: WebDriver, console: Console
+) -> None:
+    """The entry was recorded, its answer lost: the box said "Not done" and to send it
+    again, and sending it again entered the player twice, the first entry's token never
+    shown. Sent again as it is, it now goes with the same Idempotency-Key."""
+    event = tournament(console, game="reserve-bridge", format="swiss", rounds=2)
+    with relayed(browser, console) as relay:
+        base = f"http://127.0.0.1:{relay.port}"
+        browser.get(f"{base}/console")
+        browser.execute_script("sessionStorage.clear()")
+        browser.get(f"{base}/console")
+        sign_in(browser, event["director_token"])
+        browser.get(f"{base}/console/tournaments/{event['id']}")
+        relay.lose_answer_of(f"POST /tournaments/{event['id']}/entries ".encode())
+        wait_for(browser, lambda d: d.find_element(By.ID, "entry-name")).send_keys("Zed")
+        browser.find_element(By.CSS_SELECTOR, "#enter-form button").click()
+        lost = wait_for(browser, lambda d: text_of(d, "#director-said").startswith("No answer"), 20)
+        assert lost
+        browser.find_element(By.CSS_SELECTOR, "#enter-form button").click()
+        links = wait_for(
+            browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#director-said .token")
+        )
+        entries = console.api.get(f"/tournaments/{event['id']}/entries").json()["entries"]
+        assert [e["names"] for e in entries] == [["Zed"]]
+        zed = {"Authorization": f"Bearer {links[0].text.split('#entry=')[1]}"}
+        me = console.api.get(f"/tournaments/{event['id']}/me", headers=zed)
+        assert me.status_code == 200, me.text
+
+
+def test_the_director_box_comes_once_the_token_is_known(
+    browser: WebDriver, console: Console
+) -> None:
+    """Asking who the token is failed (the network): the page waited blank for that
+    answer, and never drew the director's box afterwards. It draws at once, and asks
+    again with its next draw."""
+    event = tournament(console, game="reserve-bridge", format="swiss", rounds=2)
+    signed_in(browser, console, event["director_token"])
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/me"]})
+    try:
+        browser.get(f"{console.base}/console/tournaments/{event['id']}")
+        wait_for(browser, lambda d: "No entry yet." in text_of(d, "#standings"), 5)
+        assert not browser.find_element(By.ID, "director").is_displayed()
+    finally:
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    wait_for(browser, lambda d: d.find_element(By.ID, "director").is_displayed(), 15)
+    no_errors(browser, expected="ERR_BLOCKED_BY_CLIENT")
+
+
+def test_an_open_tournament_can_be_ended_from_its_page(
+    browser: WebDriver, console: Console
+) -> None:
+    """An open tournament's tables are opened by hand: its box only ends it."""
+    event = tournament(console)
+    signed_in(browser, console, event["director_token"])
+    browser.get(f"{console.base}/console/tournaments/{event['id']}")
+    wait_for(browser, lambda d: d.find_element(By.ID, "director").is_displayed())
+    assert not browser.find_elements(By.ID, "enter-form")
+    assert not browser.find_elements(By.ID, "pair-round")
+    browser.find_element(By.ID, "finish-tournament").click()
+    browser.switch_to.alert.accept()
+    wait_for(browser, lambda d: text_of(d, "#director-said") == "The tournament is over.")
+    status = console.api.get(f"/tournaments/{event['id']}").json()["status"]
+    assert status == "finished"
     no_errors(browser)

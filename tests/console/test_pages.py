@@ -10,8 +10,6 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +17,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from tests.console.conftest import KEEP_ALIVE, Console, replay_of_moves
+from tests.console.conftest import KEEP_ALIVE, Console, relayed, replay_of_moves
 from tests.support.browser import (
     assert_accessible,
     body,
@@ -52,19 +50,6 @@ def cards_in(value: Any) -> set[str]:
 def hidden_from_spectators(everything: dict[str, Any]) -> set[str]:
     """The cards the operator's view holds in hands and the undealt stock."""
     return cards_in(everything["hands"]) | cards_in(everything.get("undealt"))
-
-
-@contextmanager
-def relayed(browser: WebDriver, console: Console) -> Iterator[Relay]:
-    """A relay in front of the console's server, for the browser's requests; closed after
-    the page is left (or the page would retry through it)."""
-    relay = Relay(int(console.base.rsplit(":", 1)[1]))
-    try:
-        yield relay
-    finally:
-        browser.get("about:blank")
-        browser.get_log("browser")
-        relay.close()
 
 
 def watching_live(

@@ -2,7 +2,8 @@
 network drop would (the browser's open streams end and it must reconnect), or hold, as a
 partition that no end notices would; it can hold only the event streams' connections (a
 NAT that forgot one) or the connection of one request (a request a dead kept-alive
-connection swallowed), or turn every new connection away (a network that is down)."""
+connection swallowed), lose one request's answer, or turn every new connection away (a
+network that is down)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ class Relay:
         self._held: list[threading.Event] = []
         self._refusing = False
         self._swallow: bytes | None = None  # the request line hold_next waits for
+        self._mute: bytes | None = None  # the request line lose_answer_of waits for
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -38,20 +40,34 @@ class Relay:
             upstream = socket.create_connection(self.target)
             with self._lock:
                 self._open |= {client, upstream}
-            flowing = threading.Event()  # this connection's, held by hold_streams
+            # This connection's gates: both ways (held by hold_streams and hold_next), and
+            # its answers alone (held by lose_answer_of).
+            flowing, answering = threading.Event(), threading.Event()
             flowing.set()
-            for source, sink in ((client, upstream), (upstream, client)):
+            answering.set()
+            for source, sink, gates in (
+                (client, upstream, (flowing,)),
+                (upstream, client, (flowing, answering)),
+            ):
                 pump = threading.Thread(
-                    target=self._pump, args=(source, sink, flowing, source is client), daemon=True
+                    target=self._pump,
+                    args=(source, sink, gates, answering if source is client else None),
+                    daemon=True,
                 )
                 pump.start()
 
     def _pump(
-        self, source: socket.socket, sink: socket.socket, flowing: threading.Event, asks: bool
+        self,
+        source: socket.socket,
+        sink: socket.socket,
+        gates: tuple[threading.Event, ...],
+        answering: threading.Event | None,
     ) -> None:
+        """``answering``: the connection's answers' gate, on the client's side."""
+        flowing = gates[0]
         with suppress(OSError):
             while chunk := source.recv(65536):
-                line = chunk.split(b"\r\n", 1)[0] if asks else b""
+                line = chunk.split(b"\r\n", 1)[0] if answering is not None else b""
                 with self._lock:
                     if b"/stream" in line:
                         self._streams.append(flowing)
@@ -59,16 +75,23 @@ class Relay:
                         self._swallow = None
                         self._held.append(flowing)
                         flowing.clear()
-                self._flowing.wait()
-                flowing.wait()
+                    elif answering and self._mute is not None and line.startswith(self._mute):
+                        self._mute = None
+                        self._held.append(answering)
+                        answering.clear()
+                self._pass(gates)
                 sink.sendall(chunk)
         # A held connection's end is held too: the server closing an idle connection
         # would tell the client, which would send its request again on a new one.
-        self._flowing.wait()
-        flowing.wait()
+        self._pass(gates)
         for end in (source, sink):
             with suppress(OSError):
                 end.shutdown(socket.SHUT_RDWR)
+
+    def _pass(self, gates: tuple[threading.Event, ...]) -> None:
+        self._flowing.wait()
+        for gate in gates:
+            gate.wait()
 
     def hold(self) -> None:
         """Passes nothing on, either way, and closes nothing: a network cut that no end
@@ -97,6 +120,13 @@ class Relay:
         stream's: the request never arrives and no answer ever comes."""
         with self._lock:
             self._swallow = request_line
+
+    def lose_answer_of(self, request_line: bytes) -> None:
+        """Passes the next request whose request line begins with ``request_line`` on to
+        the server, and holds its answer, which never comes: the request is done, and the
+        client does not know it."""
+        with self._lock:
+            self._mute = request_line
 
     def refuse(self, refusing: bool = True) -> None:
         """Closes every new connection at once (``False``: relays them again)."""

@@ -132,7 +132,9 @@ function patience() {
  * moving). `patient` requests (a whole tournament's verification, which may take long)
  * wait as long as it takes.
  * @param {string} path
- * @param {{method?: string, body?: unknown, token?: string | null, accept?: string, patient?: boolean}} [options]
+ * `key`: the Idempotency-Key of a body's request, to send the same request again after a
+ * lost answer (else a new one).
+ * @param {{method?: string, body?: unknown, token?: string | null, accept?: string, patient?: boolean, key?: string}} [options]
  * @returns {Promise<any>}
  */
 export async function api(path, options = {}) {
@@ -144,7 +146,7 @@ export async function api(path, options = {}) {
   const init = { method: options.method || "GET", headers, cache: "no-store", signal: abort.signal };
   if (options.body !== undefined) {
     headers["Content-Type"] = "application/json";
-    headers["Idempotency-Key"] = newKey();
+    headers["Idempotency-Key"] = options.key || newKey();
     init.body = JSON.stringify(options.body);
   } else if (init.method === "POST") {
     headers["Content-Type"] = "application/json";

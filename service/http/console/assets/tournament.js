@@ -2,7 +2,7 @@
 // Tournaments: the list, and one tournament's standings, rounds with each table's score
 // sheet, the duplicate-deal comparison, and (operator) the export and its verification.
 
-import { api, entryToken, follow, operatorToken, Problem } from "./api.js";
+import { api, entryToken, follow, NetworkFailure, newKey, operatorToken, Problem, retryable } from "./api.js";
 import { namesApart } from "./board.js";
 import { grid, h, keepFresh, keyed, replace } from "./dom.js";
 
@@ -49,10 +49,33 @@ export async function tournamentPage(main, id) {
   const entry = entryToken(id);
   const mine = h("section", { class: "box", id: "mine", "aria-label": "Your seat", hidden: !entry });
   replace(main, head, mine, director, standings, rounds, duplicate, audit);
-  // The director's controls, for the operator and this tournament's director only.
-  const inCharge = token ? await api("/me", { token }).then((me) => me.kind === "operator" || (me.kind === "director" && me.tournament === id), () => false) : false;
+  // The director's controls, for the operator and this tournament's director only: asked
+  // of GET /me with the page's draws until it answers (the page is drawn meanwhile).
+  /** @type {boolean | null} */
+  let inCharge = token ? null : false;
   /** @type {((t: any) => void) | null} */
   let showDirector = null;
+  const drawMine = keyed(); // only when it changed: a focused link stays focused
+  let asking = false;
+  /** Whether the token is the operator's or this tournament's director's, asked aside
+   * (the page does not wait for it) and again with a later draw if no answer came. */
+  function askWhoIsIn() {
+    if (inCharge !== null || asking) return;
+    asking = true;
+    api("/me", { token })
+      .then(
+        (holder) => {
+          inCharge = holder.kind === "operator" || (holder.kind === "director" && holder.tournament === id);
+          load();
+        },
+        (error) => {
+          if (error instanceof Problem && retryable(error) === false) inCharge = false; // refused: not in charge
+        },
+      )
+      .finally(() => {
+        asking = false;
+      });
+  }
   let loading = false;
   let again = false;
 
@@ -99,7 +122,8 @@ export async function tournamentPage(main, id) {
     // The entry's way in this round, re-read with the page: a round paired, or the seat
     // handed on, changes it.
     const me = entry ? await api(`/tournaments/${id}/me`, { token: entry }).catch((error) => ({ failed: error instanceof Error ? error.message : String(error) })) : null;
-    const data = { t, entries: table.entries, standings: ranked.players, partnerships: ranked.partnerships, names: entries.entries, rounds, loose, deals, me };
+    askWhoIsIn();
+    const data = { t, entries: table.entries, standings: ranked.players, partnerships: ranked.partnerships, names: entries.entries, rounds, loose, deals, me, inCharge };
     const signature = JSON.stringify(data);
     if (signature === shown) return;
     shown = signature;
@@ -130,8 +154,8 @@ export async function tournamentPage(main, id) {
     /** @type {Map<string, string>} */
     const names = new Map(data.names.map((/** @type {any} */ e) => [e.entry, e.names.join(" & ")]));
     replace(head, h("h1", null, t.name || "Tournament"), h("p", { class: "sub" }, `${t.game} · ${t.format} · ${t.status} · round ${t.round}${t.rounds ? ` of ${t.rounds}` : ""}`));
-    if (inCharge && t.format !== "open") (showDirector ||= drawDirector(t))(t);
-    if (data.me) replace(mine, h("h2", null, "Your seat"), yourSeat(data.me));
+    if (inCharge) (showDirector ||= drawDirector(t))(t);
+    if (data.me) drawMine(mine, data.me, () => [h("h2", null, "Your seat"), yourSeat(data.me)]);
 
     const tie = t.format === "duplicate" ? ["Matchpoints", "%"] : ["swiss", "round-robin"].includes(t.format) ? ["Buchholz", "S-B"] : [];
     const rows = (data.entries || []).map((/** @type {any} */ e) => [
@@ -206,11 +230,16 @@ export async function tournamentPage(main, id) {
   /**
    * The director's box, drawn once (what is typed in it survives the page's redrawing):
    * enter a player, a partnership or the computer, pair the next round, end the
-   * tournament. Each answer, or refusal, is said under it; a new entry's tokens are
-   * shown, to hand to its players. Returns what brings it up to date with `t`.
+   * tournament (an open tournament's: only end it, its tables being opened by hand).
+   * Each answer, or refusal, is said under it; a new entry's links are shown, to hand to
+   * its players. One command at a time: the box is disabled while one is on its way, and
+   * the same command sent again after a lost answer goes with the same Idempotency-Key,
+   * so that it is done once (an entry twice would be paired with nobody behind it).
+   * Returns what brings it up to date with `t`.
    * @param {any} t
    */
   function drawDirector(t) {
+    const open = t.format === "open";
     const pairs = t.entry === "pair";
     const said = h("div", { id: "director-said", role: "status", "aria-live": "polite" });
     const first = h("input", { id: "entry-name", autocomplete: "off", size: 14, maxlength: 40 });
@@ -220,15 +249,33 @@ export async function tournamentPage(main, id) {
     const pair = h("button", { type: "button", class: "action", id: "pair-round" });
     const finish = h("button", { type: "button", id: "finish-tournament" }, "End the tournament…");
 
+    let sending = false;
+    /** The command whose answer was lost, and its key: sent again, it goes with that key. */
+    let unanswered = { command: "", key: "" };
     /** Send one of the director's commands; say its answer. @param {string} path @param {unknown} body @param {(answer: any) => any} saying */
     async function send(path, body, saying) {
+      if (sending) return;
+      const command = `${path} ${JSON.stringify(body)}`;
+      const key = unanswered.command === command ? unanswered.key : newKey();
+      sending = true;
+      update();
       replace(said, h("p", null, "Sending…"));
       try {
-        const answer = await api(`/tournaments/${id}/${path}`, { method: "POST", body, token });
+        const answer = await api(`/tournaments/${id}/${path}`, { method: "POST", body, token, key });
+        unanswered = { command: "", key: "" };
         replace(said, saying(answer));
         load();
       } catch (error) {
-        replace(said, h("p", { class: "bad", role: "alert" }, `Not done: ${error instanceof Error ? error.message : String(error)}`));
+        if (error instanceof NetworkFailure) {
+          unanswered = { command, key };
+          replace(said, h("p", { class: "bad", role: "alert" }, "No answer came (the network failed): it may have been done. Send it again as it is: the service does it once, and answers as it did."));
+        } else {
+          unanswered = { command: "", key: "" };
+          replace(said, h("p", { class: "bad", role: "alert" }, `Not done: ${error instanceof Error ? error.message : String(error)}`));
+        }
+      } finally {
+        sending = false;
+        update();
       }
     }
     enter.addEventListener("submit", (event) => {
@@ -253,12 +300,17 @@ export async function tournamentPage(main, id) {
     finish.addEventListener("click", () => {
       if (confirm("End the tournament now? No round follows, and the standings are final.")) send("finish", {}, () => h("p", null, "The tournament is over."));
     });
-    replace(director, h("h2", null, "Director"), enter, h("div", { class: "actions" }, computer, pair, finish), said);
+    replace(director, h("h2", null, "Director"), open ? null : enter, h("div", { class: "actions" }, open ? null : [computer, pair], finish), said);
+    let status = t.status;
+    function update() {
+      const off = sending || status === "finished";
+      for (const el of [first, second, computer, pair, finish, enter.querySelector("button")]) if (el) /** @type {HTMLButtonElement} */ (el).disabled = off;
+    }
     return (/** @type {any} */ now) => {
+      status = now.status;
       director.hidden = now.status === "finished" && !said.textContent;
       pair.textContent = `Pair round ${now.round + 1}`;
-      for (const el of [first, second, computer, pair, finish]) if (el) /** @type {HTMLInputElement} */ (el).disabled = now.status === "finished";
-      enter.querySelector("button")?.toggleAttribute("disabled", now.status === "finished");
+      update();
     };
   }
 
