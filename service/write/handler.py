@@ -67,6 +67,8 @@ GRACE = timedelta(seconds=3)
 # The least time a running turn gets back after an outage: a player told to send the move
 # again in a second (``clocks-recovering``'s Retry-After) is not beaten to it by the clock.
 GIVEN_BACK_AT_LEAST = timedelta(seconds=2)
+# A live timekeeper's heartbeat moves every half second: unchanged for longer, none runs.
+UNCHANGED = timedelta(seconds=1)
 SEAT_ATTEMPTS = 30  # a take only fails when the table keeps moving for a second or so
 
 
@@ -165,9 +167,9 @@ class TableService:
         # Tables created under a newer rules engine than this process's (met during a
         # rolling update): it decides nothing there, and its workers look past them.
         self.newer_tables: set[str] = set()
-        # The timekeeper's heartbeat as last read here: it only moves on, so while it is
-        # within GRACE of now no outage is under way, and no command needs to ask again.
-        self._alive_at: datetime | None = None
+        # The timekeeper's heartbeat as last read here, and when this process first saw
+        # that value, on its own clock (see _recovering).
+        self._beat: tuple[datetime, datetime] | None = None
 
     def _remember(self, loaded: Loaded) -> Loaded:
         held = self.snapshots.get(loaded.table.id)
@@ -509,12 +511,25 @@ class TableService:
     async def _recovering(self, at: datetime) -> bool:
         """Whether no timekeeper has run for longer than a handover takes: an outage,
         whose time the next timekeeper gives back to every running turn. A deadline that
-        passed meanwhile is not the player's to lose yet (DESIGN 10)."""
-        if self._alive_at is not None and at - self._alive_at <= GRACE:
+        passed meanwhile is not the player's to lose yet (DESIGN 10).
+
+        The heartbeat is the timekeeper's host's time, a few seconds off this host's
+        maybe: a heartbeat that looks old is taken for an outage only on a first look (a
+        process started after one must see it) or when it has not moved for a second on
+        this process's clock; one that moved since the last look is being kept. (Judged
+        by its time alone, a timekeeper whose host runs 3 s behind held every move on the
+        clock for good.) While it looks fresh, nothing is asked."""
+        if self._beat is not None and at - self._beat[0] <= GRACE:
             return False
         alive_at = await self.store.timekeeper_alive_at()
-        self._alive_at = alive_at
-        return alive_at is not None and at - alive_at > GRACE
+        if alive_at is None:
+            return False
+        first_look, beat = self._beat is None, self._beat
+        if beat is None or alive_at != beat[0]:
+            beat = self._beat = (alive_at, at)
+        if at - alive_at <= GRACE:
+            return False
+        return first_look or at - beat[1] > UNCHANGED
 
     async def play_computers(self, table_id: str, limit: int = 50) -> int:
         """Let the computer act for every seat of its that the table waits on, one command at

@@ -290,7 +290,8 @@ def test_an_entry_whose_answer_was_lost_is_entered_once_when_sent_again(
 ) -> None:
     """The entry was recorded, its answer lost: the box said "Not done" and to send it
     again, and sending it again entered the player twice, the first entry's token never
-    shown. Sent again as it is, it now goes with the same Idempotency-Key."""
+    shown. Sent again as it is, even after another command, it now goes with the same
+    Idempotency-Key."""
     event = tournament(console, game="reserve-bridge", format="swiss", rounds=2)
     with relayed(browser, console) as relay:
         base = f"http://127.0.0.1:{relay.port}"
@@ -304,12 +305,16 @@ def test_an_entry_whose_answer_was_lost_is_entered_once_when_sent_again(
         browser.find_element(By.CSS_SELECTOR, "#enter-form button").click()
         lost = wait_for(browser, lambda d: text_of(d, "#director-said").startswith("No answer"), 20)
         assert lost
-        browser.find_element(By.CSS_SELECTOR, "#enter-form button").click()
-        links = wait_for(
-            browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#director-said .token")
-        )
+        # Another entry meanwhile, then Zed's sent again: the same command, the same key.
+        for name in ("Amy", "Zed"):
+            field = browser.find_element(By.ID, "entry-name")
+            field.clear()
+            field.send_keys(name)
+            browser.find_element(By.CSS_SELECTOR, "#enter-form button").click()
+            wait_for(browser, lambda d, n=name: text_of(d, "#director-said").startswith(n))
+        links = browser.find_elements(By.CSS_SELECTOR, "#director-said .token")
         entries = console.api.get(f"/tournaments/{event['id']}/entries").json()["entries"]
-        assert [e["names"] for e in entries] == [["Zed"]]
+        assert [e["names"] for e in entries] == [["Zed"], ["Amy"]]
         zed = {"Authorization": f"Bearer {links[0].text.split('#entry=')[1]}"}
         me = console.api.get(f"/tournaments/{event['id']}/me", headers=zed)
         assert me.status_code == 200, me.text

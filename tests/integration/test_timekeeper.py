@@ -595,3 +595,43 @@ async def test_a_newer_engines_tables_are_left_and_the_rest_still_fire(
     # Its next look waits for the next deadline of its own, not the newer table's.
     upcoming = await service.store.next_deadline(service.newer_tables)
     assert upcoming is not None and upcoming > clock()
+
+
+async def test_a_newer_engines_table_does_not_stop_the_time_given_back(
+    pool: Any, clock: FakeClock
+) -> None:
+    """A leader of the older release back from an outage met a newer engine's table
+    while giving the time back: it raised, the leader stopped before its heartbeat, and
+    every move on the clock, at every table, was held as the outage went on."""
+    service = service_on(pool, clock)
+    await clocked_table(service, engine="9.0.0")  # made by a newer release
+    own = await clocked_table(service)
+    await Timekeeper(service, None, clock).beat()
+    clock.advance(600)
+    restarted = Timekeeper(service_on(pool, clock), None, clock)
+    assert await restarted.recover() >= 1  # its own tables got their time back
+    assert await deadline_of(service, own) > clock()
+
+
+async def test_a_timekeeper_whose_clock_runs_behind_holds_no_move(
+    pool: Any, clock: FakeClock
+) -> None:
+    """The heartbeat is written on the timekeeper's host's clock: one running 5 s behind
+    this process's looked like an outage on every look, and every move on the clock was
+    answered 503 for good. A heartbeat that moves between two looks is being kept."""
+    service = service_on(pool, clock)
+    table_id = await clocked_table(service)
+    behind = FakeClock(clock() - timedelta(seconds=5))
+    keeper = Timekeeper(service_on(pool, behind), None, behind)
+    await keeper.beat()
+    for moves in range(6):
+        table = (await service.load(table_id)).table
+        seat = tables.to_act(table)[0]
+        move = computer.choose(table, seat)
+        if moves == 0:  # a first look cannot tell a clock behind from an outage
+            with pytest.raises(ClocksRecovering):
+                await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
+        for each in (clock, behind):
+            each.advance(0.6)
+        await keeper.beat()  # it beats on, every half second or so
+        await service.act(table_id, seat, move, if_match=None, idempotency_key=None)

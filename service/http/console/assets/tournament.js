@@ -250,28 +250,40 @@ export async function tournamentPage(main, id) {
     const finish = h("button", { type: "button", id: "finish-tournament" }, "End the tournament…");
 
     let sending = false;
-    /** The command whose answer was lost, and its key: sent again, it goes with that key. */
-    let unanswered = { command: "", key: "" };
+    // The commands not answered for sure (the network failed, the service was unavailable
+    // or stopping: each may have been done), with their keys, kept for the tab's life:
+    // sent again, even after other commands or a reload, each goes with its key.
+    const KEYS = `cardroom.unanswered.${id}`;
+    /** @returns {Record<string, string>} */
+    const unanswered = () => JSON.parse(sessionStorage.getItem(KEYS) || "{}");
+    /** @param {string} command @param {string | null} key */
+    function remember(command, key) {
+      const all = unanswered();
+      if (key) all[command] = key;
+      else delete all[command];
+      sessionStorage.setItem(KEYS, JSON.stringify(all));
+    }
     /** Send one of the director's commands; say its answer. @param {string} path @param {unknown} body @param {(answer: any) => any} saying */
     async function send(path, body, saying) {
       if (sending) return;
       const command = `${path} ${JSON.stringify(body)}`;
-      const key = unanswered.command === command ? unanswered.key : newKey();
+      const key = unanswered()[command] || newKey();
+      remember(command, key); // before it goes: a reload meanwhile keeps it too
       sending = true;
       update();
       replace(said, h("p", null, "Sending…"));
       try {
         const answer = await api(`/tournaments/${id}/${path}`, { method: "POST", body, token, key });
-        unanswered = { command: "", key: "" };
+        remember(command, null);
         replace(said, saying(answer));
         load();
       } catch (error) {
-        if (error instanceof NetworkFailure) {
-          unanswered = { command, key };
-          replace(said, h("p", { class: "bad", role: "alert" }, "No answer came (the network failed): it may have been done. Send it again as it is: the service does it once, and answers as it did."));
+        const why = error instanceof NetworkFailure ? "No answer came: the network failed." : error instanceof Error ? error.message : String(error);
+        if (error instanceof Problem && !retryable(error)) {
+          remember(command, null); // refused: nothing was done
+          replace(said, h("p", { class: "bad", role: "alert" }, `Not done: ${why}`));
         } else {
-          unanswered = { command: "", key: "" };
-          replace(said, h("p", { class: "bad", role: "alert" }, `Not done: ${error instanceof Error ? error.message : String(error)}`));
+          replace(said, h("p", { class: "bad", role: "alert" }, `${why} It may have been done: send it again as it is, and the service does it once and answers as it did.`));
         }
       } finally {
         sending = false;
