@@ -163,7 +163,10 @@ function seatBox(view, seat, at) {
   const n = view.seats.length;
   const angle = (2 * Math.PI * at) / n;
   const x = 50 - 40 * Math.sin(angle);
-  const y = 50 + 36 * Math.cos(angle);
+  // A seat far off the middle near the top or the bottom (at five seats) comes in from
+  // the rim, where the oval has curved in under its outer corner; nearer the middle (at
+  // seven) it stays, clear of the seats at the sides.
+  const y = Math.abs(x - 50) > 20 ? Math.min(Math.max(50 + 36 * Math.cos(angle), 25), 75) : 50 + 36 * Math.cos(angle);
   box.style.top = `${y}%`;
   // A seat at either side of the oval is held to that edge of the felt, growing inwards:
   // centred on its place it would stick out of the table by half its width. One nearer
