@@ -4,8 +4,6 @@ without trying what it may do."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from litestar import Response, get
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
@@ -49,5 +47,4 @@ async def token_holder(
     if caller.kind == "seat" and caller.table is not None:
         caller.require_current((await service.load(caller.table)).table)
     holder = TokenHolder(caller.kind, caller.table, caller.seat, caller.tournament, caller.entry)
-    headers: dict[str, Any] = {"Cache-Control": CACHE_CONTROL}
-    return Response(holder, headers=headers)
+    return Response(holder, headers={"Cache-Control": CACHE_CONTROL})

@@ -20,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 import psycopg
@@ -82,11 +84,8 @@ class Timekeeper(Expirer):
     async def expire(self, table_id: str) -> int:
         await self.keep_time()  # a stall may have begun after the table was found due
         try:
-            return 0 if await interventions.expire(self.service, table_id) is None else 1
-        except RuleError as exc:  # a bug in a rule or the computer: say so, keep going
-            log.error("expiry refused at %s: %s", table_id, exc)
-        except UpgradeInProgress as exc:  # looked past from now on (newer_tables)
-            log.info("expiry at %s left to a newer process: %s", table_id, exc)
+            with passed_over(table_id, "expiry"):
+                return 0 if await interventions.expire(self.service, table_id) is None else 1
         except psycopg.Error as exc:
             log.warning("expiry at %s failed (%s); will look again", table_id, exc)
         return 0
@@ -125,15 +124,11 @@ class Timekeeper(Expirer):
         log.warning("no timekeeper ran since %s: giving the time back", down_since.isoformat())
         extended = 0
         for table_id in await self.service.store.armed_after(down_since):
-            try:
+            with passed_over(table_id, "time given back"):
                 given = await interventions.extend(
                     self.service, table_id, down_since, GIVEN_BACK_AT_LEAST
                 )
                 extended += given is not None
-            except RuleError as exc:  # a bug in a rule: say so, give the others their time
-                log.error("time not given back at %s: %s", table_id, exc)
-            except UpgradeInProgress as exc:  # a newer process gives it back when it leads
-                log.info("time at %s left to a newer process: %s", table_id, exc)
         self.extended += extended
         return extended
 
@@ -153,6 +148,19 @@ class Timekeeper(Expirer):
         until = time.monotonic() + seconds
         await self.watcher.wait_for_any(since, seconds)
         await asyncio.sleep(min(PACE, max(0.0, until - time.monotonic())))
+
+
+@contextmanager
+def passed_over(table_id: str, doing: str) -> Iterator[None]:
+    """A table this leader cannot decide at is passed over, and the others still get
+    their turn: one of a newer rules engine (a newer release's leader takes it; it is in
+    ``newer_tables`` from now on), or one where a rule refuses (a bug: said loudly)."""
+    try:
+        yield
+    except RuleError as exc:
+        log.error("%s refused at %s: %s", doing, table_id, exc)
+    except UpgradeInProgress as exc:
+        log.info("%s at %s left to a newer process: %s", doing, table_id, exc)
 
 
 async def run_standalone(database_url: str) -> None:

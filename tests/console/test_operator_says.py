@@ -27,10 +27,12 @@ from tests.support.browser import (
 )
 
 
-def signed_in(browser: WebDriver, console: Console, token: str) -> None:
-    browser.get(f"{console.base}/console")
+def signed_in(browser: WebDriver, console: Console, token: str, base: str = "") -> None:
+    """A fresh tab signed in with ``token``, at ``base`` (a relay's) or the console's."""
+    base = base or console.base
+    browser.get(f"{base}/console")
     browser.execute_script("sessionStorage.clear()")
-    browser.get(f"{console.base}/console")
+    browser.get(f"{base}/console")
     sign_in(browser, token)
 
 
@@ -295,10 +297,7 @@ def test_an_entry_whose_answer_was_lost_is_entered_once_when_sent_again(
     event = tournament(console, game="reserve-bridge", format="swiss", rounds=2)
     with relayed(browser, console) as relay:
         base = f"http://127.0.0.1:{relay.port}"
-        browser.get(f"{base}/console")
-        browser.execute_script("sessionStorage.clear()")
-        browser.get(f"{base}/console")
-        sign_in(browser, event["director_token"])
+        signed_in(browser, console, event["director_token"], base)
         browser.get(f"{base}/console/tournaments/{event['id']}")
         relay.lose_answer_of(f"POST /tournaments/{event['id']}/entries ".encode())
         wait_for(browser, lambda d: d.find_element(By.ID, "entry-name")).send_keys("Zed")

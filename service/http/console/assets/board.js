@@ -166,7 +166,8 @@ function seatBox(view, seat, at) {
   // A seat far off the middle near the top or the bottom (at five seats) comes in from
   // the rim, where the oval has curved in under its outer corner; nearer the middle (at
   // seven) it stays, clear of the seats at the sides.
-  const y = Math.abs(x - 50) > 20 ? Math.min(Math.max(50 + 36 * Math.cos(angle), 25), 75) : 50 + 36 * Math.cos(angle);
+  const round = 50 + 36 * Math.cos(angle);
+  const y = Math.abs(x - 50) > 20 ? Math.min(Math.max(round, 25), 75) : round;
   box.style.top = `${y}%`;
   // A seat at either side of the oval is held to that edge of the felt, growing inwards:
   // centred on its place it would stick out of the table by half its width. One nearer

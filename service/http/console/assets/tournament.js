@@ -69,7 +69,7 @@ export async function tournamentPage(main, id) {
           load();
         },
         (error) => {
-          if (error instanceof Problem && retryable(error) === false) inCharge = false; // refused: not in charge
+          if (error instanceof Problem && !retryable(error)) inCharge = false; // refused: not in charge
         },
       )
       .finally(() => {
