@@ -2,7 +2,8 @@
 come back from the browser's history after a sign-out, a list read again keeps the
 keyboard's place, a seat that leaves (or is handed to another player) goes on watching,
 a failed replay step leaves the page where it was, a move keeps the keyboard in the
-seat's panel, and a double-click sends one command."""
+seat's panel, a double-click sends one command, and pages left behind hold no
+connection open."""
 
 from __future__ import annotations
 
@@ -190,3 +191,20 @@ def test_a_double_click_sends_one_command_and_says_no_error(
     assert passes(console, table) == 1
     assert browser.find_element(By.CSS_SELECTOR, ".message").text == ""
     no_errors(browser)
+
+
+def test_pages_left_one_after_another_keep_no_connection_open(
+    browser: WebDriver, console: Console
+) -> None:
+    """A page the browser kept in its back/forward cache kept its event stream open. A
+    browser opens six connections to one server: after six table pages left one after
+    another, the seventh waited a minute for its first request to be sent."""
+    tables = [console.table("pitch", 2, f"left-behind-{n}")[0] for n in range(8)]
+    browser.set_page_load_timeout(10)
+    try:
+        for table in tables:
+            browser.get(f"{console.base}/console/tables/{table}")
+            rendered(browser, console.view(table)["version"])
+            assert browser.find_element(By.CSS_SELECTOR, ".live").text == "live"
+    finally:
+        browser.set_page_load_timeout(300)

@@ -122,6 +122,14 @@ function patience() {
   return Math.max(silence(), 10_000);
 }
 
+// Aborted when the page is left. A page the browser keeps in its back/forward cache would
+// keep its requests open, its event stream and long-polls: each holds one of the few
+// connections a browser opens to one server (six), and after a handful of pages left
+// that way the next page waited a minute for one to close. A kept page that comes back
+// starts again (app.js).
+const leaving = new AbortController();
+window.addEventListener("pagehide", () => leaving.abort());
+
 /**
  * One request; the JSON answer, or a thrown Problem.
  *
@@ -143,7 +151,7 @@ export async function api(path, options = {}) {
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   const abort = new AbortController();
   /** @type {RequestInit} */
-  const init = { method: options.method || "GET", headers, cache: "no-store", signal: abort.signal };
+  const init = { method: options.method || "GET", headers, cache: "no-store", signal: AbortSignal.any([abort.signal, leaving.signal]) };
   if (options.body !== undefined) {
     headers["Content-Type"] = "application/json";
     headers["Idempotency-Key"] = options.key || newKey();
@@ -212,7 +220,7 @@ export function follow(path, options) {
     };
     heard(); // a try whose answer never begins (a dead kept-alive connection) is given up too
     try {
-      const response = await fetch(path, { headers, signal: abort.signal, cache: "no-store" });
+      const response = await fetch(path, { headers, signal: AbortSignal.any([abort.signal, leaving.signal]), cache: "no-store" });
       if (!response.ok || !response.body) throw new Problem(response.status, null);
       state("live");
       const every = Number(response.headers.get("Cardroom-Keep-Alive"));
@@ -258,7 +266,7 @@ export function follow(path, options) {
   }
 
   (async () => {
-    while (!stopped) {
+    while (!stopped && !leaving.signal.aborted) {
       try {
         await once();
         if (!stopped && options.over && (await options.over())) {

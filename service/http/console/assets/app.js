@@ -102,11 +102,10 @@ window.addEventListener("hashchange", () => {
 });
 
 // A page the browser keeps in its back/forward cache comes back as it was, scripts and
-// all: after a sign-in or sign-out meanwhile it would go on showing (and following) what
-// the earlier token saw, every hand after a sign-out. Such a page starts again.
-const signedInAs = operatorToken();
+// all, but its requests were given up when it was left (api.js), and after a sign-in or
+// sign-out meanwhile it would show what the earlier token saw. Such a page starts again.
 window.addEventListener("pageshow", (event) => {
-  if (event.persisted && operatorToken() !== signedInAs) location.reload();
+  if (event.persisted) location.reload();
 });
 
 signin();

@@ -201,12 +201,12 @@ function sideInset(y) {
   return 2 + CORNER_X * (1 - Math.sqrt(1 - into * into));
 }
 
-/** The cards of a trick, each with who played it. @param {any} trick @param {any} view @param {string} label */
-function trickCards(trick, view, label) {
+/** The cards of a trick, each with who played it. @param {any} trick @param {any} view @param {string} label @param {string} [extra] */
+function trickCards(trick, view, label, extra = "") {
   const who = namer(view);
   return h(
     "ul",
-    { class: "cards trick", "aria-label": label },
+    { class: `cards trick ${extra}`.trim(), "aria-label": label },
     (trick.cards || []).map((/** @type {any} */ played) =>
       h("li", null, cardPicture(played.card), h("span", { class: "who" }, who(played.seat))),
     ),
@@ -227,7 +227,7 @@ function centre(view) {
   if (view.trick && view.trick.cards && view.trick.cards.length) lines.push(trickCards(view.trick, view, "The trick in play"));
   if (view.last_trick && view.last_trick.cards) {
     const won = typeof view.last_trick.winner === "number" ? ` (${who(view.last_trick.winner)})` : "";
-    lines.push(h("div", { class: "last" }, h("span", null, `Last trick${won}`), cardRow(view.last_trick.cards.map((/** @type {any} */ p) => p.card), "The last trick", "small")));
+    lines.push(h("div", { class: "last" }, h("span", null, `Last trick${won}`), trickCards(view.last_trick, view, "The last trick", "small")));
   }
   if ((view.to_act || []).length && view.status === "playing" && !view.paused) lines.push(h("p", { class: "turn" }, `${view.to_act.map(who).join(", ")} to act`));
   if (view.result) {
@@ -250,7 +250,8 @@ export function drawTable(view) {
   const bottom = typeof view.you === "number" ? view.you : 0;
   const seats = [];
   for (let at = 0; at < n; at += 1) seats.push(seatBox(view, (bottom + at) % n, at));
-  return h("div", { class: `felt seats-${n}`, role: "group", "aria-label": "The card table" }, seats, centre(view));
+  // Its heading is for those who find their way by headings: the seats' names under it.
+  return h("div", { class: `felt seats-${n}`, role: "group", "aria-label": "The card table" }, h("h2", { class: "visually-hidden" }, "The card table"), seats, centre(view));
 }
 
 /** The auction so far. @param {any} view */

@@ -35,6 +35,20 @@ export function cardText(code) {
   return rank + (SUIT_SIGNS[code.slice(-1)] || code.slice(-1));
 }
 
+// A hand is shown by suit, the colours alternating, and high to low within a suit (in
+// Pinochle the ten ranks next below the ace); the view keeps the order dealt.
+const SUIT_ORDER = "SHCD";
+const RANKS = "AKQJT98765432";
+const PINOCHLE_RANKS = "ATKQJ9";
+
+/** A hand in the order a player holds it. @param {string[]} codes @param {string} game */
+export function sortedHand(codes, game) {
+  const ranks = game.startsWith("pinochle") ? PINOCHLE_RANKS : RANKS;
+  /** @param {string} code */
+  const place = (code) => SUIT_ORDER.indexOf(code.slice(-1)) * 100 + ranks.indexOf(code.slice(0, -1));
+  return [...codes].sort((a, b) => place(a) - place(b));
+}
+
 /** Whether a value looks like a card code. @param {unknown} value @returns {value is string} */
 export function isCard(value) {
   return typeof value === "string" && /^(10|[2-9TJQKA])[SHDC]$/.test(value);

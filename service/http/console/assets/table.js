@@ -5,7 +5,7 @@
 
 import { api, follow, forgetSeat, NetworkFailure, operatorToken, Problem, retryable, retryDelay, seatToken } from "./api.js";
 import { countdown, drawAuction, drawDetails, drawTable, namer, namesApart } from "./board.js";
-import { cardName, cardPicture, cardText, isCard } from "./cards.js";
+import { cardName, cardPicture, cardText, isCard, sortedHand } from "./cards.js";
 import { announce, h, keyed, replace } from "./dom.js";
 import { actionLabel, explainEvent, meldText } from "./explain.js";
 import { scoreSheet } from "./tournament.js";
@@ -55,7 +55,7 @@ export async function tablePage(main, table) {
   const board = h("div", { class: "board" });
   const mine = h("div", { class: "mine" });
   const side = h("div", { class: "side" });
-  const sheet = h("section", { class: "box", "aria-label": "Score sheet" });
+  const sheet = h("section", { class: "box", "aria-label": "Score sheet", tabindex: -1 });
   const live = h("span", { class: "live" }, "connecting");
   const message = h("p", { class: "message", role: "alert" });
   const notice = h("p", { class: "notice", role: "status" }, note);
@@ -101,21 +101,34 @@ export async function tablePage(main, table) {
   // seats' moves.
   const drawMineOnce = keyed();
   const drawOperatorOnce = keyed();
+  const drawSheetOnce = keyed();
   // The operator's panel stays in the page between versions (taken out and put back,
   // a field being typed in would lose its focus); only what is beside it is redrawn.
   const sideInfo = h("div");
   const operatorPanel = h("div");
   replace(side, sideInfo, operator && !seat ? operatorPanel : null);
 
+  let wasTurn = false;
+
   /** @param {any} v */
   function drawOwn(v) {
-    const focused = mine.contains(document.activeElement);
     // Whether this seat is to act, not who else is: in Reserve Bridge both seats lay
     // their reserves at once, and the other's doing so changes nothing here.
-    drawMineOnce(mine, [v.hand, v.legal_actions, v.to_act.includes(v.you), v.status, twoSides], () => drawMine(v));
-    // A keyboard player whose control went with the old panel stays in the new one
-    // (its heading says whose turn it is), not back at the top of the page.
-    if (focused && !mine.contains(document.activeElement)) /** @type {HTMLElement | null} */ (mine.querySelector("section"))?.focus();
+    keepingFocus(mine, () => drawMineOnce(mine, [v.hand, v.legal_actions, v.to_act.includes(v.you), v.status, twoSides], () => drawMine(v)));
+    // The turn coming round is said (the heading's change is only seen): a player who
+    // cannot see the page learns it is time to move without reading it all again.
+    const turn = isTurn(v);
+    if (turn && !wasTurn) announce("Your turn.");
+    wasTurn = turn;
+  }
+
+  /** Draws into `box`; a keyboard player whose control went with what was there stays
+   * in the box (its first section, or the box itself), not back at the top of the page.
+   * @param {HTMLElement} box @param {() => void} draw */
+  function keepingFocus(box, draw) {
+    const focused = box.contains(document.activeElement);
+    draw();
+    if (focused && !box.contains(document.activeElement)) (/** @type {HTMLElement | null} */ (box.querySelector("section")) || box).focus();
   }
 
   /** @param {any} next */
@@ -204,11 +217,11 @@ export async function tablePage(main, table) {
     let found = null;
     try {
       found = await api(`/tables/${table}/scoresheet`, { token });
-      replace(sheet, h("h2", null, "Score sheet"), scoreSheet(table, namesApart(found.sheet.players), found.sheet));
+      keepingFocus(sheet, () => drawSheetOnce(sheet, found.sheet, () => [h("h2", null, "Score sheet"), scoreSheet(table, namesApart(found.sheet.players), found.sheet, null, "h3")]));
     } catch (error) {
       if (!retryable(error)) {
         const why = error instanceof Problem && error.status !== 404 ? error.message : "No deal scored yet.";
-        replace(sheet, h("h2", null, "Score sheet"), h("p", null, why));
+        keepingFocus(sheet, () => drawSheetOnce(sheet, why, () => [h("h2", null, "Score sheet"), h("p", null, why)]));
         return;
       }
     }
@@ -252,6 +265,11 @@ export async function tablePage(main, table) {
     }
   }
 
+  /** Whether the table waits for this seat. @param {any} v */
+  function isTurn(v) {
+    return v.to_act.includes(v.you) && v.status === "playing" && !v.paused;
+  }
+
   /** The seat's own hand and its legal actions. @param {any} v */
   function drawMine(v) {
     const actions = v.legal_actions || [];
@@ -271,13 +289,16 @@ export async function tablePage(main, table) {
     const hand = h(
       "ul",
       { class: "cards hand", "aria-label": "Your hand" },
-      (v.hand || []).map((/** @type {string} */ code) => {
+      sortedHand(v.hand || [], v.game).map((/** @type {string} */ code) => {
         const play = plays.get(code);
+        // While some cards may be played, the others are marked so, not only by lacking
+        // the hover of a button.
+        if (!play && plays.size) return h("li", { class: "unplayable" }, cardPicture(code), h("span", { class: "visually-hidden" }, "not playable now"));
         if (!play) return h("li", null, cardPicture(code));
         return h("li", null, h("button", { type: "button", class: "card-button", "data-action": play.index, "aria-label": `${actionLabel(play.action).split(" ")[0]} ${cardText(code)}, the ${cardName(code)}`, onclick: () => send(play.action) }, cardPicture(code)));
       }),
     );
-    const turn = v.to_act.includes(v.you) && v.status === "playing" && !v.paused;
+    const turn = isTurn(v);
     const heading = turn ? "Your turn" : v.paused ? "The table is paused" : v.status === "playing" ? "Waiting for the others" : `The table is ${v.status}`;
     return h(
       "section",
@@ -411,7 +432,9 @@ export async function tablePage(main, table) {
     return () => {};
   }
   render(first);
-  loadSheet();
+  // The sheet as of the version drawn: a page opened just after a hand was scored would
+  // otherwise show the sheet without it until the next one.
+  loadSheet(view.version);
   const who = () => namer(view);
   const after = Math.max(0, view.version - 20);
   try {
@@ -420,6 +443,9 @@ export async function tablePage(main, table) {
   } catch {
     // The log is a courtesy; the table itself is drawn.
   }
+  // From now on what happens is read out as it is added (its history was not).
+  log.setAttribute("aria-live", "polite");
+  log.setAttribute("aria-relevant", "additions");
   /** @param {number} version @param {any} event */
   function addLog(version, event) {
     log.prepend(h("li", { "data-version": version }, h("span", { class: "v" }, `${version}`), " ", explainEvent(event, who())));

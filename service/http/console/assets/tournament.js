@@ -194,7 +194,8 @@ export async function tournamentPage(main, id) {
       });
       if (r.byes.length) tables.push(h("p", null, `Byes: ${r.byes.map((/** @type {string} */ e) => names.get(e) || e).join(", ")}`));
     }
-    for (const { table, sheet, refused } of data.loose) tables.push(scoreSheet(table, sheet ? namesApart(sheet.players) : [], sheet, refused));
+    // Tables of no round stand beside the rounds, a heading of the same level each.
+    for (const { table, sheet, refused } of data.loose) tables.push(scoreSheet(table, sheet ? namesApart(sheet.players) : [], sheet, refused, "h3"));
     replace(rounds, h("h2", null, "Tables and score sheets"), tables.length ? tables : h("p", null, "No table yet."));
 
     if (token) {
@@ -395,13 +396,14 @@ export async function tournamentPage(main, id) {
 
 /**
  * A table's score sheet: a row per scored deal; without one, why (`refused`: what the
- * service said when it would not show it).
- * @param {string} table @param {string[]} players @param {any} sheet @param {string | null} [refused]
+ * service said when it would not show it), headed by a link to the table at `level`, one
+ * below the heading it stands under.
+ * @param {string} table @param {string[]} players @param {any} sheet @param {string | null} [refused] @param {string} [level]
  */
-export function scoreSheet(table, players, sheet, refused = null) {
-  const link = h("a", { href: `/console/tables/${table}` }, players.join(" v ") || table.slice(0, 8));
-  if (!sheet && refused) return h("div", { class: "sheet" }, h("h4", null, link), h("p", null, `Not shown: ${refused}.`));
-  if (!sheet || !sheet.rows || !sheet.rows.length) return h("div", { class: "sheet" }, h("h4", null, link), h("p", null, "No deal scored yet."));
+export function scoreSheet(table, players, sheet, refused = null, level = "h4") {
+  const link = h(level, null, h("a", { href: `/console/tables/${table}` }, players.join(" v ") || table.slice(0, 8)));
+  if (!sheet && refused) return h("div", { class: "sheet" }, link, h("p", null, `Not shown: ${refused}.`));
+  if (!sheet || !sheet.rows || !sheet.rows.length) return h("div", { class: "sheet" }, link, h("p", null, "No deal scored yet."));
   const seated = namesApart(sheet.players);
   const units = sheet.units.map((/** @type {number[]} */ seats) => seats.map((s) => seated[s]).join(" & "));
   const rows = sheet.rows.map((/** @type {any} */ row) => [
@@ -410,7 +412,7 @@ export function scoreSheet(table, players, sheet, refused = null) {
     ...row.changes.map((/** @type {number} */ c, /** @type {number} */ i) => `${c > 0 ? "+" : ""}${c} → ${row.totals[i]}`),
   ]);
   const ended = sheet.result ? h("p", null, `Ended: ${sheet.result.reason}`) : null;
-  return h("div", { class: "sheet" }, h("h4", null, link), grid(`Score sheet of ${players.join(" v ")}`, ["Deal", "Contract", ...units], rows), ended);
+  return h("div", { class: "sheet" }, link, grid(`Score sheet of ${players.join(" v ")}`, ["Deal", "Contract", ...units], rows), ended);
 }
 
 /** One deck as it went at each table. @param {any} deal */

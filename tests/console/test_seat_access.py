@@ -1,0 +1,217 @@
+"""A seat's page for players who cannot see it, play from the keyboard or hold a phone:
+what is said aloud, which cards stand out, where the focus goes and what stays in sight."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webdriver import WebDriver
+
+from tests.console.conftest import Console, seat_page
+from tests.support.browser import DESKTOP, rendered, wait_for
+
+SHEET = ".box[aria-label='Score sheet']"
+SUITS = "SHCD"
+RANKS = "AKQJT98765432"
+
+# Installed on a page: records every text the page says aloud from then on, from its
+# status region and from live regions such as the log.
+LISTEN = """
+window.heard = [];
+new MutationObserver((changes) => {
+  for (const change of changes) {
+    const region = change.target.nodeType === 1 ? change.target : change.target.parentElement;
+    const live = region && region.closest('[aria-live]');
+    if (!live || live.getAttribute('aria-live') === 'off') continue;
+    const added = [...change.addedNodes].map((n) => n.textContent).join(' ');
+    window.heard.push(live.id === 'announce' ? live.textContent : added);
+  }
+}).observe(document.body, {childList: true, subtree: true, characterData: true});
+"""
+
+
+def played_into_a_trick(
+    console: Console, label: str, seats: int = 2
+) -> tuple[str, list[str], dict[str, Any]]:
+    """A Pitch table moved on over the API until the seat to act answers a trick holding
+    a card and may not play every card it holds: the table, its tokens and that seat's
+    view."""
+    table, tokens = console.table("pitch", seats, label)
+    for _ in range(60):
+        seat = console.view(table)["to_act"][0]
+        view = console.view(table, tokens[seat])
+        plays = [a for a in view["legal_actions"] if a["type"] == "play"]
+        if (view["trick"] or {}).get("cards") and plays and len(plays) < len(view["hand"]):
+            return table, tokens, view
+        console.act(table, tokens, pick=-1)
+    raise AssertionError("no trick to follow came up")
+
+
+def contrast(one: tuple[float, ...], two: tuple[float, ...]) -> float:
+    """WCAG's contrast ratio of two sRGB colours (0–255 a channel)."""
+
+    def luminance(rgb: tuple[float, ...]) -> float:
+        linear = [
+            c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+            for c in (x / 255 for x in rgb[:3])
+        ]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    light, dark = sorted((luminance(one), luminance(two)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def rgb(css: str) -> tuple[float, ...]:
+    """``rgb(1, 2, 3)`` or ``rgba(1, 2, 3, 0.5)`` → (1, 2, 3)."""
+    inside = css[css.index("(") + 1 : css.index(")")]
+    return tuple(float(part) for part in inside.replace("/", ",").split(",")[:3])
+
+
+def test_the_turn_coming_round_is_said_and_the_log_reads_out_each_move(
+    browser: WebDriver, console: Console
+) -> None:
+    table, tokens = console.table("pitch", 2, "said-aloud")
+    waiting = 1 - console.view(table)["to_act"][0]
+    seat_page(browser, console, table, tokens[waiting])
+    browser.execute_script(LISTEN)
+
+    after = console.act(table, tokens)  # the other seat bids: now this one is to act
+    assert after["to_act"] == [waiting]
+    rendered(browser, after["version"])
+    mover = ("Ann", "Bob")[1 - waiting]
+
+    def the_move_heard(driver: WebDriver) -> list[str] | None:
+        heard: list[str] = driver.execute_script("return window.heard")
+        return heard if any(t.startswith(f"{after['version']} {mover}") for t in heard) else None
+
+    assert "Your turn." in wait_for(browser, the_move_heard)
+
+
+def test_only_the_cards_that_may_be_played_stand_out_in_a_hand_sorted_by_suit(
+    browser: WebDriver, console: Console
+) -> None:
+    table, tokens, view = played_into_a_trick(console, "follow-suit")
+    seat_page(browser, console, table, tokens[view["you"]])
+
+    playable = {a["card"] for a in view["legal_actions"] if a["type"] == "play"}
+    hand = browser.execute_script(
+        "return [...document.querySelectorAll('.hand li')].map((li) => ({"
+        " card: li.querySelector('svg[data-card]').dataset.card,"
+        " button: !!li.querySelector('button'), text: li.textContent,"
+        " opacity: Number(getComputedStyle(li.querySelector('svg')).opacity)}))"
+    )
+    assert sorted(card["card"] for card in hand) == sorted(view["hand"])
+    for card in hand:
+        may = card["card"] in playable
+        assert card["button"] is may
+        assert ("not playable now" in card["text"]) is not may
+        assert (card["opacity"] == 1) is may, card
+    places = [(SUITS.index(c["card"][-1]), RANKS.index(c["card"][:-1])) for c in hand]
+    assert places == sorted(places)
+
+
+@pytest.mark.parametrize("background", ["panel", "felt"])
+def test_the_keyboard_focus_stands_out_from_what_it_is_on(
+    browser: WebDriver, console: Console, background: str
+) -> None:
+    """The ring (WCAG's 3:1 for what is not text) against the white panel the cards
+    and buttons stand on, and against the felt."""
+    table, tokens, view = played_into_a_trick(console, "focus-ring")
+    seat_page(browser, console, table, tokens[view["you"]])
+    card = browser.find_element(By.CSS_SELECTOR, ".hand button.card-button")
+    card.send_keys(Keys.NULL)  # focuses it, as Tab would
+    assert browser.execute_script("return document.activeElement.matches(':focus-visible')")
+    ring = browser.execute_script(
+        "const s = getComputedStyle(document.activeElement);"
+        " return [s.outlineColor, s.outlineWidth, s.boxShadow];"
+    )
+    behind = {"panel": (255, 255, 255), "felt": (13, 90, 52)}[background]
+    colours = [rgb(ring[0]), rgb(ring[2])]
+    assert float(ring[1].removesuffix("px")) >= 2
+    assert max(contrast(colour, behind) for colour in colours) >= 3, ring
+
+
+def play_until_scored(console: Console, table: str, tokens: list[str], hands: int) -> None:
+    """Moves over the API, the lowest bid in each auction (all passing deals again), until
+    ``hands`` hands in all have been scored."""
+
+    def scored() -> int:
+        page = console.api.get(f"/tables/{table}/events", headers=console.op()).json()
+        return sum(item["event"]["type"] == "hand_scored" for item in page["events"])
+
+    while scored() < hands:
+        view = console.view(table)
+        console.act(table, tokens, pick=1 if view["phase"] == "auction" else 0)
+
+
+def test_the_score_sheet_read_again_keeps_the_focus(browser: WebDriver, console: Console) -> None:
+    table, tokens = console.table("pitch", 2, "sheet-focus")
+    play_until_scored(console, table, tokens, 1)
+    seat_page(browser, console, table, tokens[0])
+    region = wait_for(
+        browser,
+        lambda d: d.find_elements(By.CSS_SELECTOR, f"{SHEET} .scroll"),
+    )[0]
+    region.send_keys(Keys.NULL)  # focuses it, as Tab would
+
+    play_until_scored(console, table, tokens, 2)  # the sheet is drawn anew with the hand
+    wait_for(
+        browser,
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, f"{SHEET} tbody tr")) == 2,
+    )
+
+    assert browser.execute_script(
+        "return document.activeElement.closest(\".box[aria-label='Score sheet']\") !== null"
+    )
+
+
+def test_the_headings_of_a_seat_and_a_spectator_page_nest(
+    browser: WebDriver, console: Console
+) -> None:
+    table, tokens = console.table("pitch", 3, "headings")
+    console.act(table, tokens)
+    for link in (f"#token={tokens[0]}", ""):
+        browser.get(f"{console.base}/console/tables/{table}{link}")
+        rendered(browser, console.view(table)["version"])
+        levels = browser.execute_script(
+            "return [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]"
+            ".map((e) => Number(e.tagName[1]))"
+        )
+        assert levels[0] == 1
+        skips = [(a, b) for a, b in itertools.pairwise(levels) if b > a + 1]
+        assert not skips, (link, levels)
+
+
+@pytest.mark.parametrize("size", [(375, 667), (1366, 657)], ids=["phone", "laptop"])
+def test_the_trick_and_the_hand_are_in_sight_together(
+    browser: WebDriver, console: Console, size: tuple[int, int]
+) -> None:
+    """``size`` is the page's viewport: a phone's (where the other three seats stack
+    between the trick and the seat's own panel), and a 1366 x 768 laptop's below the
+    browser's bars. With the trick scrolled to the top, the seat's panel is below it and
+    its whole hand in the window."""
+    table, tokens, view = played_into_a_trick(console, "in-sight", seats=4)
+    browser.set_window_size(*size)
+    bars = browser.execute_script("return window.outerHeight - window.innerHeight")
+    browser.set_window_size(size[0], size[1] + bars)
+    try:
+        seat_page(browser, console, table, tokens[view["you"]])
+        browser.execute_script("document.querySelector('.centre .trick').scrollIntoView()")
+        trick, panel, hand, height = browser.execute_script(
+            "const box = (s) => { const r = document.querySelector(s).getBoundingClientRect();"
+            " return [r.top, r.bottom]; };"
+            " return [box('.centre .trick'), box('.mine section'), box('.mine .hand'),"
+            " window.innerHeight];"
+        )
+        assert height == size[1]
+        assert trick[0] >= -1 and trick[1] <= panel[0] <= hand[0] and hand[1] <= height, (
+            trick,
+            panel,
+            hand,
+        )
+    finally:
+        browser.set_window_size(*DESKTOP)
