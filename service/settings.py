@@ -68,12 +68,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Whether `cardroom serve` may start embedded servers: "auto", "1" or "0" (see
     # embedded_servers below).
     embedded: str = "auto"
-    # A stopping server lets open requests (long-polls, event streams) run this long
-    # before it closes them; a deployment's grace period must be longer.
+    # A stopping server lets requests in flight (commands, reads) run this long before it
+    # closes them; long-polls and event streams answer and end at once. A deployment's
+    # grace period must be longer.
     shutdown_seconds: float = 20.0
     # A connection whose request line and headers have not all arrived by then is closed
     # (service.http.protocol): from the connection's start, or from a request's first byte.
     header_timeout_seconds: float = 10.0
+    # A connection whose client has read none of its answer for this long, while the
+    # server waits for room to write more, is closed (service.http.protocol).
+    send_timeout_seconds: float = 30.0
     # Postgres streaming replicas that serve reads (service.read.replicas, DESIGN 13).
     replica_urls: tuple[str, ...] = ()
     # A replica whose replay is this far behind the primary is skipped until it catches up.
@@ -117,6 +121,7 @@ VARIABLES = (
     "CARDROOM_SHUTDOWN_SECONDS",
     "CARDROOM_CORS_ORIGINS",
     "CARDROOM_HEADER_TIMEOUT_SECONDS",
+    "CARDROOM_SEND_TIMEOUT_SECONDS",
     "CARDROOM_REPLICA_URLS",
     "CARDROOM_REPLICA_MAX_LAG_SECONDS",
     "CARDROOM_REDIS_CLUSTER",
@@ -315,6 +320,11 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
             "CARDROOM_HEADER_TIMEOUT_SECONDS",
             env.get("CARDROOM_HEADER_TIMEOUT_SECONDS", "10"),
             most=10,
+        ),
+        send_timeout_seconds=_positive(
+            "CARDROOM_SEND_TIMEOUT_SECONDS",
+            env.get("CARDROOM_SEND_TIMEOUT_SECONDS", "30"),
+            most=300,
         ),
         replica_urls=_replica_urls(env.get("CARDROOM_REPLICA_URLS", "")),
         replica_max_lag_seconds=_positive(

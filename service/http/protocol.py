@@ -39,6 +39,14 @@ body are not counted, nor are those from a trusted proxy (``CARDROOM_TRUSTED_PRO
 behind one, every client has the proxy's address, and a proxy such as nginx sends each
 body whole).
 
+A client that reads nothing of its answer is cut off. uvicorn stops writing to a
+connection whose buffer is full and waits for room, for good if the client never reads:
+an event stream's client that did so kept its request, and the held place with it, past
+the stream's ``timeout`` and past a newer request's taking the place (service.http.
+holds), and one address held a process's every place that way. A connection whose writes
+have waited ``CARDROOM_SEND_TIMEOUT_SECONDS`` (30 s) for room is closed, as nginx's
+``send_timeout`` does; one whose request is superseded while its writes wait, at once.
+
 Time between requests on a kept-alive connection stays uvicorn's keep-alive timeout
 (5 s), and a long-poll or a stream, once its headers are in, is never cut short — until
 the process begins a graceful stop (:mod:`service.http.stopping`).
@@ -186,6 +194,11 @@ def header_timeout_seconds() -> float:
     return from_env().header_timeout_seconds
 
 
+@cache
+def send_timeout_seconds() -> float:
+    return from_env().send_timeout_seconds
+
+
 class HeadLimitedProtocol(HttpToolsProtocol):
     """``HttpToolsProtocol`` that refuses long request heads and drops slow ones."""
 
@@ -207,6 +220,8 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.refused = False
         self.rest_bytes = 0  # read since the end of the head being answered
         self.receiving: str | None = None  # the address a body being read counts for
+        self.send_seconds = send_timeout_seconds()
+        self.send_timer: asyncio.TimerHandle | None = None  # armed while writes wait
 
     # --- the clock --------------------------------------------------------------------
     # One timer per connection, not one per request (arming and cancelling a timer for
@@ -233,12 +248,42 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         if self.head_timer is not None:
             self.head_timer.cancel()
             self.head_timer = None
+        if self.send_timer is not None:
+            self.send_timer.cancel()
+            self.send_timer = None
         cycle = self.cycle
         if cycle is not None and not cycle.response_complete:
             hangup = hangup_of(cycle.scope)
             if hangup is not None:
                 hangup.hang_up()
         super().connection_lost(exc)
+
+    # --- a client that reads nothing ---------------------------------------------------
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self.send_timer is None:
+            why = f"its client read nothing of the answer for {self.send_seconds:g} s"
+            self.send_timer = self.loop.call_later(self.send_seconds, self._close_unread, why)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self.send_timer is not None:
+            self.send_timer.cancel()
+            self.send_timer = None
+
+    def _cut_if_unread(self) -> None:
+        """A superseded request (its Hangup's ``cut``): its connection is closed if its
+        answer waits for the client to read, since it would never end otherwise."""
+        if self.flow.write_paused:
+            self._close_unread("its client read nothing and a newer request took its place")
+
+    def _close_unread(self, why: str) -> None:
+        if self.send_timer is not None:
+            self.send_timer.cancel()
+            self.send_timer = None
+        log.warning("closed a connection: %s", why)
+        self.transport.abort()  # close() would first wait to send what is never read
 
     def shutdown(self) -> None:
         """uvicorn begins a graceful stop: the long-polls and streams let go (the first
@@ -353,7 +398,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         if self.refused:
             return
-        self.scope[HANGUP] = Hangup()  # type: ignore[literal-required]
+        self.scope[HANGUP] = Hangup(self._cut_if_unread)  # type: ignore[literal-required]
         self.head_started = None
         self.reading_head = False
         if not self.head_counted and self._parsed_head_bytes() > MAX_HEAD_BYTES:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 
 import psycopg
@@ -34,14 +34,17 @@ class Hangup:
     the waiters until its timeout), or a newer request of the same client took its place
     (service.http.holds: it answers now with what it has). The HTTP protocol marks a
     hang-up (service.http.protocol); a request served otherwise (in-process tests) has
-    none, until a held place gives it one."""
+    none, until a held place gives it one. The protocol also gives it ``cut``, which
+    closes the connection if its answer is stuck waiting for the client to read: a
+    request superseded then could not end otherwise."""
 
-    __slots__ = ("happened", "superseded", "waiter")
+    __slots__ = ("cut", "happened", "superseded", "waiter")
 
-    def __init__(self) -> None:
+    def __init__(self, cut: Callable[[], None] | None = None) -> None:
         self.happened = False
         self.superseded = False
         self.waiter: asyncio.Event | None = None  # the wait to end, while one is parked
+        self.cut = cut
 
     @property
     def ended(self) -> bool:
@@ -54,6 +57,8 @@ class Hangup:
     def supersede(self) -> None:
         self.superseded = True
         self._wake()
+        if self.cut is not None:
+            self.cut()
 
     def _wake(self) -> None:
         if self.waiter is not None:

@@ -13,7 +13,7 @@ import pytest
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
-from service.http.protocol import MAX_HEAD_BYTES, HeadLimitedProtocol
+from service.http.protocol import MAX_HEAD_BYTES, HeadLimitedProtocol, hangup_of
 from service.settings import from_env
 from tests.support.heads import head
 
@@ -23,12 +23,16 @@ class Transport(asyncio.Transport):
         super().__init__()
         self.written = bytearray()
         self.closed = False
+        self.aborted = False
 
     def write(self, data: Any) -> None:
         self.written += data
 
     def close(self) -> None:
         self.closed = True
+
+    def abort(self) -> None:
+        self.aborted = self.closed = True
 
     def is_closing(self) -> bool:
         return self.closed
@@ -48,8 +52,16 @@ async def ok(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"ok"})
 
 
-async def connect() -> tuple[HeadLimitedProtocol, Transport]:
-    config = Config(ok, log_config=None)
+async def held_open(scope: Any, receive: Any, send: Any) -> None:
+    """An answer begun and kept open (an event stream's) until its client goes."""
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b": opened\n\n", "more_body": True})
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def connect(app: Any = ok) -> tuple[HeadLimitedProtocol, Transport]:
+    config = Config(app, log_config=None)
     protocol = HeadLimitedProtocol(config, ServerState(), {}, asyncio.get_running_loop())
     transport = Transport()
     protocol.connection_made(transport)
@@ -127,10 +139,45 @@ async def test_each_request_of_a_kept_alive_connection_has_its_own_count() -> No
     protocol.connection_lost(None)
 
 
+async def test_a_connection_whose_client_reads_nothing_is_closed_after_the_send_timeout() -> None:
+    """The transport pauses writing when its buffer is full; resumed in time, nothing is
+    closed, and left paused for ``send_seconds`` the connection is cut off at once
+    (abort: close would wait to send what is never read)."""
+    protocol, transport = await connect(held_open)
+    protocol.send_seconds = 0.05
+    protocol.data_received(head(200))
+    await answers(transport)
+    protocol.pause_writing()
+    protocol.resume_writing()
+    await asyncio.sleep(0.1)
+    assert not transport.closed
+    protocol.pause_writing()
+    await asyncio.sleep(0.1)
+    assert transport.aborted
+    protocol.connection_lost(None)
+
+
+async def test_a_superseded_request_whose_answer_is_unread_is_cut_off_at_once() -> None:
+    """A newer request of the same client takes a held request's place
+    (service.http.holds): one whose writes wait for room could not end otherwise."""
+    protocol, transport = await connect(held_open)
+    protocol.data_received(head(200))
+    await answers(transport)
+    hangup = hangup_of(protocol.cycle.scope)
+    assert hangup is not None
+    hangup.supersede()  # writing freely: it ends by itself, at its next look
+    assert not transport.closed
+    protocol.pause_writing()
+    hangup.supersede()
+    assert transport.aborted
+    protocol.connection_lost(None)
+
+
 @pytest.mark.parametrize(
     ("name", "field", "default", "within", "past"),
     [
         ("CARDROOM_HEADER_TIMEOUT_SECONDS", "header_timeout_seconds", 10, "0.5", "10.5"),
+        ("CARDROOM_SEND_TIMEOUT_SECONDS", "send_timeout_seconds", 30, "0.5", "300.5"),
         # Clients are promised a 503 within 2 s when the database does not answer.
         ("CARDROOM_REQUEST_SECONDS", "request_seconds", 1.5, "2", "2.5"),
     ],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -18,6 +19,8 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from domain.registry import GAMES
+from domain.shuffle import shuffle
 from service.http.auth import Caller
 from service.http.holds import Holds
 from service.http.problems import ApiProblem
@@ -30,6 +33,7 @@ PER_TOKEN = 2
 PER_ADDRESS = 2
 PER_PROCESS = 5
 PROMPT = 10  # seconds: far below the 60 s each long-poll asks for
+SEND_TIMEOUT = 2  # seconds a connection's writes may wait for its client to read
 
 
 @pytest.fixture
@@ -38,6 +42,7 @@ async def server() -> AsyncIterator[Server]:
         "CARDROOM_HELD_PER_TOKEN": str(PER_TOKEN),
         "CARDROOM_HELD_PER_ADDRESS": str(PER_ADDRESS),
         "CARDROOM_HELD_PER_PROCESS": str(PER_PROCESS),
+        "CARDROOM_SEND_TIMEOUT_SECONDS": str(SEND_TIMEOUT),
     }
     with running_server(services.fresh_database("held_"), services.redis_url(), 1, env) as running:
         yield running
@@ -203,6 +208,56 @@ async def test_streams_opened_together_are_counted_as_they_open(server: Server) 
 def scope(peer: str, forwarded: str | None = None) -> dict[str, Any]:
     headers = [(b"x-forwarded-for", forwarded.encode())] if forwarded else []
     return {"client": (peer, 40000), "headers": headers}
+
+
+def unread_stream(base: str, path: str, token: str) -> socket.socket:
+    """A stream asked for with a 1 s ``timeout`` by a client that reads none of it, on a
+    socket whose receive window is as small as the system allows."""
+    host, port = base.removeprefix("http://").split(":")
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
+    sock.connect((host, int(port)))
+    head = (
+        f"GET {path}/stream?timeout=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n"
+    )
+    sock.sendall(head.encode())
+    return sock
+
+
+def closed(sock: socket.socket) -> bool:
+    """Whether the server closed the connection: what it sent, read to its end or reset."""
+    sock.settimeout(PROMPT)
+    try:
+        while sock.recv(1 << 16):
+            pass
+    except ConnectionResetError:
+        pass
+    except TimeoutError:
+        return False
+    return True
+
+
+async def test_a_stream_whose_client_reads_nothing_gives_its_place_back(server: Server) -> None:
+    """The operator's stream of a table dealt 500 decks catches up with 130 KB at once,
+    more than the socket's buffers take: its next write waited for a client that never
+    read, and the stream held its place (and a task) past its timeout, for as long as the
+    socket stayed open. Its connection is now closed once its writes have waited
+    ``SEND_TIMEOUT`` seconds, and the place given back."""
+    pack = GAMES["pitch"].pack
+    decks = [{"deck": list(shuffle(pack, bytes([i % 256, i // 256]) * 16))} for i in range(500)]
+    async with httpx.AsyncClient(base_url=server.base) as client:
+        body = {"game": "pitch", "seats": 2, "deals": decks}
+        table = ok(await client.post("/tables", json=body, headers=bearer(server.operator)), 201)
+    sock = unread_stream(server.base, f"/tables/{table['id']}", server.operator)
+    try:
+        await held_now(server.base, 1)
+        await asyncio.sleep(1.5)  # past the stream's own timeout: still held, as it waits
+        assert await metric(server.base, "cardroom_held_requests") == 1
+        await held_now(server.base, 0)
+        assert await asyncio.to_thread(closed, sock)
+    finally:
+        sock.close()
 
 
 def test_places_are_counted_by_token_by_address_and_not_for_the_operator() -> None:
