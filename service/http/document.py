@@ -167,7 +167,8 @@ def _counted_fields(openapi: Any) -> None:
         if "429" not in responses:
             continue
         for status, response in responses.items():
-            if status != "429" and isinstance(response, OpenAPIResponse):
+            # A 431 is answered before the rate limit, from the head alone.
+            if status not in ("429", "431") and isinstance(response, OpenAPIResponse):
                 response.headers = {**(response.headers or {}), **refs}
 
 
@@ -274,7 +275,16 @@ def _tidy_parameters(openapi: Any) -> None:
     for operation in _operations(openapi):
         for parameter in operation.parameters or []:
             schema = getattr(parameter, "schema", None)
-            if not isinstance(schema, Schema) or not schema.one_of:
+            if not isinstance(schema, Schema):
+                continue
+            if isinstance(schema.type, list) and OpenAPIType.NULL in schema.type:
+                # An optional enum (the listings' filters): ``["null", "string"]`` and a
+                # ``null`` among its values made generators write three enums for one.
+                kinds = [kind for kind in schema.type if kind != OpenAPIType.NULL]
+                schema.type = kinds[0] if len(kinds) == 1 else kinds
+                if schema.enum is not None:
+                    schema.enum = [value for value in schema.enum if value is not None]
+            if not schema.one_of:
                 continue
             kept = [
                 s

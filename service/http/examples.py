@@ -32,6 +32,7 @@ from service.http import sample as s
 from service.http import tournament_examples as t
 from service.http.problems import CATALOGUE, problem
 from service.ratelimit import parse_policy
+from service.release import VIEW_RELEASE
 
 # --- requests -------------------------------------------------------------------------------
 
@@ -144,8 +145,9 @@ PARAMETERS: dict[str, Any] = {
     "table_id": s.TABLE,
     "tournament_id": s.TOURNAMENT,
     "seat": 1,
-    "If-None-Match": '"6.s1"',
-    "If-Match": '"6.s1"',
+    # As the service writes them (service.write.handler.etag): version, audience, release.
+    "If-None-Match": f'"6.s1.{VIEW_RELEASE}"',
+    "If-Match": f'"6.s1.{VIEW_RELEASE}"',
     "wait": 30,
     "Idempotency-Key": "0b6c1f3e-9d2a-4f1b-8e57-2c4a6d8f0e13",
     "after": 6,
@@ -517,12 +519,14 @@ DEFAULT_PROBLEMS = {
     401: ["unauthorized"],
     403: ["wrong-seat"],
     404: ["table-not-found"],
+    408: ["request-timeout"],
     409: ["version-conflict"],
     412: ["precondition-failed"],
     413: ["payload-too-large"],
     415: ["unsupported-media-type"],
     422: ["idempotency-key-reused"],
     429: ["rate-limited"],
+    431: ["headers-too-large"],
     503: ["database-unavailable"],
 }
 

@@ -89,7 +89,9 @@ def allowed_methods(app: Litestar) -> dict[str, str]:
     return {route.path_format: allow(route.methods) for route in routes}
 
 
-ParameterRules = dict[tuple[str, str], dict[tuple[str, str], str | None]]
+# A parameter's rule: its type in the document, ``uuid``, or the values of an enum.
+Rule = str | frozenset[str] | None
+ParameterRules = dict[tuple[str, str], dict[tuple[str, str], Rule]]
 # An integer as the document writes one: ASCII digits, no leading zero (``01`` in a path
 # would be a second URL for round 1; the framework refused it in a query, as a string).
 _INTEGER = re.compile(r"0|-?[1-9][0-9]*")
@@ -99,8 +101,8 @@ _UUID = re.compile(UUID_PATTERN)
 
 def parameter_rules(openapi: OpenAPI) -> ParameterRules:
     """Each operation's query and path parameters, by path template and method, keyed by
-    where and name: the type the document gives each (``integer``, ``string``, …), or
-    ``uuid`` for a string of that format."""
+    where and name: the type the document gives each (``integer``, ``string``, …),
+    ``uuid`` for a string of that format, or the values of an enum."""
     rules: ParameterRules = {}
     for path, item in (openapi.paths or {}).items():
         for method in ("get", "post", "put", "patch", "delete"):
@@ -108,27 +110,35 @@ def parameter_rules(openapi: OpenAPI) -> ParameterRules:
             if operation is None:
                 continue
             rules[(path, method.upper())] = {
-                (p.param_in, p.name): "uuid"
-                if getattr(p.schema, "format", None) == "uuid"
-                else getattr(p.schema, "type", None)
+                (p.param_in, p.name): _rule(p.schema)
                 for p in operation.parameters or ()
                 if isinstance(p, Parameter) and p.param_in in (ParamType.QUERY, ParamType.PATH)
             }
     return rules
 
 
-def _rules_of(request: Request[Any, Any, Any]) -> dict[tuple[str, str], str | None] | None:
+def _rule(schema: Any) -> Rule:
+    if getattr(schema, "format", None) == "uuid":
+        return "uuid"
+    if getattr(schema, "enum", None):
+        return frozenset(str(value) for value in schema.enum)
+    kind: str | None = getattr(schema, "type", None)
+    return kind
+
+
+def _rules_of(request: Request[Any, Any, Any]) -> dict[tuple[str, str], Rule] | None:
     """The request's operation's parameters; None for a route not in the document (the
     docs pages, the metrics)."""
     rules: ParameterRules = request.app.state.parameter_rules
     return rules.get((request.scope["path_template"], request.method))
 
 
-def strict_query(request: Request[Any, Any, Any], known: dict[tuple[str, str], str | None]) -> None:
+def strict_query(request: Request[Any, Any, Any], known: dict[tuple[str, str], Rule]) -> None:
     """Read the query as strictly as the document states it: each parameter once (the
     framework would take the last of several), an integer written as one (``1e1`` and
-    ``5.0`` would convert), and text as UTF-8 once percent-decoded (the framework would
-    read ``%FF`` as U+FFFD, a name nobody sent)."""
+    ``5.0`` would convert), an enum's value one of its values (the framework reads
+    ``null`` as no value at all for an optional one), and text as UTF-8 once
+    percent-decoded (the framework would read ``%FF`` as U+FFFD, a name nobody sent)."""
     query: bytes = request.scope.get("query_string", b"")
     if not query:
         return
@@ -146,9 +156,13 @@ def strict_query(request: Request[Any, Any, Any], known: dict[tuple[str, str], s
         kind = known.get((ParamType.QUERY, name))
         if kind == OpenAPIType.INTEGER:
             _require_integer(name, value)
+        elif isinstance(kind, frozenset) and value not in kind:
+            raise ApiProblem(
+                "malformed-request", f"{name}: {value[:40]!r} is none of {', '.join(sorted(kind))}"
+            )
 
 
-def _misread(name: str, kind: str | None, value: str) -> str | None:
+def _misread(name: str, kind: Rule, value: str) -> str | None:
     """Why ``value`` is not parameter ``name`` of ``kind`` as the document writes it."""
     if kind == OpenAPIType.INTEGER and not _INTEGER.fullmatch(value):
         why = "is written with a leading zero" if _DIGITS.fullmatch(value) else "is not an integer"
@@ -163,7 +177,7 @@ def _require_integer(name: str, value: str) -> None:
         raise ApiProblem("malformed-request", why)
 
 
-def strict_path(request: Request[Any, Any, Any], known: dict[tuple[str, str], str | None]) -> None:
+def strict_path(request: Request[Any, Any, Any], known: dict[tuple[str, str], Rule]) -> None:
     """Read the path's parameters as the document writes them: an integer in ASCII digits
     (the router would take ``+2``, ``0_2`` or another script's digits as 2; the range is
     the route's to check), an id as a UUID's 36 characters (not braced, URN or undashed

@@ -120,7 +120,11 @@ class RoundController(Controller):
         summary="The tournament's entries, in the order they entered",
         **token_optional(400, 401, 404, 503),
     )
-    async def list_entries(self, tournament: NamedDependency[Tournament]) -> EntryList:
+    async def list_entries(
+        self,
+        caller: NamedDependency[Caller],  # asked for: an unknown token is refused (401)
+        tournament: NamedDependency[Tournament],
+    ) -> EntryList:
         return EntryList(
             entries=[
                 EntryInfo(e.entry, list(e.names), e.computer, e.first_round, e.withdrawn)

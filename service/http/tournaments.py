@@ -111,6 +111,7 @@ class TournamentController(Controller):
     )
     async def list_tournaments(
         self,
+        caller: NamedDependency[Caller],  # asked for: an unknown token is refused (401)
         read_side: NamedDependency[ReadSide],
         game: Annotated[GameFilter | None, QueryParameter(name="game")] = None,
         status: Annotated[
