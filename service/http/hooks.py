@@ -181,7 +181,10 @@ def strict_path(request: Request[Any, Any, Any], known: dict[tuple[str, str], Ru
     """Read the path's parameters as the document writes them: an integer in ASCII digits
     (the router would take ``+2``, ``0_2`` or another script's digits as 2; the range is
     the route's to check), an id as a UUID's 36 characters (not braced, URN or undashed
-    forms of it): one resource, one URL."""
+    forms of it): one resource, one URL. A path with a NUL byte names none, as it names
+    no route: a parameter taking any text (an entry's id) would pass it to a lookup."""
+    if "\x00" in request.scope["path"]:
+        raise ApiProblem("not-found", "no path holds a NUL byte")
     template: str = request.scope["path_template"]
     for part, value in zip(template.split("/"), request.scope["path"].split("/"), strict=False):
         if part.startswith("{"):

@@ -534,6 +534,20 @@ async def test_a_path_no_route_takes_is_still_a_404(client: Any) -> None:
         assert response.json()["code"] == "not-found"
 
 
+async def test_a_nul_byte_in_a_text_parameter_is_no_routes_either(client: Any) -> None:
+    """An entry's id is any text to the router: a NUL byte in it reached the handler,
+    which answered 404 ``no-such-entry`` "no entry \\u0000 here"."""
+    body = {"game": "pitch", "name": "Club night"}
+    tournament = ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)["id"]
+    for path in (
+        f"/tournaments/{tournament}/entries/%00/withdraw",
+        f"/tournaments/{tournament}/entries/a%00b/withdraw",
+    ):
+        response = await client.post(path, headers=OPERATOR)
+        assert response.status_code == 404, (path, response.text)
+        assert response.json()["code"] == "not-found"
+
+
 async def test_the_tournament_filter_reads_a_uuid_in_either_case(client: Any) -> None:
     body = {"game": "pitch", "name": "Club night"}
     tournament = ok(await client.post("/tournaments", json=body, headers=OPERATOR), 201)["id"]
