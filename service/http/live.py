@@ -397,8 +397,9 @@ def event_stream(message: type[StreamMessage], record: str, *statuses: int) -> A
         " `event` the event type. Resume with `Last-Event-ID` (or `?after=`); a version the"
         " table has not reached is 404 `version-not-found`. A seat token"
         " adds that seat's private cards, and the stream ends once that token is revoked (the"
-        " seat left or was replaced); the operator, and a tournament's director at its"
-        " tables, sees everything."
+        " seat left or was replaced): no private card of the seat's next player reaches it,"
+        " though public events, which any spectator sees, may for a moment before it ends."
+        " The operator, and a tournament's director at its tables, sees everything."
     ),
     tags=["tables"],
     dependencies=OPENING,

@@ -516,9 +516,12 @@ def parser() -> argparse.ArgumentParser:
     bot_cmd.set_defaults(run=bot_command)
 
     verify_cmd = commands.add_parser(
-        "verify", help="verify a table export offline (exit 1 names the first bad event)"
+        "verify",
+        help="verify a table's or a tournament's export offline (exit 1 names the first bad event)",
     )
-    verify_cmd.add_argument("file", help="an export from GET /tables/{id}/export, or - for stdin")
+    verify_cmd.add_argument(
+        "file", help="an export (GET /tables/{id}/export or /tournaments/{id}/export), or -"
+    )
     verify_cmd.add_argument(
         "--head", help="the table's last chain hash, published apart from the file, to anchor it"
     )
