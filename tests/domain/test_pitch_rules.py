@@ -272,13 +272,17 @@ def test_with_highest_a_smudge_wins_only_by_the_highest_score_at_seven() -> None
 
 
 def test_game_end_rules_is_the_default_and_is_recorded_only_when_chosen() -> None:
-    """RULES 2.10: left out, the table records the options it always did; chosen, it is
-    recorded and shown in the view like any option."""
+    """RULES 2.10: left out, the table records the options it always did, and its view
+    names the default it plays by; chosen, it is recorded and shown like any option."""
     default = {"low_point": "dealt", "all_pass": "redeal", "setback_chip": False}
-    for options, recorded in [({}, default), (HIGHEST, {**default, **HIGHEST})]:
+    in_force = {**default, "game_end": "rules"}
+    for options, recorded, shown in [
+        ({}, default, in_force),
+        (HIGHEST, {**default, **HIGHEST}, {**default, **HIGHEST}),
+    ]:
         created = tables.create("t", "pitch", 3, options)
         assert created.options == recorded
         view = tables.view(tables.start(created), "spectator")
-        assert msgspec.to_builtins(view.options) == recorded  # type: ignore[attr-defined]
+        assert msgspec.to_builtins(view.options) == shown  # type: ignore[attr-defined]
     _, events = pitched_for_two(PITCHER_REACHES_SEVEN, [6, 6, 5], {"game_end": "rules"})
     assert only(events, GameWon).winners == [2]
