@@ -44,8 +44,9 @@ connection whose buffer is full and waits for room, for good if the client never
 an event stream's client that did so kept its request, and the held place with it, past
 the stream's ``timeout`` and past a newer request's taking the place (service.http.
 holds), and one address held a process's every place that way. A connection whose writes
-have waited ``CARDROOM_SEND_TIMEOUT_SECONDS`` (30 s) for room is closed, as nginx's
-``send_timeout`` does; one whose request is superseded while its writes wait, at once.
+have waited ``CARDROOM_SEND_TIMEOUT_SECONDS`` (30 s) for room, the client reading none
+of what waits meanwhile, is closed, as nginx's ``send_timeout`` does; one whose request
+is superseded while its writes wait, at once.
 
 Time between requests on a kept-alive connection stays uvicorn's keep-alive timeout
 (5 s), and a long-poll or a stream, once its headers are in, is never cut short — until
@@ -263,14 +264,28 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     def pause_writing(self) -> None:
         super().pause_writing()
         if self.send_timer is None:
-            why = f"its client read nothing of the answer for {self.send_seconds:g} s"
-            self.send_timer = self.loop.call_later(self.send_seconds, self._close_unread, why)
+            self._look_later(self.transport.get_write_buffer_size())
 
     def resume_writing(self) -> None:
         super().resume_writing()
         if self.send_timer is not None:
             self.send_timer.cancel()
             self.send_timer = None
+
+    def _look_later(self, buffered: int) -> None:
+        self.send_timer = self.loop.call_later(self.send_seconds, self._look, buffered)
+
+    def _look(self, buffered: int) -> None:
+        """``send_seconds`` after writing paused with ``buffered`` bytes waiting, or after
+        the last look: a smaller buffer means the client read some meanwhile, and the clock
+        starts again (as nginx's ``send_timeout`` times each write, not the whole answer:
+        a slow phone reading a large export steadily is not cut off); none read, it is."""
+        self.send_timer = None
+        left = self.transport.get_write_buffer_size()
+        if left < buffered:
+            self._look_later(left)
+            return
+        self._close_unread(f"its client read nothing of the answer for {self.send_seconds:g} s")
 
     def _cut_if_unread(self) -> None:
         """A superseded request (its Hangup's ``cut``): its connection is closed if its

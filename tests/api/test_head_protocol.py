@@ -24,12 +24,16 @@ class Transport(asyncio.Transport):
         self.written = bytearray()
         self.closed = False
         self.aborted = False
+        self.buffered = 1 << 16  # bytes waiting to be sent: a full buffer
 
     def write(self, data: Any) -> None:
         self.written += data
 
     def close(self) -> None:
         self.closed = True
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
 
     def abort(self) -> None:
         self.aborted = self.closed = True
@@ -153,6 +157,23 @@ async def test_a_connection_whose_client_reads_nothing_is_closed_after_the_send_
     assert not transport.closed
     protocol.pause_writing()
     await asyncio.sleep(0.1)
+    assert transport.aborted
+    protocol.connection_lost(None)
+
+
+async def test_a_client_reading_slowly_is_never_cut_off() -> None:
+    """What is timed is a while with nothing read, not the whole answer: a phone reading
+    a large export a little at a time keeps its connection however long it takes."""
+    protocol, transport = await connect(held_open)
+    protocol.send_seconds = 0.05
+    protocol.data_received(head(200))
+    await answers(transport)
+    protocol.pause_writing()
+    for _ in range(8):  # 0.24 s in all, the buffer a little smaller at each look
+        await asyncio.sleep(0.03)
+        transport.buffered -= 1000
+    assert not transport.closed
+    await asyncio.sleep(0.15)  # then nothing more is read
     assert transport.aborted
     protocol.connection_lost(None)
 

@@ -130,6 +130,14 @@ function patience() {
 const leaving = new AbortController();
 window.addEventListener("pagehide", () => leaving.abort());
 
+/** `signal`, aborted when the page is left too. A browser without `AbortSignal.any`
+ * (before Chrome 116, Firefox 124, Safari 17.4) keeps `signal` alone: its pages work as
+ * they did, their requests left open in the back/forward cache.
+ * @param {AbortSignal} signal @returns {AbortSignal} */
+function untilLeft(signal) {
+  return typeof AbortSignal.any === "function" ? AbortSignal.any([signal, leaving.signal]) : signal;
+}
+
 /**
  * One request; the JSON answer, or a thrown Problem.
  *
@@ -151,7 +159,7 @@ export async function api(path, options = {}) {
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   const abort = new AbortController();
   /** @type {RequestInit} */
-  const init = { method: options.method || "GET", headers, cache: "no-store", signal: AbortSignal.any([abort.signal, leaving.signal]) };
+  const init = { method: options.method || "GET", headers, cache: "no-store", signal: untilLeft(abort.signal) };
   if (options.body !== undefined) {
     headers["Content-Type"] = "application/json";
     headers["Idempotency-Key"] = options.key || newKey();
@@ -220,7 +228,7 @@ export function follow(path, options) {
     };
     heard(); // a try whose answer never begins (a dead kept-alive connection) is given up too
     try {
-      const response = await fetch(path, { headers, signal: AbortSignal.any([abort.signal, leaving.signal]), cache: "no-store" });
+      const response = await fetch(path, { headers, signal: untilLeft(abort.signal), cache: "no-store" });
       if (!response.ok || !response.body) throw new Problem(response.status, null);
       state("live");
       const every = Number(response.headers.get("Cardroom-Keep-Alive"));
