@@ -223,6 +223,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.receiving: str | None = None  # the address a body being read counts for
         self.send_seconds = send_timeout_seconds()
         self.send_timer: asyncio.TimerHandle | None = None  # armed while writes wait
+        self.cut = self._cut_if_unread  # each request's Hangup's, bound once
 
     # --- the clock --------------------------------------------------------------------
     # One timer per connection, not one per request (arming and cancelling a timer for
@@ -249,9 +250,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         if self.head_timer is not None:
             self.head_timer.cancel()
             self.head_timer = None
-        if self.send_timer is not None:
-            self.send_timer.cancel()
-            self.send_timer = None
+        self._stop_send_timer()
         cycle = self.cycle
         if cycle is not None and not cycle.response_complete:
             hangup = hangup_of(cycle.scope)
@@ -268,6 +267,9 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def resume_writing(self) -> None:
         super().resume_writing()
+        self._stop_send_timer()
+
+    def _stop_send_timer(self) -> None:
         if self.send_timer is not None:
             self.send_timer.cancel()
             self.send_timer = None
@@ -294,9 +296,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             self._close_unread("its client read nothing and a newer request took its place")
 
     def _close_unread(self, why: str) -> None:
-        if self.send_timer is not None:
-            self.send_timer.cancel()
-            self.send_timer = None
+        self._stop_send_timer()
         log.warning("closed a connection: %s", why)
         self.transport.abort()  # close() would first wait to send what is never read
 
@@ -413,7 +413,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         if self.refused:
             return
-        self.scope[HANGUP] = Hangup(self._cut_if_unread)  # type: ignore[literal-required]
+        self.scope[HANGUP] = Hangup(self.cut)  # type: ignore[literal-required]
         self.head_started = None
         self.reading_head = False
         if not self.head_counted and self._parsed_head_bytes() > MAX_HEAD_BYTES:

@@ -5,13 +5,13 @@ outside the list is."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-SPEC = json.loads((Path(__file__).parents[2] / "api_spec" / "openapi.json").read_text())
+from service.http.spec import spec
+
+SPEC = spec()
 FILTERS = [
     ("/tables", "game", "pitch"),
     ("/tables", "status", "playing"),

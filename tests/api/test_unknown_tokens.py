@@ -4,15 +4,14 @@ with a stale or garbled token learns it at once, wherever it sends it."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from service.http.spec import spec
 from tests.support.api import OPERATOR, new_table, ok, seat_all
 
-SPEC = json.loads((Path(__file__).parents[2] / "api_spec" / "openapi.json").read_text())
+SPEC = spec()
 READS = sorted(
     (path, operation["operationId"])
     for path, operations in SPEC["paths"].items()
