@@ -72,7 +72,8 @@ class Result(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class View(msgspec.Struct, frozen=True, kw_only=True, tag_field="game"):
-    """What one audience may see of a table. Each game adds its own fields."""
+    """What one audience may see of a table. Each game adds its own fields and names its
+    own ``options`` type."""
 
     id: str
     version: int
@@ -91,6 +92,7 @@ class View(msgspec.Struct, frozen=True, kw_only=True, tag_field="game"):
     legal_actions: list[LegalAction]
     deal: int
     scores: list[int]
+    options: msgspec.Struct
 
 
 class ViewHeader(msgspec.Struct, frozen=True, kw_only=True):
@@ -105,6 +107,7 @@ class ViewHeader(msgspec.Struct, frozen=True, kw_only=True):
     clock: ClockView | None = None
     paused: bool = False
     result: Result | None = None
+    options: msgspec.Struct  # every option in force, as :func:`domain.table.in_force`
 
     def fields(self) -> dict[str, Any]:
         return {f: getattr(self, f) for f in self.__struct_fields__}

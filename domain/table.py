@@ -8,11 +8,13 @@ once its cards are out of play — that is, when the game next needs a deck or e
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import msgspec
+import msgspec.inspect
 from msgspec.structs import replace
 
 from domain import RULES_ENGINE_VERSION
@@ -232,6 +234,34 @@ def parse_options(game: Game[Any], options: dict[str, Any]) -> msgspec.Struct:
         return msgspec.convert(options, type=game.options_type)
     except msgspec.ValidationError as exc:
         raise RuleError(RuleCode.INVALID_OPTIONS, f"options: {exc}", options=options) from exc
+
+
+def in_force(options: msgspec.Struct) -> msgspec.Struct:
+    """``options`` with every option a table left out given its declared default.
+
+    An option added after tables were first recorded is UNSET when left out (the table's
+    ``table_created`` keeps the shape it always had); its schema's ``default`` is the rule
+    such a table plays by, so that is what a view names.
+    """
+    unset = {
+        name: default
+        for name, default in _declared_defaults(type(options)).items()
+        if getattr(options, name) is msgspec.UNSET
+    }
+    return replace(options, **unset) if unset else options
+
+
+@functools.cache
+def _declared_defaults(options_type: type[msgspec.Struct]) -> dict[str, Any]:
+    info = msgspec.inspect.type_info(options_type)
+    assert isinstance(info, msgspec.inspect.StructType)
+    declared = {}
+    for field in info.fields:
+        meta = field.type
+        schema = meta.extra_json_schema if isinstance(meta, msgspec.inspect.Metadata) else None
+        if schema and "default" in schema:
+            declared[field.name] = schema["default"]
+    return declared
 
 
 MAX_ACTION_SECONDS = 3600
@@ -581,6 +611,7 @@ def view(table: Table[Any], audience: Audience) -> View:
         clock=_clock_view(table),
         paused=table.paused_at is not None and table.status == "playing",
         result=table.result,
+        options=in_force(parse_options(table.rules, table.options)),
     )
     return table.rules.view(table.state, audience, header)
 

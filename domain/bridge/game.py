@@ -74,6 +74,7 @@ class ReserveBridgeView(View, frozen=True, kw_only=True, tag="reserve-bridge"):
     (``undealt``), as well as every hand and reserve (``hands``, ``reserves``).
     """
 
+    options: BridgeOptions
     non_dealer: int | None
     stage: int
     round: int | None

@@ -36,6 +36,7 @@ class FortyFiveTrickView(msgspec.Struct, frozen=True):
 class FortyFiveView(View, frozen=True, kw_only=True, tag="forty-five"):
     """Scores and tricks are per side: side 0 is seats 0 and 2, side 1 seats 1 and 3."""
 
+    options: FortyFiveOptions
     sides: list[list[int]]
     hand_sizes: list[int]
     auction: list[FortyFiveCall]

@@ -32,6 +32,8 @@ from domain.protocol import Actor, Audience, View, ViewHeader
 class PinochleView(views.PinochleViewBase, frozen=True, kw_only=True, tag="pinochle"):
     """Auction Pinochle: three active seats of three to five; chips (or points)."""
 
+    options: PinochleOptions
+
 
 class AuctionPinochle(GameRules[State]):
     """RULES 3A. Three to five seats, three active each deal; the auction for the widow

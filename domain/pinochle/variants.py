@@ -38,13 +38,19 @@ from domain.protocol import View
 class PinochleThreeView(PinochleViewBase, frozen=True, kw_only=True, tag="pinochle-three"):
     """Three-hand Pinochle: scores are points; ``target`` is the score to reach."""
 
+    options: TurnUpOptions
+
 
 class PinochleWidowView(PinochleViewBase, frozen=True, kw_only=True, tag="pinochle-widow"):
     """Widow Pinochle: scores are points; ``target`` is the score to reach."""
 
+    options: WidowOptions
+
 
 class PinochleFourView(PinochleViewBase, frozen=True, kw_only=True, tag="pinochle-four"):
     """Four-hand individual Pinochle: scores are points; ``target`` is the score to reach."""
+
+    options: TurnUpOptions
 
 
 def player_items(state: State, seat: int) -> list[ScoreItem]:

@@ -66,11 +66,6 @@ class Pitch(PlainGame[State]):
             **header.fields(),
             **seat_fields(self, state, audience, header),
             scores=list(state.scores),
-            # Every option as in force: a table created without ``game_end`` records none
-            # (its stored shape is as it always was) and plays by the rules' winning order.
-            options=state.options
-            if state.options.game_end is not msgspec.UNSET
-            else msgspec.structs.replace(state.options, game_end="rules"),
             hand_sizes=[len(h) for h in state.hands],
             auction=list(state.calls),
             high_bid=state.high_bid or None,

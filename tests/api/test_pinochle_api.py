@@ -45,6 +45,59 @@ async def test_a_whole_table_over_http(
         assert max(final["scores"]) >= 1000
 
 
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [
+        pytest.param(
+            "pinochle",
+            {
+                "scoring": "chips",
+                "schedule": [{"bid": 250, "chips": 1}, {"bid": 400, "chips": 4}],
+                "kitty": True,
+                "kitty_shortfall": "what_is_there",
+                "deals": 6,
+                "min_bid": 250,
+                "roundhouse": True,
+                "compulsory_opening": True,
+                "deal_packets": "4",
+                "must_head_plain": True,
+                "double_melds": True,
+                "must_overtrump": True,
+            },
+            id="pinochle",
+        ),
+        pytest.param(
+            "pinochle-widow",
+            {
+                "min_bid": 200,
+                "roundhouse": False,
+                "compulsory_opening": True,
+                "deal_packets": "3",
+                "must_head_plain": True,
+                "double_melds": False,
+                "must_overtrump": True,
+            },
+            id="pinochle-widow",
+        ),
+        pytest.param(
+            "pinochle-four",
+            {"must_head_plain": True, "double_melds": True, "must_overtrump": False},
+            id="pinochle-four",
+        ),
+    ],
+)
+async def test_every_option_is_shown_in_every_seats_view(
+    client: AsyncClient, game: str, options: dict[str, Any]
+) -> None:
+    """A seat can read the house rules it plays by from the table itself."""
+    table = await new_table(client, game, 4 if game == "pinochle-four" else 3, options=options)
+    assert table["options"] == options
+    tokens = await seat_all(client, table["id"], len(table["seats"]))
+    for token in tokens:
+        view = ok(await client.get(f"/tables/{table['id']}", headers=bearer(token)))
+        assert view["options"] == options
+
+
 async def test_unknown_or_bad_options_are_refused(client: AsyncClient) -> None:
     for game, options in [
         ("pinochle", {"min_bid": 310}),
