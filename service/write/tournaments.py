@@ -85,8 +85,8 @@ class MySeat(msgspec.Struct, frozen=True):
 
 def _still_issued(table: Table[Any] | None, seat: int) -> bool:
     """Whether a seat's derived token still works: it was issued for the seat's first
-    epoch, which ends when its player leaves or the seat is handed on. A table not created
-    yet (its process died after pairing; the worker opens it) revoked none."""
+    epoch, which ends when its player leaves or the seat is handed on. A table not found
+    (a read replica yet to see it) revoked none."""
     return table is None or table.epoch(seat) == 0
 
 
@@ -441,6 +441,13 @@ class TournamentService:
                 partners = [s for s in held if s != mine]
                 partner = partners[0] if partners else None
                 table = None if computer else await self._table(paired.table)
+                if table is None and not computer:
+                    # Paired, not opened yet: the pairing process opens the round's
+                    # tables one by one after the pairing commits, and a poll of /me
+                    # wakes at that commit. Opened here as the rounds worker would, so
+                    # that the token handed out opens its table at once (not 401).
+                    await self.open_tables(tournament, [paired.table])
+                    table = await self._table(paired.table)
                 # The computer's seats are taken with no token: nobody plays for it.
                 issued = partial(_still_issued, table) if not computer else _never
                 if not computer:  # a computer's seats have no token to follow

@@ -255,6 +255,31 @@ async def test_a_human_entrant_finds_his_table_through_me_and_plays_it(client: A
     assert played["status"] == "finished"
 
 
+async def test_me_never_hands_out_a_token_its_table_does_not_know_yet(
+    client: Any, app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pairing commits before its tables are opened, one by one, and a poll of /me
+    wakes at that commit: a player who went straight to his table with the token got 401
+    "unknown token", and a client (the console) took his seat for lost. Here the process
+    that paired stops before opening any (as if it died there)."""
+    event = await open_event(client, format="swiss", rounds=1)
+    ann = await enter(client, event, name="Ann")
+    await enter(client, event, name="Bob")
+
+    async def dies_before_opening(*args: Any) -> None:
+        return None
+
+    with monkeypatch.context() as patched:
+        patched.setattr(app.state.tournaments, "open_tables", dies_before_opening)
+        director = bearer(event["director_token"])
+        ok(await client.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
+    me = ok(await client.get(f"/tournaments/{event['id']}/me", headers=bearer(ann["token"])))
+    view = ok(await client.get(f"/tables/{me['table']}", headers=bearer(me["token"])))
+    assert view["you"] == me["seat"] and view["seats"][me["seat"]]["name"] == "Ann"
+    again = await client.get(f"/tournaments/{event['id']}/me", headers=bearer(ann["token"]))
+    assert ok(again) == me, "asked again, the same seat and token"
+
+
 async def test_each_partner_has_a_token_of_their_own_that_opens_their_hand_alone(
     client: Any,
 ) -> None:
