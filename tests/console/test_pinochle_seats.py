@@ -108,6 +108,33 @@ def test_the_soloist_buries_both_copies_of_a_card(browser: WebDriver, console: C
     no_errors(browser)
 
 
+def test_a_seat_reads_the_house_rules_of_its_table(browser: WebDriver, console: Console) -> None:
+    """The options as words: a chips schedule step by step, yes or no, and the options
+    left to the rules said so (not ``null`` or ``[object Object]``)."""
+    options = {
+        "schedule": [{"bid": 300, "chips": 1}, {"bid": 400, "chips": 4}],
+        "must_head_plain": True,
+    }
+    table, tokens = console.table("pinochle", 3, "o", options=options)
+    seat_page(browser, console, table, tokens[0])
+    details = browser.find_element(By.CSS_SELECTOR, ".box[aria-label='Scores and details']")
+    shown = next(
+        dd.text
+        for dt, dd in zip(
+            details.find_elements(By.CSS_SELECTOR, "dt"),
+            details.find_elements(By.CSS_SELECTOR, "dd"),
+            strict=True,
+        )
+        if dt.text == "Options"
+    )
+    said = dict(item.split(": ", 1) for item in shown.split(" · "))
+    assert said["schedule"] == "from 300, 1 chip; from 400, 4 chips"
+    assert said["must head plain"] == "yes" and said["roundhouse"] == "no"
+    assert said["kitty"] == "as in the rules" and said["deal packets"] == "3"
+    assert said["kitty shortfall"] == "as in the rules" and said["scoring"] == "chips"
+    no_errors(browser)
+
+
 def test_a_table_page_opened_while_the_service_is_unavailable_comes_back(
     browser: WebDriver, console: Console
 ) -> None:

@@ -288,8 +288,26 @@ export function drawDetails(view) {
     if (Array.isArray(value) && value.length === 0) continue;
     rows.push(h("dt", null, title(key)), h("dd", null, show(value, view, title(key), key)));
   }
-  if (view.options && Object.keys(view.options).length) rows.push(h("dt", null, "Options"), h("dd", null, Object.entries(view.options).map(([k, v]) => `${k.replaceAll("_", " ")}: ${v}`).join(", ")));
+  if (view.options && Object.keys(view.options).length) rows.push(h("dt", null, "Options"), h("dd", null, Object.entries(view.options).map(([k, v]) => `${k.replaceAll("_", " ")}: ${optionText(v)}`).join(" · ")));
   return h("section", { class: "box", "aria-label": "Scores and details" }, h("h2", null, "Scores and details"), h("dl", { class: "details" }, rows));
+}
+
+/**
+ * An option's value as a player reads it: `null` leaves it to the rules, a chips
+ * schedule reads "from 250, 1 chip; from 400, 4 chips".
+ * @param {unknown} value
+ * @returns {string}
+ */
+function optionText(value) {
+  if (value === null) return "as in the rules";
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (Array.isArray(value)) return value.map(optionText).join("; ");
+  if (typeof value === "object") {
+    const step = /** @type {{bid?: number, chips?: number}} */ (value);
+    if (step.bid !== undefined && step.chips !== undefined) return `from ${step.bid}, ${step.chips} chip${step.chips === 1 ? "" : "s"}`;
+    return Object.entries(value).map(([k, v]) => `${k.replaceAll("_", " ")} ${optionText(v)}`).join(", ");
+  }
+  return String(value).replaceAll("_", " ");
 }
 
 /** @param {any} view */
