@@ -514,22 +514,25 @@ class TableService:
         passed meanwhile is not the player's to lose yet (DESIGN 10).
 
         The heartbeat is the timekeeper's host's time, a few seconds off this host's
-        maybe: a heartbeat that looks old is taken for an outage only on a first look (a
-        process started after one must see it) or when it has not moved for a second on
-        this process's clock; one that moved since the last look is being kept. (Judged
-        by its time alone, a timekeeper whose host runs 3 s behind held every move on the
-        clock for good.) While it looks fresh, nothing is asked."""
+        maybe. A heartbeat that looks old is taken for an outage when it has not moved for
+        a second on this process's clock, or when there is no look of the last few seconds
+        to compare it with: a first look (a process started after an outage must see it),
+        or a look from before the outage (the heartbeat then moved, but before the outage
+        began). One that moved since a recent look is being kept. (Judged by its time
+        alone, a timekeeper whose host runs 3 s behind held every move on the clock for
+        good.) While it looks fresh, nothing is asked."""
         if self._beat is not None and at - self._beat[0] <= GRACE:
             return False
         alive_at = await self.store.timekeeper_alive_at()
         if alive_at is None:
             return False
-        first_look, beat = self._beat is None, self._beat
-        if beat is None or alive_at != beat[0]:
-            beat = self._beat = (alive_at, at)
+        previous = self._beat
+        if previous is not None and alive_at == previous[0]:
+            return at - alive_at > GRACE and at - previous[1] > UNCHANGED
+        self._beat = (alive_at, at)
         if at - alive_at <= GRACE:
             return False
-        return first_look or at - beat[1] > UNCHANGED
+        return previous is None or at - previous[1] > GRACE
 
     async def play_computers(self, table_id: str, limit: int = 50) -> int:
         """Let the computer act for every seat of its that the table waits on, one command at

@@ -513,6 +513,40 @@ async def test_a_move_in_time_after_an_outage_is_not_charged_the_outage(
     await assert_export_verifies(service, table_id)
 
 
+async def test_a_process_that_looked_before_an_outage_holds_the_move_after_it(
+    pool: Any, clock: FakeClock
+) -> None:
+    """The process last read the heartbeat a few beats before the outage: the one it
+    reads after it has moved since, so the move was taken as if a timekeeper ran, and
+    charged the outage from the bank (or refused as out of time). A beat that moved
+    before the outage began says nothing of now."""
+    service = service_on(pool, clock)
+    table_id = await clocked_table(service)
+    keeper = Timekeeper(service, None, clock)
+    await keeper.beat()
+    table = (await service.load(table_id)).table
+    first = tables.to_act(table)[0]
+    await service.act(
+        table_id, first, computer.choose(table, first), if_match=None, idempotency_key=None
+    )  # in time, and the process reads the heartbeat
+    for _ in range(10):  # the timekeeper beats on for 5 s; no move asks meanwhile
+        clock.advance(0.5)
+        await keeper.beat()
+    clock.advance(20)  # down: the turn of 20 s began 5 s before the last beat
+    table = (await service.load(table_id)).table
+    seat = tables.to_act(table)[0]
+    move = computer.choose(table, seat)
+    with pytest.raises(ClocksRecovering):
+        await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
+    restarted = Timekeeper(service_on(pool, clock), None, clock)
+    assert await restarted.recover() == 1
+    await restarted.beat()
+    await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
+    banks = (await service.load(table_id)).table.banks
+    assert banks[seat] == 10_000, banks
+    await assert_export_verifies(service, table_id)
+
+
 async def test_a_database_no_timekeeper_has_run_counts_as_down_since_its_creation() -> None:
     """A deployment that never ran a timekeeper (``CARDROOM_TIMEKEEPER=0`` and none run
     apart): a late move is told to retry (``clocks-recovering``), not that the clock
