@@ -451,12 +451,16 @@ async def test_a_burst_of_commits_wakes_the_timekeeper_for_a_look_or_two(
 
 
 async def move_waits_for_the_time_back(
-    pool: AsyncConnectionPool[Any], clock: FakeClock, table_id: str
+    pool: AsyncConnectionPool[Any],
+    clock: FakeClock,
+    table_id: str,
+    service: TableService | None = None,
 ) -> Timekeeper:
     """The seat to act, past its deadline with no timekeeper beating, is told to retry
-    (``clocks-recovering``); a timekeeper starting now gives its table the time back and
-    the same move is taken. The timekeeper."""
-    service = service_on(pool, clock)
+    (``clocks-recovering``) by ``service`` (by default a process new to the table); a
+    timekeeper starting now gives its table the time back and the same move is taken.
+    The timekeeper."""
+    service = service or service_on(pool, clock)
     table = (await service.load(table_id)).table
     seat = tables.to_act(table)[0]
     move = computer.choose(table, seat)
@@ -533,15 +537,8 @@ async def test_a_process_that_looked_before_an_outage_holds_the_move_after_it(
         clock.advance(0.5)
         await keeper.beat()
     clock.advance(20)  # down: the turn of 20 s began 5 s before the last beat
-    table = (await service.load(table_id)).table
-    seat = tables.to_act(table)[0]
-    move = computer.choose(table, seat)
-    with pytest.raises(ClocksRecovering):
-        await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
-    restarted = Timekeeper(service_on(pool, clock), None, clock)
-    assert await restarted.recover() == 1
-    await restarted.beat()
-    await service.act(table_id, seat, move, if_match=None, idempotency_key=None)
+    seat = tables.to_act((await service.load(table_id)).table)[0]
+    await move_waits_for_the_time_back(pool, clock, table_id, service)
     banks = (await service.load(table_id)).table.banks
     assert banks[seat] == 10_000, banks
     await assert_export_verifies(service, table_id)
