@@ -237,16 +237,22 @@ def test_the_director_runs_a_swiss_event_from_its_page(
     browser.execute_script(
         "const b = document.getElementById('enter-computer'); b.click(); b.click()"
     )
-    wait_for(browser, lambda d: text_of(d, said) == "The computer is entered.")
+    wait_for(browser, lambda d: text_of(d, said) == "Computer 1 is entered.")
+    # Each computer a name of its own: standings of two "Computer"s could not be read.
+    wait_for(browser, lambda d: d.find_element(By.ID, "enter-computer").is_enabled())
+    wait_for(browser, lambda d: "Computer 1" in text_of(d, "#standings"))
+    browser.find_element(By.ID, "enter-computer").click()
+    wait_for(browser, lambda d: text_of(d, said) == "Computer 2 is entered.")
     entries = console.api.get(f"/tournaments/{event['id']}/entries").json()["entries"]
     assert [(e["names"], e["computer"]) for e in entries] == [
         (["Ann"], False),
-        (["Computer"], True),
+        (["Computer 1"], True),
+        (["Computer 2"], True),
     ]
 
     wait_for(browser, lambda d: text_of(d, "#pair-round") == "Pair round 1")
     browser.find_element(By.ID, "pair-round").click()
-    wait_for(browser, lambda d: text_of(d, said) == "Round 1 is paired: 1 table.")
+    wait_for(browser, lambda d: text_of(d, said) == "Round 1 is paired: 1 table, 1 bye.")
     wait_for(browser, lambda d: "Round 1 · playing" in text_of(d, "#rounds"))
     assert text_of(browser, "#pair-round") == "Pair round 2"
     browser.find_element(By.ID, "pair-round").click()  # the round is still in play
@@ -255,6 +261,28 @@ def test_the_director_runs_a_swiss_event_from_its_page(
     assert_accessible(browser, "director's tournament page")
     screenshots(browser, "director")
     no_errors(browser, expected="409")
+
+
+def test_the_last_round_paired_leaves_no_round_to_pair(
+    browser: WebDriver, console: Console
+) -> None:
+    """A tournament of one round offered "Pair round 2" while its round played, which the
+    service could only refuse."""
+    event = tournament(console, game="reserve-bridge", format="swiss", rounds=1)
+    director = {"Authorization": f"Bearer {event['director_token']}"}
+    for name in ("Ann", "Bob"):
+        entered = console.api.post(
+            f"/tournaments/{event['id']}/entries", json={"name": name}, headers=director
+        )
+        assert entered.status_code == 201, entered.text
+    signed_in(browser, console, event["director_token"])
+    browser.get(f"{console.base}/console/tournaments/{event['id']}")
+    wait_for(browser, lambda d: text_of(d, "#pair-round") == "Pair round 1")
+    browser.find_element(By.ID, "pair-round").click()
+    wait_for(browser, lambda d: "Round 1 · playing" in text_of(d, "#rounds"))
+    wait_for(browser, lambda d: not d.find_element(By.ID, "pair-round").is_displayed())
+    assert browser.find_element(By.ID, "finish-tournament").is_displayed()
+    no_errors(browser)
 
 
 def test_an_entrys_link_leads_its_player_to_each_rounds_seat(

@@ -215,3 +215,42 @@ def test_the_trick_and_the_hand_are_in_sight_together(
         )
     finally:
         browser.set_window_size(*DESKTOP)
+
+
+def test_a_seat_marked_absent_comes_back_with_one_click(
+    browser: WebDriver, console: Console
+) -> None:
+    """A player whose turns ran out is marked absent and the computer plays his turns at
+    once, so his page never had a move to offer: nothing on it sent ``return``, and he
+    had lost his seat for the rest of the game. Here Ann's turns run out on a clock of
+    two seconds while Bob plays his at once; her page says she is away and offers to
+    come back (Bob then stops: the table waits for him, so it cannot finish meanwhile)."""
+    clock = {"action_seconds": 2, "bank_seconds": 0}
+    created = console.api.post("/tables", json={"game": "pitch", "seats": 2, "clock": clock})
+    assert created.status_code == 201, created.text
+    table = created.json()["id"]
+    tokens = []
+    for seat, name in enumerate(("Ann", "Bob")):
+        taken = console.api.post(f"/tables/{table}/seats/{seat}", json={"name": name})
+        assert taken.status_code == 201, taken.text
+        tokens.append(taken.json()["token"])
+    seat_page(browser, console, table, tokens[0])
+
+    def ann_absent(driver: WebDriver) -> bool:
+        view = console.view(table)
+        if view["to_act"] == [1]:
+            console.act(table, tokens)
+        return bool(view["seats"][0]["absent"])
+
+    wait_for(browser, ann_absent, seconds=30)
+    back = "button[data-seat-command='return']"
+    heading = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, back) and heading_of(d))
+    assert heading.startswith("You are away"), heading
+    wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, back).click() or True)
+    wait_for(browser, lambda d: not console.view(table)["seats"][0]["absent"])
+    wait_for(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, back))
+    assert not heading_of(browser).startswith("You are away")
+
+
+def heading_of(browser: WebDriver) -> str:
+    return str(browser.find_element(By.CSS_SELECTOR, ".yours h2").text)

@@ -121,6 +121,29 @@ def test_a_move_the_network_lost_says_so(browser: WebDriver, console: Console) -
     no_errors(browser, expected="ERR_INTERNET_DISCONNECTED")  # only the requests it lost
 
 
+def test_a_refused_move_names_the_seat_to_act_as_the_page_does(
+    browser: WebDriver, console: Console
+) -> None:
+    """The seat moved on another device while this page heard nothing of it (its stream
+    held up): the move sent from here is refused, and the page showed the service's
+    "seat 3 to act", counting seats from 0 where the page counts from 1 and names them."""
+    table, tokens = console.table("pitch", 4, "stale")
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/stream*"]})
+    try:
+        seat_page(browser, console, table, tokens[console.view(table)["to_act"][0]])
+        moved = console.act(table, tokens)  # the same seat, from its phone
+        up = moved["to_act"][0]
+        button = browser.find_element(By.CSS_SELECTOR, "button[data-action]")
+        button.click()
+        message = wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".message").text)
+    finally:
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    assert message == f"Not your turn: {moved['seats'][up]['name']} to act.", message
+    assert console.view(table)["version"] == moved["version"]  # nothing more was recorded
+    browser.get_log("browser")  # the refusal (409) and the stream held up, as meant
+
+
 def test_the_score_sheet_names_players_seated_after_the_page_opened(
     browser: WebDriver, console: Console
 ) -> None:

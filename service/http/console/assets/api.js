@@ -57,6 +57,8 @@ export class Problem extends Error {
     super((body && (body.detail || body.title)) || `HTTP ${status}`);
     this.status = status;
     this.code = body && body.code;
+    /** @type {Record<string, any>} the problem's `context`: what it names, by field */
+    this.context = (body && body.context) || {};
     this.retryAfter = retryAfter;
   }
 }

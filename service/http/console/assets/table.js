@@ -198,7 +198,24 @@ export async function tablePage(main, table) {
       watchInstead("This link's token is not for a seat at this table. You are watching the table.");
       return;
     }
-    message.textContent = error instanceof Error ? error.message : String(error);
+    message.textContent = error instanceof Problem ? refusal(error) : error instanceof Error ? error.message : String(error);
+  }
+
+  /** A refusal in the page's words: the service's `detail` numbers seats from 0, as the
+   * API does, where the page names them. @param {Problem} problem */
+  function refusal(problem) {
+    const who = view ? namer(view) : (/** @type {number} */ s) => `Seat ${s + 1}`;
+    const context = problem.context;
+    switch (problem.code) {
+      case "not-your-turn":
+        return `Not your turn: ${(context.to_act || []).map(who).join(" and ") || "another seat"} to act.`;
+      case "clock-expired":
+        return "Your time for this turn ran out.";
+      case "card-not-held":
+        return `You do not hold ${isCard(context.card) ? cardText(context.card) : "that card"}.`;
+      default:
+        return problem.message;
+    }
   }
 
   /** The seat is not this page's any more: it forgets the token and starts again as a
@@ -235,6 +252,7 @@ export async function tablePage(main, table) {
   let leaving = false;
   const LEFT = "You left the table: the computer plays your seat until somebody takes it.";
   const GAVE_UP = "You gave your seat up before the game began: somebody else may take it.";
+  const BACK = "You are back: the computer no longer plays your turns.";
 
   /** @param {any} command */
   async function send(command) {
@@ -251,7 +269,7 @@ export async function tablePage(main, table) {
         return;
       }
       render(answer.table);
-      announce(actionLabel(command));
+      announce(command.type === "return" ? BACK : actionLabel(command));
     } catch (error) {
       fail(error);
       leaving = false;
@@ -299,7 +317,15 @@ export async function tablePage(main, table) {
       }),
     );
     const turn = isTurn(v);
-    const heading = turn ? "Your turn" : v.paused ? "The table is paused" : v.status === "playing" ? "Waiting for the others" : `The table is ${v.status}`;
+    const heading = turn
+      ? "Your turn"
+      : v.paused
+        ? "The table is paused"
+        : isAbsent(v)
+          ? "You are away: the computer plays your turns"
+          : v.status === "playing"
+            ? "Waiting for the others"
+            : `The table is ${v.status}`;
     return h(
       "section",
       { class: `box yours${turn ? " turn" : ""}`, "aria-label": "Your seat", "data-actions": actions.length, tabindex: -1 },
@@ -311,8 +337,14 @@ export async function tablePage(main, table) {
     );
   }
 
-  /** Leaving and resigning: open to a seat at any time, so never in legal_actions; each
-   * asks for confirmation first. @param {any} v */
+  /** Whether the seat was marked absent (its turns ran out): the computer plays it at
+   * once, so it is never to act, until its player returns. @param {any} v */
+  function isAbsent(v) {
+    return v.status === "playing" && Boolean(v.seats[v.you]?.absent);
+  }
+
+  /** Returning, leaving and resigning: open to a seat at any time, so never in
+   * legal_actions; leaving and resigning ask for confirmation first. @param {any} v */
   function drawSeatCommands(v) {
     // Before the game starts a seat may be given up (it is free again); once it plays,
     // left to the computer, or resigned where there are two sides.
@@ -328,6 +360,7 @@ export async function tablePage(main, table) {
     return h(
       "div",
       { class: "actions seat-commands", role: "group", "aria-label": "Your seat" },
+      isAbsent(v) ? h("button", { type: "button", class: "action", "data-seat-command": "return", onclick: () => send({ type: "return" }) }, "I'm back") : null,
       twoSides && !waiting
         ? h("button", { type: "button", class: "action", "data-seat-command": "resign", onclick: confirmed("Resign? Your side loses the game.", "resign") }, "Resign")
         : null,

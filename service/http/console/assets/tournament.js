@@ -53,7 +53,7 @@ export async function tournamentPage(main, id) {
   // of GET /me with the page's draws until it answers (the page is drawn meanwhile).
   /** @type {boolean | null} */
   let inCharge = token ? null : false;
-  /** @type {((t: any) => void) | null} */
+  /** @type {((t: any, entries: any[]) => void) | null} */
   let showDirector = null;
   const drawMine = keyed(); // only when it changed: a focused link stays focused
   let asking = false;
@@ -154,7 +154,7 @@ export async function tournamentPage(main, id) {
     /** @type {Map<string, string>} */
     const names = new Map(data.names.map((/** @type {any} */ e) => [e.entry, e.names.join(" & ")]));
     replace(head, h("h1", null, t.name || "Tournament"), h("p", { class: "sub" }, `${t.game} · ${t.format} · ${t.status} · round ${t.round}${t.rounds ? ` of ${t.rounds}` : ""}`));
-    if (inCharge) (showDirector ||= drawDirector(t))(t);
+    if (inCharge) (showDirector ||= drawDirector(t))(t, data.names);
     if (data.me) drawMine(mine, data.me, () => [h("h2", null, "Your seat"), yourSeat(data.me)]);
 
     const tie = t.format === "duplicate" ? ["Matchpoints", "%"] : ["swiss", "round-robin"].includes(t.format) ? ["Buchholz", "S-B"] : [];
@@ -236,7 +236,7 @@ export async function tournamentPage(main, id) {
    * its players. One command at a time: the box is disabled while one is on its way, and
    * the same command sent again after a lost answer goes with the same Idempotency-Key,
    * so that it is done once (an entry twice would be paired with nobody behind it).
-   * Returns what brings it up to date with `t`.
+   * Returns what brings it up to date with `t` and its entries.
    * @param {any} t
    */
   function drawDirector(t) {
@@ -308,7 +308,13 @@ export async function tournamentPage(main, id) {
         );
       });
     });
-    computer.addEventListener("click", () => send("entries", { computer: true }, () => h("p", null, "The computer is entered.")));
+    // Each computer entered gets a number of its own: standings and pairings of several
+    // entries all called "Computer" could not be told apart.
+    let computers = 0;
+    computer.addEventListener("click", () => {
+      const name = `Computer ${computers + 1}`;
+      send("entries", { computer: true, name }, () => h("p", null, `${name} is entered.`));
+    });
     pair.addEventListener("click", () => send("rounds", {}, (answer) => h("p", null, `Round ${answer.round} is paired: ${answer.tables.length} table${answer.tables.length === 1 ? "" : "s"}${answer.byes.length ? `, ${answer.byes.length} bye${answer.byes.length === 1 ? "" : "s"}` : ""}.`)));
     finish.addEventListener("click", () => {
       if (confirm("End the tournament now? No round follows, and the standings are final.")) send("finish", {}, () => h("p", null, "The tournament is over."));
@@ -319,10 +325,13 @@ export async function tournamentPage(main, id) {
       const off = sending || status === "finished";
       for (const el of [first, second, computer, pair, finish, enter.querySelector("button")]) if (el) /** @type {HTMLButtonElement} */ (el).disabled = off;
     }
-    return (/** @type {any} */ now) => {
+    return (/** @type {any} */ now, /** @type {any[]} */ entries) => {
       status = now.status;
+      computers = entries.filter((e) => e.computer).length;
       director.hidden = now.status === "finished" && !said.textContent;
       pair.textContent = `Pair round ${now.round + 1}`;
+      // The last round is in play: there is no next one to pair.
+      pair.hidden = Boolean(now.rounds) && now.round >= now.rounds;
       update();
     };
   }
