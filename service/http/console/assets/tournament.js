@@ -100,6 +100,7 @@ export async function tournamentPage(main, id) {
    * so a reader's focus and a verification result stay put. */
   let shown = "";
   let audited = false;
+  let dealsRefused = false;
 
   async function draw() {
     const [t, table, entries] = await Promise.all([
@@ -117,7 +118,9 @@ export async function tournamentPage(main, id) {
     // The comparison is the operator's, or this tournament's director's: any other token
     // is told so rather than shown an empty report.
     // Any other failure (an unknown token, the service unavailable) is said as it is.
-    const deals = token ? await api(`/tournaments/${id}/deals`, { token }).catch((error) => (error instanceof Problem && error.status === 403 ? "refused" : { failed: error instanceof Error ? error.message : String(error) })) : null;
+    // A token refused the comparison stays refused: not asked again every few seconds.
+    const deals = !token ? null : dealsRefused ? "refused" : await api(`/tournaments/${id}/deals`, { token }).catch((error) => (error instanceof Problem && error.status === 403 ? "refused" : { failed: error instanceof Error ? error.message : String(error) }));
+    dealsRefused = deals === "refused";
     const ranked = table.standings || {};
     // The entry's way in this round, re-read with the page: a round paired, or the seat
     // handed on, changes it.
