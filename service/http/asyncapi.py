@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from service.http.document import open_objects
 from service.read.records import EventRecord, TournamentEventRecord
 from service.release import API_VERSION
 from service.workers.streams import GLOBAL_STREAM_LENGTH, TABLE_STREAM_LENGTH
@@ -91,6 +92,7 @@ def document() -> dict[str, Any]:
     _, components = msgspec.json.schema_components(
         [EventRecord, TournamentEventRecord], ref_template="#/components/schemas/{name}"
     )
+    open_objects(components)  # as the OpenAPI document says them
     schemas = {
         **components,
         "RedisEntry": _entry_schema(

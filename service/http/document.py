@@ -296,6 +296,44 @@ def _tidy_parameters(openapi: Any) -> None:
                 schema.one_of = None
 
 
+def _free_form_objects(openapi: Any) -> None:
+    """An object that declares no properties (a table's options, a problem's context, an
+    export's command) takes any: say so. ``{"type": "object"}`` alone made
+    openapi-typescript write ``Record<string, never>``, an object always empty, and no
+    real answer type-checked."""
+    for schema in (openapi.components.schemas or {}).values():
+        open_objects(schema)
+
+
+def open_objects(schema: Any) -> None:
+    """Marks each property-less object in ``schema`` (a Litestar ``Schema``, or a JSON
+    schema as msgspec writes it, which Litestar embeds as it is) as taking any."""
+    if isinstance(schema, list):
+        for item in schema:
+            open_objects(item)
+    elif isinstance(schema, dict):
+        if schema.get("type") == "object" and not _SHAPED & set(schema):
+            schema["additionalProperties"] = True
+        for value in schema.values():
+            open_objects(value)
+    elif isinstance(schema, Schema):
+        shaped = (schema.properties, schema.pattern_properties, schema.additional_properties)
+        if schema.type == OpenAPIType.OBJECT and shaped == (None, None, None):
+            schema.additional_properties = True
+        for child in (
+            schema.properties,
+            schema.any_of,
+            schema.one_of,
+            schema.all_of,
+            schema.prefix_items,
+            schema.items,
+        ):
+            open_objects(list(child.values()) if isinstance(child, dict) else child)
+
+
+_SHAPED = {"properties", "additionalProperties", "patternProperties"}
+
+
 def _stream_records(openapi: Any) -> None:
     """A stream message's ``data`` is JSON text whose schema is named only by its
     ``contentSchema``, so Litestar never meets the record's type: add it as a component
@@ -377,13 +415,14 @@ def openapi_config() -> OpenAPIConfig:
 def finish(openapi: OpenAPI) -> None:
     """Problem documents for every 4xx, the headers of 429s, 503s, 401s, 304s and 412s (and
     the rate-limit fields of every counted answer), parameters
-    without ``null``, and the examples."""
+    without ``null``, free-form objects said to be so, and the examples."""
     _problemize(openapi)
     _response_headers(openapi)
     _route_fields(openapi)
     _revalidation_fields(openapi)
     _counted_fields(openapi)  # last: onto every answer, the 304s made just before included
     _tidy_parameters(openapi)
+    _free_form_objects(openapi)
     _stream_records(openapi)
     attach_examples(openapi)
     _exports(openapi)  # after the examples: its own are theirs as written
