@@ -75,6 +75,18 @@ def test_a_replica_behind_before_the_first_sample_is_at_least_that_late() -> Non
     assert replicas._lag_said(1.0, 550) == "1.0 s behind the primary"
 
 
+def test_a_replica_behind_before_this_process_began_is_not_used_until_it_catches_up() -> None:
+    """Its lag read 0 s at the first check (no sample dated it), so a replica paused for
+    minutes was reported "ok" and tried by every read for the bound's first seconds."""
+    replicas = router(max_lag=5.0)
+    replicas.observe(0.0, 500)
+    assert replicas.judge(0.0, 100) == (False, "lagging: at least 0.0 s behind the primary")
+    replicas.observe(2.0, 600)
+    assert replicas.judge(2.0, 100) == (False, "lagging: at least 2.0 s behind the primary")
+    assert replicas.judge(2.0, 500) == (True, "ok")  # past the first sample: its lag is known
+    assert replicas.judge(2.0, 600) == (True, "ok")
+
+
 def test_replica_names_show_host_port_and_database_but_never_a_password() -> None:
     name = replica_name("postgresql://cardroom:secret@replica-1:5433/cardroom")
     assert name == "replica-1:5433/cardroom"

@@ -20,7 +20,7 @@ from service.http.schemas import Health
 from service.pg import within
 from service.read.replicas import Replicas
 from service.workers import lag
-from service.workers.clients import AnyRedis
+from service.workers.clients import AnyRedis, ping_every_node
 
 log = logging.getLogger("cardroom.ops")
 # The operations endpoints are asked by probes and scrapers, which carry no token.
@@ -51,7 +51,9 @@ async def readyz(
     # cannot hold the answer past a probe's one-second timeout. Redis is asked on the
     # requests' own client (short timeouts), never through the fan-out hub's reader or
     # the relay's connection, so neither a busy hub nor many streams can fail it.
-    postgres, redis_check = await asyncio.gather(_check(_select_one(pool)), _check(probe.ping()))
+    postgres, redis_check = await asyncio.gather(
+        _check(_select_one(pool)), _check(ping_every_node(probe))
+    )
     checks = {"postgres": postgres, "redis": redis_check}
     # Each replica as its checker last found it (service.read.replicas): reads skip one
     # that is down or lagging, so none decides readiness either.

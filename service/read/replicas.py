@@ -291,6 +291,7 @@ class Replicas:
             async with replica.pool.connection() as conn:
                 return await _replayed(conn)
 
+        was_usable = replica.usable
         try:
             replayed = await _within(ask(), TRY_SECONDS)
         except (psycopg.Error, PoolTimeout, TimeoutError) as exc:
@@ -301,15 +302,21 @@ class Replicas:
             replica.status = "error: not a standby (pg_is_in_recovery() is false)"
             return
         replica.replayed = max(replica.replayed, replayed)
-        behind = self.lag(now, replica.replayed)
-        if behind > self.max_lag_seconds:
-            if replica.usable:
-                log.warning("replica %s skipped: %.1f s behind", replica.name, behind)
-            replica.usable = False
-            replica.status = f"lagging: {self._lag_said(behind, replica.replayed)}"
-        else:
-            replica.usable = True
-            replica.status = "ok"
+        replica.usable, replica.status = self.judge(now, replica.replayed)
+        if was_usable and not replica.usable:
+            log.warning("replica %s skipped: %s", replica.name, replica.status)
+
+    def judge(self, now: float, replayed: int) -> tuple[bool, str]:
+        """Whether a replica that replayed up to ``replayed`` may be read from, and what
+        ``/readyz`` says of it. One behind the first position this process saw has been
+        behind since before it began, by how long nobody here knows: it is not used
+        until it catches up (a healthy one, at the next check), rather than taken for
+        current because no sample dates its lag yet."""
+        behind = self.lag(now, replayed)
+        unknown = bool(self._samples) and self._samples[0][1] > replayed
+        if behind > self.max_lag_seconds or unknown:
+            return False, f"lagging: {self._lag_said(behind, replayed)}"
+        return True, "ok"
 
     def report(self) -> dict[str, str]:
         """What ``/readyz`` says of each replica."""
@@ -320,7 +327,9 @@ class NotStandby(Exception):
     """The server named as a replica is not replaying anyone's WAL."""
 
 
-REPLAYED = "SELECT pg_last_wal_replay_lsn()::text"
+# NULL unless the server is a standby now: a promoted one still answers the position it
+# last replayed, and would be read from as if it followed the primary.
+REPLAYED = "SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()::text END"
 
 
 async def _read_committed(conn: psycopg.AsyncConnection[Any]) -> None:

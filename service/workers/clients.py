@@ -65,6 +65,15 @@ def named_client(
     )
 
 
+async def ping_every_node(client: AnyRedis) -> object:
+    """PING the server, or every primary of a cluster: a cluster client's own ``ping``
+    asks only one node (its default), which says nothing of the node that holds the
+    global stream, and it picks another default when that one fails."""
+    if isinstance(client, RedisCluster):
+        return await client.ping(target_nodes=RedisCluster.PRIMARIES)
+    return await client.ping()
+
+
 async def is_cluster(url: str, switch: str, timeout: float = 1.0) -> bool:
     """Whether ``url`` is a Redis Cluster node: ``CARDROOM_REDIS_CLUSTER`` says so, or,
     when it is ``auto``, the server does (``INFO cluster``; unreachable: not a cluster)."""
