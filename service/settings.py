@@ -229,7 +229,7 @@ def operator_token_generated(environ: Mapping[str, str] | None = None) -> bool:
     """Whether the operator's token is a random one of this start (nothing configured, or
     an empty value), which ``cardroom serve`` must then print."""
     env = os.environ if environ is None else environ
-    return not env.get("CARDROOM_OPERATOR_TOKEN")
+    return not env.get("CARDROOM_OPERATOR_TOKEN", "").strip()
 
 
 # The placeholder deploy/ ships where each operator puts a token of his own: a server
@@ -238,7 +238,10 @@ PLACEHOLDER_TOKEN = "change-me"
 
 
 def _operator_token(value: str) -> str:
-    if value.strip() == PLACEHOLDER_TOKEN:
+    # A Secret made from a file (or from `echo token | base64`) ends in a newline that
+    # no Authorization header carries: kept, the operator could never be recognised.
+    value = value.strip()
+    if value == PLACEHOLDER_TOKEN:
         raise SettingsError(
             "CARDROOM_OPERATOR_TOKEN is still the placeholder from deploy/: set a token of"
             " your own, such as one printed by"
@@ -386,3 +389,17 @@ def embedded_servers(settings: Settings, container: str | None) -> Embedding:
         f" {'servers' if len(missing) > 1 else 'server'} to use"
         " (or CARDROOM_EMBEDDED=1 for throw-away embedded ones)."
     )
+
+
+def check_operator_token(generated: bool, container: str | None, embedding: Embedding) -> None:
+    """:class:`SettingsError` when ``serve`` would make up the operator's token in a
+    container that uses a shared database: each replica (each pod of a Deployment) would
+    make up its own, and the operator's calls would work on one of them only. A
+    container with an embedded database is a demonstration of one process: it may."""
+    if generated and container is not None and not embedding.postgres:
+        raise SettingsError(
+            f"CARDROOM_OPERATOR_TOKEN is not set, and this is a container ({container})"
+            " using a shared database, where every replica would make up a token of its"
+            " own. Set CARDROOM_OPERATOR_TOKEN (the same for every replica), such as one"
+            " printed by python3 -c 'import secrets; print(secrets.token_urlsafe(32))'."
+        )

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -126,6 +127,44 @@ def test_an_empty_operator_token_is_generated_and_so_printed() -> None:
     assert operator_token_generated({})
     assert not operator_token_generated({"CARDROOM_OPERATOR_TOKEN": "secret"})
     assert from_env({"CARDROOM_OPERATOR_TOKEN": "secret"}).operator_token == "secret"
+
+
+def test_an_operator_token_is_read_without_the_white_space_around_it() -> None:
+    """A Secret made from a file ends in a newline that no Authorization header carries:
+    the server started, and the operator was never recognised."""
+    assert from_env({"CARDROOM_OPERATOR_TOKEN": "ops-token-1\n"}).operator_token == "ops-token-1"
+    assert operator_token_generated({"CARDROOM_OPERATOR_TOKEN": " \n"})
+
+
+def test_serve_in_a_pod_of_a_shared_database_without_an_operator_token_fails_at_once() -> None:
+    """Every pod made up a token of its own and printed it to its log: the operator's
+    calls worked on one pod of the Deployment and were refused (401) by the others."""
+    pod = {"KUBERNETES_SERVICE_HOST": "10.0.0.1", "CARDROOM_REDIS_URL": REDIS}
+    database = "postgresql://cardroom@db:5432/cardroom"
+    for token in ({}, {"CARDROOM_OPERATOR_TOKEN": ""}):
+        result, seconds = _serve(**pod, CARDROOM_DATABASE_URL=database, **token)
+        assert result.returncode == 2 and seconds < 10
+        assert "CARDROOM_OPERATOR_TOKEN is not set" in result.stderr
+        assert "Traceback" not in result.stderr and not result.stdout
+
+
+def test_openapi_outside_a_checkout_says_where_to_write_instead_of_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """Its defaults are the repository's api_spec/; in the image it raised a bare
+    FileNotFoundError."""
+    result = subprocess.run(
+        [sys.executable, "-m", "service.tools.cli", "openapi"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "cannot write api_spec/openapi.json" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_the_placeholder_operator_token_of_deploy_is_refused() -> None:

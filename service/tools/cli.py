@@ -17,6 +17,7 @@ from service import logs
 from service.settings import (
     Settings,
     SettingsError,
+    check_operator_token,
     container_evidence,
     embedded_servers,
     from_env,
@@ -75,6 +76,7 @@ def serve(args: argparse.Namespace) -> int:
     # Before anything starts: a replica without its database fails at once, loudly
     # (main() prints the SettingsError, which names the variable to set; exit 2).
     wanted = embedded_servers(settings, container_evidence())
+    check_operator_token(generated_token, container_evidence(), wanted)
     embedded = None
     if wanted.postgres or wanted.redis:
         from service.tools.embedded import Embedded
@@ -343,8 +345,19 @@ def openapi_command(args: argparse.Namespace) -> int:
         sys.stdout.write(render_spec())
         return 0
     for path, text in ((args.output, render_spec()), (args.asyncapi, render_asyncapi())):
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(text)
+        try:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as exc:
+            # The defaults are the repository's api_spec/: elsewhere (an installed
+            # package, the image) name the files, or --output - for stdout.
+            print(
+                f"cardroom openapi: cannot write {path} ({exc.strerror}); run it at the"
+                " repository's root, or name the files with --output and --asyncapi"
+                " (--output - writes the OpenAPI document to stdout)",
+                file=sys.stderr,
+            )
+            return 2
         print(f"wrote {path}")
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import ipaddress
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from dockerfile_parse import DockerfileParser
 
 from service.http import ops
 from service.http.spec import spec
+from service.http.throttle import trusted_networks
 from service.settings import VARIABLES, from_env
 from service.write import migrate
 
@@ -118,6 +120,28 @@ def dockerfile_uid() -> int:
     return int(users[-1].split(":")[0])
 
 
+def test_the_build_context_leaves_out_local_state_but_nothing_copied() -> None:
+    """Without a .dockerignore every build sent the virtualenv, the embedded servers' data
+    and the npm packages (some 650 MB here) as its context."""
+    ignored = [
+        line.strip().rstrip("/")
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert {".venv", ".cardroom", "**/node_modules", ".git"} <= set(ignored)
+    parser = DockerfileParser(path=str(DEPLOY / "Dockerfile"))
+    copied = [
+        source
+        for i in parser.structure
+        if i["instruction"] == "COPY" and "--from" not in i["value"]
+        for source in i["value"].split()[:-1]
+    ]
+    for source in copied:
+        assert not any(Path(source).match(pattern) for pattern in ignored), source
+    named = re.findall(r"deploy/[\w./-]+\w", (DEPLOY / "Dockerfile").read_text())
+    assert named and all((ROOT / path).exists() for path in named), named
+
+
 def test_kubernetes_manifests_probe_real_endpoints_with_known_settings() -> None:
     kinds = {d["kind"] for docs in manifests().values() for d in docs}
     assert {"Secret", "Deployment", "Service", "Job"} <= kinds
@@ -127,6 +151,16 @@ def test_kubernetes_manifests_probe_real_endpoints_with_known_settings() -> None
     paths = spec()["paths"]
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert container[probe]["httpGet"]["path"] in paths, probe
+
+
+def test_the_pods_read_the_client_address_their_proxy_forwards() -> None:
+    """The Service is internal, so every client comes through an Ingress: with no trusted
+    proxy, all of them counted as it and shared one address budget (30 tables a minute
+    for the whole site)."""
+    assert the("Service")["spec"].get("type", "ClusterIP") == "ClusterIP"
+    env = {e["name"]: e.get("value") for e in server_container()["env"]}
+    trusted = trusted_networks(env["CARDROOM_TRUSTED_PROXIES"].split(","))
+    assert any(ipaddress.ip_address("10.42.0.7") in network for network in trusted)
 
 
 def test_the_secret_has_a_file_of_its_own() -> None:
