@@ -23,7 +23,7 @@ from service.http.deadline import deadline_middleware
 from service.http.docs import StrictStructSchemaPlugin, TaggedUnionSchemaPlugin
 from service.http.document import finish, openapi_config
 from service.http.games import GameController
-from service.http.headers import nosniff
+from service.http.headers import nosniff, revalidated
 from service.http.hooks import allowed_methods, before_request, on_no_route, parameter_rules
 from service.http.interventions import InterventionController
 from service.http.lifespan import Migrate, lifespan
@@ -102,7 +102,7 @@ def create_app(settings: Settings, *, migrate: Migrate = "at-start") -> Litestar
             view_path,
         ],
         before_request=before_request,
-        before_send=[nosniff, rate_limit_fields],
+        before_send=[nosniff, revalidated, rate_limit_fields],
         request_max_body_size=MAX_BODY_BYTES,
         openapi_config=openapi_config(),
         plugins=[TaggedUnionSchemaPlugin(), StrictStructSchemaPlugin()],

@@ -8,6 +8,7 @@ from uuid import UUID
 import anyio
 import msgspec
 from litestar import Controller, get
+from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, QueryParameter
@@ -30,6 +31,16 @@ from service.read.records import EventRecord, TableView
 from service.write.codec import event_decoder
 from service.write.handler import TableService
 from service.write.tournaments import TournamentService
+
+# Answers that show every hand (or how a deal went at tables still to play it): no cache,
+# not even the operator tool's own on disk, keeps them, as none keeps an export.
+NO_STORE = [
+    ResponseHeader(
+        name="Cache-Control",
+        value="private, no-store",
+        description="`private, no-store`: no cache keeps it, since it shows hidden cards.",
+    )
+]
 
 Version = Annotated[
     int,
@@ -162,6 +173,7 @@ class AuditController(Controller):
             " game unfold, every hand shown. Operator only, or the director of the table's"
             " tournament."
         ),
+        response_headers=NO_STORE,
         responses=errors(400, 401, 403, 404, 503),
     )
     async def replay_table(
@@ -206,6 +218,7 @@ class AuditController(Controller):
             " The operator's, or the tournament's director's: a table still to play a deal"
             " must not learn how it went."
         ),
+        response_headers=NO_STORE,
         responses=errors(400, 401, 403, 404, 503),
     )
     async def tournament_deals(
@@ -234,6 +247,7 @@ class AuditController(Controller):
             " auditor who does not trust the service runs `cardroom verify` on the export"
             " himself (operator or the tournament's director)."
         ),
+        response_headers=NO_STORE,
         responses=errors(400, 401, 403, 404, 503),
     )
     async def verify_tournament(

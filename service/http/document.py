@@ -158,8 +158,11 @@ def _counted_fields(openapi: Any) -> None:
     the operator's token is not counted."""
     fields = {name: field for name, field in RATE_LIMIT_HEADERS.items() if name != "Retry-After"}
     openapi.components.headers = {
-        name: OpenAPIHeader(schema=schema, description=text)
-        for name, (text, schema) in fields.items()
+        **(openapi.components.headers or {}),
+        **{
+            name: OpenAPIHeader(schema=schema, description=text)
+            for name, (text, schema) in fields.items()
+        },
     }
     refs = {name: Reference(f"#/components/headers/{name}") for name in fields}
     for operation in _operations(openapi):
@@ -222,6 +225,40 @@ def _route_fields(openapi: Any) -> None:
         response = (operation.responses or {}).get("200")
         if fields and isinstance(response, OpenAPIResponse):
             response.headers = {**(response.headers or {}), **_required(fields)}
+
+
+_REVALIDATED = {
+    "Cache-Control": (
+        "`no-cache`: a cache asks again before each reuse (what this answers changes)."
+        " Answers that say otherwise declare their own.",
+        _STRING,
+    ),
+    "Vary": ("`Authorization`: some answers differ by the token sent.", _STRING),
+}
+
+
+def _cache_fields(openapi: Any) -> None:
+    """The fields :func:`service.http.headers.revalidated` gives every GET answer that
+    sets none of its own (one definition each, referred to)."""
+    names = {"Cache-Control": "Revalidated", "Vary": "VaryAuthorization"}
+    openapi.components.headers = {
+        **(openapi.components.headers or {}),
+        **{names[k]: v for k, v in _required(_REVALIDATED).items()},
+    }
+    refs = {k: Reference(f"#/components/headers/{names[k]}") for k in _REVALIDATED}
+    for item in openapi.paths.values():
+        operation = item.get
+        if operation is None:
+            continue
+        for status, response in (operation.responses or {}).items():
+            # A 304 carries its 200's (_revalidation_fields); a 431 is answered from the
+            # head alone, before the app.
+            if status in ("304", "431") or not isinstance(response, OpenAPIResponse):
+                continue
+            declared = response.headers or {}
+            if "Cache-Control" not in declared:
+                fields = {k: v for k, v in refs.items() if k not in declared}
+                response.headers = {**declared, **fields}
 
 
 def _revalidation_fields(openapi: Any) -> None:
@@ -419,6 +456,7 @@ def finish(openapi: OpenAPI) -> None:
     _problemize(openapi)
     _response_headers(openapi)
     _route_fields(openapi)
+    _cache_fields(openapi)
     _revalidation_fields(openapi)
     _counted_fields(openapi)  # last: onto every answer, the 304s made just before included
     _tidy_parameters(openapi)

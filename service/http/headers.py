@@ -23,6 +23,23 @@ async def nosniff(message: Message, scope: Scope) -> None:
         MutableScopeHeaders.from_message(message).add("X-Content-Type-Options", "nosniff")
 
 
+async def revalidated(message: Message, scope: Scope) -> None:
+    """A GET answer that says nothing of caching gets ``no-cache`` and ``Vary:
+    Authorization``: tables, standings and listings change, and some answer a token
+    differently (a director sees his tournament's closed tables). Unmarked, a shared
+    cache could keep one for minutes (a 200 or a 404 is cacheable by default) or hand
+    the anonymous answer to a token's request."""
+    if message["type"] != "http.response.start" or scope.get("method") not in ("GET", "HEAD"):
+        return
+    headers = MutableScopeHeaders.from_message(message)
+    if "cache-control" in headers:
+        return
+    headers["Cache-Control"] = "no-cache"
+    varies = [v.strip() for v in headers.get("vary", "").split(",") if v.strip()]
+    if not any(v.lower() in ("authorization", "*") for v in varies):
+        headers["Vary"] = ", ".join([*varies, "Authorization"])
+
+
 _INLINE_SCRIPT = re.compile(rb"<script(?![^>]*\ssrc=)[^>]*>(.*?)</script>", re.DOTALL)
 
 

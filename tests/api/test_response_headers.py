@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.api import bearer, new_table, seat_all
+from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
+from tests.support.tournaments import enter, open_event
 
 # The application's answers, refusals included...
 ANSWERS = [
@@ -70,6 +71,51 @@ async def test_what_a_seat_sees_is_never_kept_by_a_shared_cache(client: Any) -> 
         for answer in (view, unchanged, events, live):
             assert answer.headers["cache-control"] == cache, answer.request.url
             assert answer.headers["vary"] == "Authorization", answer.request.url
+
+
+async def test_answers_that_change_are_revalidated_and_vary_with_the_token(client: Any) -> None:
+    """Listings, standings, score sheets and a 404 for a round not paired yet said
+    nothing of caching: a shared cache could keep them for minutes (a 200 or a 404 is
+    cacheable by default), and hand the anonymous list of a duplicate event's tables to
+    its director, who sees the closed tables too."""
+    event = await open_event(client, format="duplicate", rounds=1)
+    for name in ("Ann", "Bob", "Cid", "Dee"):
+        await enter(client, event, name=name)
+    director = bearer(event["director_token"])
+    ok(await client.post(f"/tournaments/{event['id']}/rounds", headers=director), 201)
+    listing = f"/tables?tournament={event['id']}"
+    anonymous, directed = await client.get(listing), await client.get(listing, headers=director)
+    assert anonymous.json()["tables"] != directed.json()["tables"]
+    table = directed.json()["tables"][0]["id"]
+    for path in (
+        listing,
+        "/tournaments",
+        f"/tournaments/{event['id']}",
+        f"/tournaments/{event['id']}/entries",
+        f"/tables/{table}/scoresheet",
+        f"/tournaments/{event['id']}/rounds/2",
+    ):
+        for headers in ({}, director):
+            answer = await client.get(path, headers=headers)
+            assert answer.headers["cache-control"] == "no-cache", (path, answer.status_code)
+            assert "Authorization" in answer.headers["vary"], path
+
+
+async def test_what_shows_hidden_cards_to_the_operator_is_never_stored(client: Any) -> None:
+    """The replay shows every hand of a table still in play; the tournament's deals and
+    its verification how deals went at tables still to play them. An export said
+    ``no-store``; these said nothing, and an operator tool's own disk cache kept them."""
+    table = await new_table(client)
+    await seat_all(client, table["id"], 4)
+    event = await open_event(client, format="duplicate", rounds=1)
+    for path in (
+        f"/tables/{table['id']}/replay?version=3",
+        f"/tournaments/{event['id']}/deals",
+        f"/tournaments/{event['id']}/verification",
+    ):
+        answer = await client.get(path, headers=OPERATOR)
+        assert answer.status_code == 200, answer.text
+        assert answer.headers["cache-control"] == "private, no-store", path
 
 
 async def test_a_401_says_how_to_authenticate_and_whether_the_token_was_refused(
