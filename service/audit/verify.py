@@ -97,11 +97,13 @@ def verify_lines(lines: Iterable[bytes], head: str | None = None) -> Report:
     try:
         header, entries = _parse(lines, report)
         _check_chain(header, entries, report)
-        if head is not None:
-            _check_anchor(header, head.strip().lower(), report)
         created = _check_header(header, entries)
         report.checks.append("the header agrees with the table's table_created event")
+        # The rules first: a forgery whose hashes were all recomputed is named at its
+        # first bad event, as without the head, not at the last one the head disowns.
         _rerun(header, created, entries, report)
+        if head is not None:
+            _check_anchor(header, head.strip().lower(), report)
     except Stop as stop:
         report.failure = stop.failure
     return report
@@ -225,8 +227,9 @@ def unanchored(head: str, published: str, whose: str) -> str | None:
     after them cannot match a head published apart from the file."""
     if head == published:
         return None
+    # In full: two heads may share their first characters (a head copied short).
     return (
-        f"the chain ends at {head[:16]}…, not at the published head {published[:16]}…:"
+        f"the chain ends at {head}, not at the published head {published}:"
         f" this is not the {whose} history as published"
     )
 
@@ -354,8 +357,10 @@ def _final(header: ExportHeader, table: Any, entries: list[Entry], report: Repor
                     last.line,
                 )
             )
-    names = [p.name for p in sorted(header.players, key=lambda p: p.seat)]
-    if names != list(table.names) or header.status != table.status:
+    # Seat by seat, as the export writes them: names in seat order alone let a header
+    # seat two players at one seat, or at seats the table has not.
+    seated = [(p.seat, p.name) for p in header.players]
+    if seated != list(enumerate(table.names)) or header.status != table.status:
         raise Stop(
             Failure(None, "the header's players or status are not what the events make them")
         )

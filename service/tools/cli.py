@@ -369,6 +369,18 @@ def bot_command(args: argparse.Namespace) -> int:
     return bot.main(args)
 
 
+def chain_hash(text: str) -> str:
+    """``--head``: a SHA-256 in hex, as the header's ``head`` writes it. Anything else
+    (a head copied short, a typo) is a mistake in the command (exit 2), not a forgery."""
+    head = text.strip().lower()
+    if len(head) != 64 or any(c not in "0123456789abcdef" for c in head):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a chain hash: the head is 64 hexadecimal characters, as the"
+            " header's head, in full"
+        )
+    return head
+
+
 def verify_command(args: argparse.Namespace) -> int:
     """Verify a table or tournament export offline: no server, no database, just the file."""
     from service.audit.render import render, render_tournament
@@ -536,7 +548,9 @@ def parser() -> argparse.ArgumentParser:
         "file", help="an export (GET /tables/{id}/export or /tournaments/{id}/export), or -"
     )
     verify_cmd.add_argument(
-        "--head", help="the table's last chain hash, published apart from the file, to anchor it"
+        "--head",
+        type=chain_hash,
+        help="the table's last chain hash, published apart from the file, to anchor it",
     )
     verify_cmd.set_defaults(run=verify_command)
 

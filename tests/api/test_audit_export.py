@@ -193,5 +193,7 @@ async def test_cardroom_verify_needs_only_the_file(
     failed = verify(bad)
     assert failed.returncode == 1
     assert "RESULT: FAILED at version 20 (line 21)" in failed.stdout
+    short = verify(good, "--head", lines[0]["head"][:16])
+    assert short.returncode == 2 and "is not a chain hash" in short.stderr  # not "forged"
     missing = verify(tmp_path / "absent.ndjson")
     assert missing.returncode == 2 and "cannot read" in missing.stderr

@@ -170,6 +170,9 @@ def test_a_changed_header_fails_at_the_header(finished: bytes) -> None:
         ("rules_version", "0.9.0"),
         ("seats", 5),
         ("players", [{"seat": s, "name": "Mallory"} for s in range(4)]),
+        # The right names, at the wrong seats: only the names in seat order were checked.
+        ("players", [{**p, "seat": 0} for p in lines[0]["players"]]),
+        ("players", [{**p, "seat": p["seat"] + 10} for p in lines[0]["players"]]),
     ):
         changed = copy.deepcopy(lines)
         changed[0][field] = value
@@ -230,6 +233,24 @@ def test_an_anchored_head_catches_a_re_chained_history(finished: bytes) -> None:
     report = verify_lines(document_of(cut).splitlines(), head=head)
     assert report.failure is not None and report.failure.version == boundary - 1
     assert "not at the published head" in report.failure.message
+    assert head in report.failure.message  # in full: a head copied short shows why
+
+
+def test_with_the_head_a_re_chained_forgery_is_named_at_its_first_bad_event(
+    finished: bytes,
+) -> None:
+    """An illegal change re-chained was named at its event without the head, but at the
+    last version with it: the stronger check hid what the rules found."""
+    lines = lines_of(finished)
+    version = of_type(lines, "card_played")[5]
+    altered = copy.deepcopy(lines)
+    altered[version]["command"]["card"] = altered[version]["data"]["card"] = (
+        "2C" if altered[version]["data"]["card"] != "2C" else "3C"
+    )
+    forged = rechain(altered)
+    plain = failure(forged)
+    anchored = verify_lines(document_of(forged).splitlines(), head=lines[0]["head"]).failure
+    assert anchored is not None and anchored.version == plain.version <= version
 
 
 # --- a deal still in play: its seed not revealed yet -----------------------------------------
