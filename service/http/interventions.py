@@ -4,16 +4,17 @@ resume. Each is an event in the table's stream, re-run by the offline verifier."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Controller, Response, post
 from litestar.di import NamedDependency
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath, HeaderParameter, JSONBody
 
 from domain import table as tables
 from domain.table import Table
 from service.http.auth import Caller
+from service.http.conditional import strong_tags
 from service.http.dependencies import provided
 from service.http.docs import TOKEN_ONLY, errors
 from service.http.schemas import AbortTable, ReplaceSeat, SeatHandedOver
@@ -22,11 +23,21 @@ from service.read.records import TableView
 from service.write import interventions
 from service.write.handler import TableService, etag
 
+OperatorIfMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-Match",
+        description="Optional: the ETag of the operator's view the intervention was decided"
+        " on (as `pause` and the view answer it); 412 with the current ETag when the table"
+        " has moved on since. Compared strongly: a weak tag (`W/`) never matches.",
+    ),
+]
+
 # Every intervention answers 200 and is refused for the same reasons; pause, resume and
 # abort answer with the table as the operator sees it.
 _ANSWERED: dict[str, Any] = {
     "status_code": 200,
-    "responses": errors(400, 401, 403, 404, 409, 413, 415, 503),
+    "responses": errors(400, 401, 403, 404, 409, 412, 413, 415, 503),
 }
 _ANSWERS_THE_TABLE = {**_ANSWERED, "response_headers": PRIVATE_VIEW_HEADERS}
 
@@ -46,6 +57,7 @@ class Target:
     table_id: str
     caller: Caller
     service: TableService
+    if_match: list[str] | None  # strong tags; None: no precondition
 
     async def require_in_charge(self, why: str) -> None:
         """The operator, or the director of the table's tournament (DESIGN 14: the director
@@ -60,8 +72,9 @@ def provide_target(
     table_id: FromPath[UUID],
     caller: NamedDependency[Caller],
     service: NamedDependency[TableService],
+    if_match: OperatorIfMatch = None,
 ) -> Target:
-    return Target(str(table_id), caller, service)
+    return Target(str(table_id), caller, service, strong_tags(if_match))
 
 
 class InterventionController(Controller):
@@ -87,7 +100,12 @@ class InterventionController(Controller):
         await target.require_in_charge("only the operator replaces a player")
         name = seat_name(data.name, data.computer, seat)
         table, token = await interventions.replace_seat(
-            target.service, target.table_id, seat, name, by_computer=data.computer
+            target.service,
+            target.table_id,
+            seat,
+            name,
+            by_computer=data.computer,
+            if_match=target.if_match,
         )
         return SeatHandedOver(table=table.id, seat=seat, token=token, version=table.version)
 
@@ -106,7 +124,7 @@ class InterventionController(Controller):
     ) -> Response[TableView]:
         await target.require_in_charge("only the operator aborts a table")
         return _operator_view(
-            await interventions.abort(target.service, target.table_id, data.reason)
+            await interventions.abort(target.service, target.table_id, data.reason, target.if_match)
         )
 
     @post(
@@ -121,7 +139,9 @@ class InterventionController(Controller):
     )
     async def pause_table(self, target: NamedDependency[Target]) -> Response[TableView]:
         await target.require_in_charge("only the operator pauses a table")
-        return _operator_view(await interventions.pause(target.service, target.table_id))
+        return _operator_view(
+            await interventions.pause(target.service, target.table_id, target.if_match)
+        )
 
     @post(
         "/{table_id:uuid}/resume",
@@ -131,4 +151,6 @@ class InterventionController(Controller):
     )
     async def resume_table(self, target: NamedDependency[Target]) -> Response[TableView]:
         await target.require_in_charge("only the operator resumes a table")
-        return _operator_view(await interventions.resume(target.service, target.table_id))
+        return _operator_view(
+            await interventions.resume(target.service, target.table_id, target.if_match)
+        )

@@ -19,21 +19,39 @@ from domain import computer, liveness
 from domain import table as tables
 from domain.events import ClockExpired, Event
 from domain.table import Table
-from service.write.handler import Batch, Plan, TableService
+from service.refusals import PreconditionFailed
+from service.write.handler import Batch, Plan, TableService, etag
 
 OPERATOR = "operator"
 CLOCK = "clock"
 RETENTION = "retention"
 
 
+def as_of(if_match: list[str] | None, table: Table[Any]) -> None:
+    """The operator's ``If-Match`` (strong tags): the intervention is decided only on the
+    version of the table it names, as a seat's command is (412 with the current ETag)."""
+    current = etag(table.version, "operator")
+    if if_match is not None and "*" not in if_match and current not in if_match:
+        raise PreconditionFailed(
+            f"the table is at version {table.version}", etag=current, version=table.version
+        )
+
+
 async def replace_seat(
-    service: TableService, table_id: str, seat: int, name: str, *, by_computer: bool
+    service: TableService,
+    table_id: str,
+    seat: int,
+    name: str,
+    *,
+    by_computer: bool,
+    if_match: list[str] | None = None,
 ) -> tuple[Table[Any], str | None]:
     """Give ``seat`` to ``name`` (or the computer); the old token stops working. The new
     player's token, unless the computer takes the seat."""
     command = {"type": "replace", "seat": seat, "name": name, "computer": by_computer}
 
     def plan(table: Table[Any], at: datetime) -> Plan:
+        as_of(if_match, table)
         events = liveness.replace_seat(table, seat, name, computer=by_computer)
         return Plan([Batch(events, OPERATOR, command)])
 
@@ -42,29 +60,44 @@ async def replace_seat(
     return written
 
 
-async def abort(service: TableService, table_id: str, reason: str) -> Table[Any]:
+async def abort(
+    service: TableService, table_id: str, reason: str, if_match: list[str] | None = None
+) -> Table[Any]:
     command = {"type": "abort", "reason": reason}
-    return await _operate(service, table_id, command, lambda t, at: liveness.abort(t, reason))
+
+    def decide(table: Table[Any], at: datetime) -> list[Event]:
+        return liveness.abort(table, reason)
+
+    return await _operate(service, table_id, command, decide, if_match)
 
 
-async def pause(service: TableService, table_id: str) -> Table[Any]:
-    return await _operate(service, table_id, {"type": "pause"}, liveness.pause)
+async def pause(
+    service: TableService, table_id: str, if_match: list[str] | None = None
+) -> Table[Any]:
+    return await _operate(service, table_id, {"type": "pause"}, liveness.pause, if_match)
 
 
-async def resume(service: TableService, table_id: str) -> Table[Any]:
+async def resume(
+    service: TableService, table_id: str, if_match: list[str] | None = None
+) -> Table[Any]:
     def decide(table: Table[Any], at: datetime) -> list[Event]:
         # Every table, whatever its engine: a 1.0.0 table's rules took a resume after
         # an abort (re-run as they were), but none is taken any more.
         liveness.refuse_if_over(table)
         return liveness.resume(table, at)
 
-    return await _operate(service, table_id, {"type": "resume"}, decide)
+    return await _operate(service, table_id, {"type": "resume"}, decide, if_match)
 
 
 async def _operate(
-    service: TableService, table_id: str, command: dict[str, Any], decide: Any
+    service: TableService,
+    table_id: str,
+    command: dict[str, Any],
+    decide: Any,
+    if_match: list[str] | None = None,
 ) -> Table[Any]:
     def plan(table: Table[Any], at: datetime) -> Plan:
+        as_of(if_match, table)
         return Plan([Batch(decide(table, at), OPERATOR, command)])
 
     written = await service.write(table_id, plan)

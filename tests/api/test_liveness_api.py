@@ -285,6 +285,38 @@ async def test_forfeit_without_a_clock_is_refused(client: Any) -> None:
     assert_problem(response, 400, "invalid-options")
 
 
+async def test_an_intervention_decided_on_a_view_gone_stale_is_refused_and_changes_nothing(
+    client: Any, database_url: str
+) -> None:
+    """If-Match was ignored but on a seat's command: a Replace confirmed against an old
+    view still replaced the seat (RFC 9110 §13.1.1: a false If-Match is not performed)."""
+    table_id, tokens, _ = await started(client)
+    path = f"/tables/{table_id}"
+    old = (await client.get(path, headers=OPERATOR)).headers["etag"]
+    seat = ok(await client.get(path))["to_act"][0]
+    view = ok(await client.get(path, headers=bearer(tokens[seat])))
+    action = view["legal_actions"][0]
+    ok(await client.post(f"{path}/actions", json=action, headers=bearer(tokens[seat])))
+    current = (await client.get(path, headers=OPERATOR)).headers["etag"]
+    before = await stored(database_url)
+    for route, body in (
+        ("seats/1/replace", {"computer": True}),
+        ("pause", None),
+        ("abort", {"reason": "stale"}),
+    ):
+        for tag in (old, f"W/{current}"):
+            refused = await client.post(
+                f"{path}/{route}", json=body, headers={**OPERATOR, "If-Match": tag}
+            )
+            assert_problem(refused, 412, "precondition-failed")
+            assert refused.headers["etag"] == current
+    assert await stored(database_url) == before
+    paused = await client.post(f"{path}/pause", headers={**OPERATOR, "If-Match": current})
+    assert ok(paused)["paused"] is True
+    resumed = await client.post(f"{path}/resume", headers={**OPERATOR, "If-Match": "*"})
+    assert ok(resumed)["paused"] is False
+
+
 async def test_the_operator_actions_on_an_unknown_table_are_404(client: Any) -> None:
     unknown = "00000000-0000-4000-8000-000000000000"
     for path, body in (
