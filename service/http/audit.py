@@ -34,13 +34,16 @@ from service.write.tournaments import TournamentService
 
 # Answers that show every hand (or how a deal went at tables still to play it): no cache,
 # not even the operator tool's own on disk, keeps them, as none keeps an export.
-NO_STORE = [
-    ResponseHeader(
-        name="Cache-Control",
-        value="private, no-store",
-        description="`private, no-store`: no cache keeps it, since it shows hidden cards.",
-    )
-]
+SHOWS_HIDDEN_CARDS: dict[str, Any] = {
+    "response_headers": [
+        ResponseHeader(
+            name="Cache-Control",
+            value="private, no-store",
+            description="`private, no-store`: no cache keeps it, since it shows hidden cards.",
+        )
+    ],
+    "responses": errors(400, 401, 403, 404, 503),
+}
 
 Version = Annotated[
     int,
@@ -173,8 +176,7 @@ class AuditController(Controller):
             " game unfold, every hand shown. Operator only, or the director of the table's"
             " tournament."
         ),
-        response_headers=NO_STORE,
-        responses=errors(400, 401, 403, 404, 503),
+        **SHOWS_HIDDEN_CARDS,
     )
     async def replay_table(
         self,
@@ -218,8 +220,7 @@ class AuditController(Controller):
             " The operator's, or the tournament's director's: a table still to play a deal"
             " must not learn how it went."
         ),
-        response_headers=NO_STORE,
-        responses=errors(400, 401, 403, 404, 503),
+        **SHOWS_HIDDEN_CARDS,
     )
     async def tournament_deals(
         self,
@@ -247,8 +248,7 @@ class AuditController(Controller):
             " auditor who does not trust the service runs `cardroom verify` on the export"
             " himself (operator or the tournament's director)."
         ),
-        response_headers=NO_STORE,
-        responses=errors(400, 401, 403, 404, 503),
+        **SHOWS_HIDDEN_CARDS,
     )
     async def verify_tournament(
         self,
