@@ -250,7 +250,10 @@ def test_with_the_head_a_re_chained_forgery_is_named_at_its_first_bad_event(
     forged = rechain(altered)
     plain = failure(forged)
     anchored = verify_lines(document_of(forged).splitlines(), head=lines[0]["head"]).failure
-    assert anchored is not None and anchored.version == plain.version <= version
+    # The first event the rules refuse: the altered play, or a later event that no longer
+    # follows from it when the play itself was one the seat could make; never the last.
+    assert anchored is not None and anchored.version == plain.version
+    assert plain.version is not None and version <= plain.version < len(lines) - 1
 
 
 # --- a deal still in play: its seed not revealed yet -----------------------------------------
