@@ -75,8 +75,9 @@ def serve(args: argparse.Namespace) -> int:
     generated_token = operator_token_generated()
     # Before anything starts: a replica without its database fails at once, loudly
     # (main() prints the SettingsError, which names the variable to set; exit 2).
-    wanted = embedded_servers(settings, container_evidence())
-    check_operator_token(generated_token, container_evidence(), wanted)
+    container = container_evidence()
+    wanted = embedded_servers(settings, container)
+    check_operator_token(generated_token, container, wanted)
     embedded = None
     if wanted.postgres or wanted.redis:
         from service.tools.embedded import Embedded

@@ -131,6 +131,12 @@ class SeatCommand(NamedTuple):
 Clock = Callable[[], datetime]
 
 
+def stale(if_match: list[str] | None, current: str) -> bool:
+    """Whether an ``If-Match`` (its strong tags; None when none was sent) names neither
+    the ``current`` ETag nor ``*``: the request is not performed (412)."""
+    return if_match is not None and "*" not in if_match and current not in if_match
+
+
 def etag(version: int, audience: Audience) -> str:
     """A strong entity tag per version and audience (DESIGN 6), and per release: one that
     changes what a view shows changes the tag too (:mod:`service.release`)."""
@@ -475,7 +481,7 @@ class TableService:
                 raise _Behind
             raise TokenRevoked("this seat's token was revoked: the seat was left or replaced")
         current = etag(version, seat)
-        if if_match is not None and "*" not in if_match and current not in if_match:
+        if stale(if_match, current):
             if not committed:
                 raise _Behind
             raise PreconditionFailed(

@@ -20,7 +20,7 @@ from domain import table as tables
 from domain.events import ClockExpired, Event
 from domain.table import Table
 from service.refusals import PreconditionFailed
-from service.write.handler import Batch, Plan, TableService, etag
+from service.write.handler import Batch, Plan, TableService, etag, stale
 
 OPERATOR = "operator"
 CLOCK = "clock"
@@ -31,7 +31,7 @@ def as_of(if_match: list[str] | None, table: Table[Any]) -> None:
     """The operator's ``If-Match`` (strong tags): the intervention is decided only on the
     version of the table it names, as a seat's command is (412 with the current ETag)."""
     current = etag(table.version, "operator")
-    if if_match is not None and "*" not in if_match and current not in if_match:
+    if stale(if_match, current):
         raise PreconditionFailed(
             f"the table is at version {table.version}", etag=current, version=table.version
         )
