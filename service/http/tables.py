@@ -39,7 +39,7 @@ from service.http.schemas import (
     TakeSeat,
     clock_settings,
 )
-from service.read.models import ReadSide
+from service.read.models import ReadSide, Tournament
 from service.read.records import ActionResult, EventRecord, TableView
 from service.read.watch import TableWatcher
 from service.refusals import TournamentNotFound
@@ -308,6 +308,24 @@ def game_of(body: msgspec.Struct) -> str:
     return str(type(body).__struct_config__.tag)
 
 
+class _OptionsGiven(msgspec.Struct):
+    options: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+
+
+def _tournament_options(joined: Tournament, asked: msgspec.Struct, body: bytes) -> dict[str, Any]:
+    """The options of a table opened in ``joined``: the tournament's, which every table of
+    it plays by (its standings compare them). A body that names options must name the
+    tournament's (as in force: an option left out is its default)."""
+    if msgspec.json.decode(body, type=_OptionsGiven).options is not msgspec.UNSET:
+        theirs = msgspec.convert(joined.options, type(asked))
+        if tables.in_force(asked) != tables.in_force(theirs):
+            raise ApiProblem(
+                "invalid-options",
+                f"tournament {joined.id} plays with options of its own: leave out `options`",
+            )
+    return joined.options
+
+
 def seat_name(asked: str | None, computer: bool, seat: int) -> str:
     """The name a seat is taken or handed over under (``interventions.replace_seat``): the
     one asked for, else the computer's or the seat's own."""
@@ -366,9 +384,11 @@ class TableController(Controller):
         description=(
             "Opens a table of `game` with `seats` seats. `first_dealer`, `deals` (decks"
             " for the table's successive deals, top card first) and `tournament` need the"
-            " operator token, or with `tournament` that tournament's director's. Send an"
-            " `Idempotency-Key`, so that a retry after a lost answer gets the same table"
-            " rather than opening a second one."
+            " operator token, or with `tournament` that tournament's director's. A"
+            " tournament's table plays by the tournament's options: leave `options` out"
+            " (or name the same ones); its clock is the tournament's unless `clock` is"
+            " given. Send an `Idempotency-Key`, so that a retry after a lost answer gets"
+            " the same table rather than opening a second one."
         ),
         status_code=201,
         response_headers=[*location(f"/tables/{sample.TABLE}"), *_VIEW_HEADERS],
@@ -381,6 +401,7 @@ class TableController(Controller):
         service: NamedDependency[TableService],
         read_side: NamedDependency[ReadSide],
         tournaments: NamedDependency[TournamentService],
+        request: Request[Any, Any, Any],
         idempotency_key: OpeningIdempotencyKey = None,
     ) -> Response[TableView]:
         if data.tournament is not None:
@@ -394,16 +415,18 @@ class TableController(Controller):
             data.tournament is not None and caller.kind == "director"
         )
         tournament, tournament_clock = None, None
+        options: dict[str, Any] = msgspec.to_builtins(data.options)
         if data.tournament is not None:
             joined = await read_side.tournament(str(data.tournament))
             if joined.game != game_of(data):
                 raise ApiProblem("invalid-options", f"tournament {joined.id} plays {joined.game}")
+            options = _tournament_options(joined, data.options, await request.body())
             tournament, tournament_clock = joined.id, joined.clock
         created = tables.create(
             new_table_id(),
             game_of(data),
             data.seats,
-            msgspec.to_builtins(data.options),
+            options,
             first_dealer=data.first_dealer,
             decks=[d.deck for d in data.deals] if data.deals else None,
             tournament=tournament,

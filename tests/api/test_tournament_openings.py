@@ -40,6 +40,26 @@ async def test_a_table_opened_through_create_table_is_recorded_and_exported(
     assert report.ok, render_tournament(report)
 
 
+async def test_a_table_opened_through_create_table_plays_by_the_tournaments_options(
+    client: AsyncClient, database_url: str
+) -> None:
+    """Every table of a tournament plays by its house rules: left out, ``options`` are
+    the tournament's (not the game's defaults); named, they must be the same ones."""
+    house = {"low_point": "won", "setback_chip": True}
+    event = await open_event(client, "pitch", options=house)
+    body = {"game": "pitch", "seats": 3, "tournament": event["id"]}
+    table = ok(await client.post("/tables", json=body, headers=OPERATOR), 201)
+    assert {k: table["options"][k] for k in house} == house
+    same = ok(await client.post("/tables", json={**body, "options": house}, headers=OPERATOR), 201)
+    assert same["options"] == table["options"]
+    before = await stored(database_url, event["id"])
+    for other in ({}, {"game_end": "highest"}, {**house, "low_point": "dealt"}):
+        response = await client.post("/tables", json={**body, "options": other}, headers=OPERATOR)
+        assert_problem(response, 400, "invalid-options")
+        assert "options of its own" in response.json()["detail"]
+    assert await stored(database_url, event["id"]) == before
+
+
 async def test_a_finished_tournament_opens_no_table_and_records_nothing(
     client: AsyncClient, database_url: str
 ) -> None:
