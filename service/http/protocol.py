@@ -72,6 +72,7 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from service.http import stopping
 from service.http.access import new_request_id, request_id_of
+from service.http.cors import Cors
 from service.http.limits import MAX_BODY_BYTES
 from service.http.problems import PROBLEM_JSON, problem
 from service.http.throttle import (
@@ -145,7 +146,7 @@ def _refused(request_id: bytes, scope: Any = None, status: int = 431) -> None:
 async def _too_large(scope: Any, receive: Any, send: Any) -> None:
     """The 431 as an ASGI application, for a head found too large once parsed."""
     request_id = new_request_id()
-    headers = [*_HEADERS, (b"x-request-id", request_id)]
+    headers = [*_HEADERS, (b"x-request-id", request_id), *_cors_headers(scope)]
     await send({"type": "http.response.start", "status": 431, "headers": headers})
     await send({"type": "http.response.body", "body": _BODY})
     _refused(request_id, scope)
@@ -171,10 +172,28 @@ async def _too_many_bodies(scope: Any, receive: Any, send: Any) -> None:
         " send this one once one of them is through"
     )
     headers, body = _problem("too-many-bodies", detail)
-    headers += [(b"retry-after", b"1"), (b"x-request-id", request_id)]
+    headers += [(b"retry-after", b"1"), (b"x-request-id", request_id), *_cors_headers(scope)]
     await send({"type": "http.response.start", "status": 503, "headers": headers})
     await send({"type": "http.response.body", "body": body})
     _refused(request_id, scope, 503)
+
+
+@cache
+def _cors() -> Cors | None:
+    origins = from_env().cors_origins
+    return Cors(origins) if origins else None
+
+
+def _cors_headers(scope: Any = None) -> list[tuple[bytes, bytes]]:
+    """What a refusal answered here gains for browsers, as the app's answers do in
+    :class:`~service.http.access.RequestEdge`: a page can read the problem and its
+    ``Retry-After`` only with them. Before its head is parsed a request's ``Origin`` is
+    unknown: only an API open to every origin can say so then."""
+    cors = _cors()
+    if cors is None:
+        return []
+    origin = next((v for n, v in scope["headers"] if n == b"origin"), None) if scope else None
+    return cors.response_headers(origin)
 
 
 @cache
@@ -346,11 +365,13 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             self.head_tail = (tail + data[max(start, len(data) - 3) :])[-3:]
         return self.head_bytes <= MAX_HEAD_BYTES
 
-    def _answer(self, status: int, rest: bytes) -> tuple[bytes, bytes]:
+    def _answer(self, status: int, rest: bytes, scope: Any = None) -> tuple[bytes, bytes]:
         """A refusal as it goes on the wire (the server's default headers, a new
-        X-Request-ID, then ``rest``), and that id."""
+        X-Request-ID, CORS's headers for the request of ``scope``, then ``rest``), and
+        that id."""
         request_id = new_request_id()
-        date = b"".join(n + b": " + v + b"\r\n" for n, v in self.server_state.default_headers)
+        extra = [*self.server_state.default_headers, *_cors_headers(scope)]
+        date = b"".join(n + b": " + v + b"\r\n" for n, v in extra)
         stamp = b"x-request-id: " + request_id + b"\r\n"
         return STATUS_LINE[status] + date + stamp + rest, request_id
 
@@ -365,7 +386,8 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.refused = True
         self.head_started = None
         if self.cycle is None or not self.cycle.response_started:
-            answer, request_id = self._answer(413, _REST_TOO_LARGE)
+            scope = self.cycle.scope if self.cycle else None
+            answer, request_id = self._answer(413, _REST_TOO_LARGE, scope)
             self.transport.write(answer)
             _refused(request_id, self.cycle.scope if self.cycle else None, 413)
         self.transport.close()

@@ -28,6 +28,7 @@ MiB = 1024 * 1024
 # The header timeout of the server under test: short, so that nothing here waits 10 s.
 TIMEOUT = 1.0
 BODIES = 16  # request bodies received at once from one address (the default)
+ORIGIN = b"https://app.example"  # a browser app's, allowed cross-origin
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +39,7 @@ def base() -> Iterator[str]:
         extra_env={
             "CARDROOM_HEADER_TIMEOUT_SECONDS": str(TIMEOUT),
             "CARDROOM_BODIES_PER_ADDRESS": str(BODIES),
+            "CARDROOM_CORS_ORIGINS": ORIGIN.decode(),
         },
     ) as found:
         yield found.base
@@ -126,6 +128,14 @@ def test_the_server_does_not_name_itself(base: str) -> None:
 
 
 # --- the request line and headers: 16 KiB, and 10 s (here TIMEOUT) to send them ----------
+
+
+def assert_readable_by_the_page(headers: dict[str, str]) -> None:
+    """A refusal made before the app sees the request still carries CORS's headers: a
+    page of an allowed origin reads the problem and its ``Retry-After``."""
+    assert headers["access-control-allow-origin"] == ORIGIN.decode()
+    assert "retry-after" in headers["access-control-expose-headers"]  # names lowercased
+    assert headers["vary"] == "origin"
 
 
 def address(base: str) -> tuple[str, int]:
@@ -385,12 +395,14 @@ async def test_a_trailer_section_past_the_limit_is_refused_with_413_and_closed(
         # One write: the server's first read takes the head and much of the line with it,
         # and those bytes count as much as the ones read after.
         line = chunked_post("/tables", body, b"x-pad: ")[:-2]  # the line goes on
+        line = line.replace(b"\r\n", b"\r\nOrigin: " + ORIGIN + b"\r\n", 1)
         writer.write(line + b"a" * (2 * MiB + 1))
         await writer.drain()
         status, headers, answer = await asyncio.wait_for(read_response(reader), 10)
         assert status == 413
         assert headers["content-type"] == "application/problem+json"
         assert json.loads(answer)["code"] == "payload-too-large"
+        assert_readable_by_the_page(headers)
         assert await closed_by_server(reader, 5)
     finally:
         writer.close()
@@ -657,7 +669,8 @@ async def test_an_address_sending_too_many_bodies_at_once_is_told_to_wait(base: 
         assert (await client.get("/games")).status_code == 200  # no body: not counted
 
         reader, writer = await asyncio.open_connection(*address(base))
-        own_id = b"X-Request-ID: bodies-17\r\n"  # its head was read whole: its id is kept
+        # Its head was read whole: its id is kept, and a page of its origin may read it.
+        own_id = b"X-Request-ID: bodies-17\r\nOrigin: " + ORIGIN + b"\r\n"
         writer.write(head_of.replace(b"\r\n\r\n", b"\r\n" + own_id + b"\r\n") + body)
         await writer.drain()
         status, headers, problem = await asyncio.wait_for(read_response(reader), 10)
@@ -665,6 +678,7 @@ async def test_an_address_sending_too_many_bodies_at_once_is_told_to_wait(base: 
         assert headers["retry-after"] == "1"
         assert headers["x-request-id"] == "bodies-17"
         assert json.loads(problem)["code"] == "too-many-bodies"
+        assert_readable_by_the_page(headers)
         # Its body was read and dropped, as after any early answer: the connection goes on.
         writer.write(b"GET /games HTTP/1.1\r\nHost: cardroom\r\n\r\n")
         await writer.drain()
