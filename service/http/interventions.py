@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Controller, Response, post
+from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, JSONBody
 
@@ -28,8 +29,8 @@ OperatorIfMatch = Annotated[
     HeaderParameter(
         name="If-Match",
         description="Optional: the ETag of the operator's view the intervention was decided"
-        " on (as `pause` and the view answer it); 412 with the current ETag when the table"
-        " has moved on since. Compared strongly: a weak tag (`W/`) never matches.",
+        " on (as the view and every intervention answer it); 412 with the current ETag when the"
+        " table has moved on since. Compared strongly: a weak tag (`W/`) never matches.",
     ),
 ]
 
@@ -40,6 +41,13 @@ _ANSWERED: dict[str, Any] = {
     "responses": errors(400, 401, 403, 404, 409, 412, 413, 415, 503),
 }
 _ANSWERS_THE_TABLE = {**_ANSWERED, "response_headers": PRIVATE_VIEW_HEADERS}
+_OPERATOR_TAG = ResponseHeader(
+    name="ETag",
+    description="The tag of the operator's view at the version that handed the seat over:"
+    " the `If-Match` of a next intervention decided on this answer.",
+    value=etag(1, "operator"),
+    documentation_only=True,
+)
 
 
 def _operator_view(table: Table[Any]) -> Response[TableView]:
@@ -92,11 +100,12 @@ class InterventionController(Controller):
             " carries the new player's token (`null` when the computer takes the seat)."
             " Works on a seat whose player is present, absent or gone."
         ),
+        response_headers=[_OPERATOR_TAG],
         **_ANSWERED,
     )
     async def replace_seat(
         self, target: NamedDependency[Target], seat: SeatPath, data: JSONBody[ReplaceSeat]
-    ) -> SeatHandedOver:
+    ) -> Response[SeatHandedOver]:
         await target.require_in_charge("only the operator replaces a player")
         name = seat_name(data.name, data.computer, seat)
         table, token = await interventions.replace_seat(
@@ -107,7 +116,10 @@ class InterventionController(Controller):
             by_computer=data.computer,
             if_match=target.if_match,
         )
-        return SeatHandedOver(table=table.id, seat=seat, token=token, version=table.version)
+        return Response(
+            SeatHandedOver(table=table.id, seat=seat, token=token, version=table.version),
+            headers={"ETag": etag(table.version, "operator")},
+        )
 
     @post(
         "/{table_id:uuid}/abort",

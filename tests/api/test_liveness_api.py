@@ -317,6 +317,26 @@ async def test_an_intervention_decided_on_a_view_gone_stale_is_refused_and_chang
     assert ok(resumed)["paused"] is False
 
 
+async def test_each_interventions_answer_tags_the_if_match_of_the_next(client: Any) -> None:
+    """The operator decides on the last answer, not on a view read again: a replace
+    answered no ETag, so the intervention after it had no tag it might send."""
+    table_id, _, _ = await started(client)
+    path = f"/tables/{table_id}"
+    tag = (await client.get(path, headers=OPERATOR)).headers["etag"]
+    for route, body in (
+        ("seats/1/replace", {"computer": True}),
+        ("pause", None),
+        ("seats/2/replace", {"name": "Eve"}),
+        ("resume", None),
+    ):
+        answer = await client.post(
+            f"{path}/{route}", json=body, headers={**OPERATOR, "If-Match": tag}
+        )
+        assert answer.status_code == 200, (route, answer.text)
+        tag = answer.headers["etag"]
+        assert tag == (await client.get(path, headers=OPERATOR)).headers["etag"], route
+
+
 async def test_the_operator_actions_on_an_unknown_table_are_404(client: Any) -> None:
     unknown = "00000000-0000-4000-8000-000000000000"
     for path, body in (
