@@ -8,7 +8,6 @@ from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Controller, Response, post
-from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.params import FromPath, HeaderParameter, JSONBody
 
@@ -19,7 +18,7 @@ from service.http.conditional import strong_tags
 from service.http.dependencies import provided
 from service.http.docs import TOKEN_ONLY, errors
 from service.http.schemas import AbortTable, ReplaceSeat, SeatHandedOver
-from service.http.tables import PRIVATE_VIEW_HEADERS, SeatPath, seat_name
+from service.http.tables import PRIVATE_VIEW_HEADERS, SeatPath, etag_header, seat_name
 from service.read.records import TableView
 from service.write import interventions
 from service.write.handler import TableService, etag
@@ -41,12 +40,10 @@ _ANSWERED: dict[str, Any] = {
     "responses": errors(400, 401, 403, 404, 409, 412, 413, 415, 503),
 }
 _ANSWERS_THE_TABLE = {**_ANSWERED, "response_headers": PRIVATE_VIEW_HEADERS}
-_OPERATOR_TAG = ResponseHeader(
-    name="ETag",
-    description="The tag of the operator's view at the version that handed the seat over:"
+_OPERATOR_TAG = etag_header(
+    "The tag of the operator's view at the version that handed the seat over:"
     " the `If-Match` of a next intervention decided on this answer.",
-    value=etag(1, "operator"),
-    documentation_only=True,
+    "operator",
 )
 
 

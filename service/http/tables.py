@@ -97,12 +97,17 @@ Limit = Annotated[
     int, QueryParameter(name="limit", ge=1, le=1000, description="At most this many.")
 ]
 
-_TAG = ResponseHeader(
-    name="ETag",
-    description="Strong tag of this version and audience, and of the service's release:"
-    " opaque, compare it whole (a release that changes what a view shows changes it).",
-    value=etag(1, "spectator"),
-    documentation_only=True,
+
+def etag_header(description: str, audience: Audience = "spectator") -> ResponseHeader:
+    """The ``ETag`` an answer declares, its example the ``audience``'s at version 1."""
+    return ResponseHeader(
+        name="ETag", description=description, value=etag(1, audience), documentation_only=True
+    )
+
+
+_TAG = etag_header(
+    "Strong tag of this version and audience, and of the service's release:"
+    " opaque, compare it whole (a release that changes what a view shows changes it)."
 )
 _REVALIDATE = ResponseHeader(
     name="Cache-Control",
