@@ -72,6 +72,16 @@ UNCHANGED = timedelta(seconds=1)
 SEAT_ATTEMPTS = 30  # a take only fails when the table keeps moving for a second or so
 
 
+class _Beat(msgspec.Struct, frozen=True):
+    """The timekeeper's heartbeat as a process read it: its value, when the process
+    first saw that value (on its own clock), and whether it had moved since a look a
+    few seconds before (a timekeeper keeping time, whatever its host's clock says)."""
+
+    alive_at: datetime
+    seen: datetime
+    moving: bool
+
+
 class Settled(msgspec.Struct, kw_only=True):
     """A decided command with its chance steps settled, ready to commit."""
 
@@ -173,9 +183,8 @@ class TableService:
         # Tables created under a newer rules engine than this process's (met during a
         # rolling update): it decides nothing there, and its workers look past them.
         self.newer_tables: set[str] = set()
-        # The timekeeper's heartbeat as last read here, and when this process first saw
-        # that value, on its own clock (see _recovering).
-        self._beat: tuple[datetime, datetime] | None = None
+        # The timekeeper's heartbeat as last read here (see _recovering).
+        self._beat: _Beat | None = None
 
     def _remember(self, loaded: Loaded) -> Loaded:
         held = self.snapshots.get(loaded.table.id)
@@ -526,19 +535,22 @@ class TableService:
         or a look from before the outage (the heartbeat then moved, but before the outage
         began). One that moved since a recent look is being kept. (Judged by its time
         alone, a timekeeper whose host runs 3 s behind held every move on the clock for
-        good.) While it looks fresh, nothing is asked."""
-        if self._beat is not None and at - self._beat[0] <= GRACE:
+        good.) Until it has been seen moving, an old heartbeat is an outage on every look,
+        not only the first: the moves that follow the first one by less than a beat, the
+        phones all sending theirs again at once, were refused as out of time.
+        While it looks fresh, nothing is asked."""
+        if self._beat is not None and at - self._beat.alive_at <= GRACE:
             return False
         alive_at = await self.store.timekeeper_alive_at()
         if alive_at is None:
             return False
         previous = self._beat
-        if previous is not None and alive_at == previous[0]:
-            return at - alive_at > GRACE and at - previous[1] > UNCHANGED
-        self._beat = (alive_at, at)
-        if at - alive_at <= GRACE:
-            return False
-        return previous is None or at - previous[1] > GRACE
+        old = at - alive_at > GRACE
+        if previous is not None and alive_at == previous.alive_at:
+            return old and (not previous.moving or at - previous.seen > UNCHANGED)
+        moving = previous is not None and at - previous.seen <= GRACE
+        self._beat = _Beat(alive_at, seen=at, moving=moving)
+        return old and not moving
 
     async def play_computers(self, table_id: str, limit: int = 50) -> int:
         """Let the computer act for every seat of its that the table waits on, one command at

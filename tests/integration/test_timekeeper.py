@@ -544,6 +544,40 @@ async def test_a_process_that_looked_before_an_outage_holds_the_move_after_it(
     await assert_export_verifies(service, table_id)
 
 
+async def test_every_move_after_an_outage_waits_not_only_the_first(
+    pool: Any, clock: FakeClock
+) -> None:
+    """The phones send their moves again the moment the service is back, within a beat
+    of each other: only the first a process saw was held; the next ones, the heartbeat
+    unchanged since that look, were refused as out of time (and their seats forfeited)
+    or, still in time, charged the outage. Until the heartbeat is seen moving, every
+    move on the clock waits for the time given back."""
+    service = service_on(pool, clock)
+    no_bank = ClockSettings(action_seconds=20, bank_seconds=0)
+    late, in_time = await clocked_table(service, clock=no_bank), await clocked_table(service)
+    await Timekeeper(service, None, clock).beat()
+    clock.advance(25)  # down 25 s: past a turn of 20 s, or within its bank of 10 s
+    mover = service_on(pool, clock)  # the process the phones reach once it is back
+    for table_id in (late, in_time, late):
+        table = (await mover.load(table_id)).table
+        seat = tables.to_act(table)[0]
+        with pytest.raises(ClocksRecovering):
+            await mover.act(
+                table_id, seat, computer.choose(table, seat), if_match=None, idempotency_key=None
+            )
+        clock.advance(0.3)
+    keeper = Timekeeper(service_on(pool, clock), None, clock)
+    assert await keeper.recover() == 2
+    await keeper.beat()
+    for table_id, bank in ((late, 0), (in_time, 10_000)):
+        table = (await mover.load(table_id)).table
+        seat = tables.to_act(table)[0]
+        await mover.act(
+            table_id, seat, computer.choose(table, seat), if_match=None, idempotency_key=None
+        )
+        assert (await mover.load(table_id)).table.banks[seat] == bank
+
+
 async def test_a_database_no_timekeeper_has_run_counts_as_down_since_its_creation() -> None:
     """A deployment that never ran a timekeeper (``CARDROOM_TIMEKEEPER=0`` and none run
     apart): a late move is told to retry (``clocks-recovering``), not that the clock
