@@ -143,13 +143,28 @@ def _refused(request_id: bytes, scope: Any = None, status: int = 431) -> None:
         log.info("request", extra={"fields": fields})
 
 
-async def _too_large(scope: Any, receive: Any, send: Any) -> None:
-    """The 431 as an ASGI application, for a head found too large once parsed."""
-    request_id = new_request_id()
-    headers = [*_HEADERS, (b"x-request-id", request_id), *_cors_headers(scope)]
-    await send({"type": "http.response.start", "status": 431, "headers": headers})
-    await send({"type": "http.response.body", "body": _BODY})
-    _refused(request_id, scope)
+def _answering(status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> Any:
+    """A refusal of a parsed head as an ASGI application, with a new X-Request-ID."""
+
+    async def answer(scope: Any, receive: Any, send: Any) -> None:
+        request_id = new_request_id()
+        sent = [*headers, (b"x-request-id", request_id), *_cors_headers(scope)]
+        await send({"type": "http.response.start", "status": status, "headers": sent})
+        await send({"type": "http.response.body", "body": body})
+        _refused(request_id, scope, status)
+
+    return answer
+
+
+# For a head found too large once parsed.
+_too_large = _answering(431, _HEADERS, _BODY)
+# RFC 9112 section 3.2: an HTTP/1.1 request without exactly one Host "MUST" get a 400.
+_without_one_host = _answering(
+    400,
+    *_closing_problem(
+        "malformed-request", "an HTTP/1.1 request names its host in exactly one Host header"
+    ),
+)
 
 
 def hangup_of(scope: Any) -> Hangup | None:
@@ -442,6 +457,11 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             # Answered in turn, after the responses to the requests before it; then closed.
             self.refused = True
             self._served_by(_too_large)
+            return
+        hosts = sum(name == b"host" for name, _ in self.headers)
+        if hosts != 1 and self.parser.get_http_version() == "1.1":
+            self.refused = True
+            self._served_by(_without_one_host)
             return
         if self._body_admitted():
             super().on_headers_complete()

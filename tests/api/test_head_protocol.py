@@ -5,6 +5,7 @@ tested in tests/integration/test_http_limits.py."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 from typing import Any
@@ -113,7 +114,7 @@ async def test_a_refused_head_gets_a_request_id_and_one_access_line(
 async def test_the_end_of_a_head_split_between_reads_is_found() -> None:
     """The empty line's four bytes cut 1+3, 2+2 and 3+1: the head is 16 KiB, and then a
     body follows in the same read that would carry the count past the limit."""
-    start = b"PUT /healthz HTTP/1.1\r\ncontent-length: 99\r\n"
+    start = b"PUT /healthz HTTP/1.1\r\nhost: x\r\ncontent-length: 99\r\n"
     pad = b"x-pad: " + b"a" * (MAX_HEAD_BYTES - len(start) - 11) + b"\r\n"
     whole = start + pad + b"\r\n"
     assert len(whole) == MAX_HEAD_BYTES
@@ -123,6 +124,29 @@ async def test_the_end_of_a_head_split_between_reads_is_found() -> None:
         protocol.data_received(whole[-4 + cut :] + b"b" * 99)
         assert await answers(transport) == [200]
         protocol.connection_lost(None)
+
+
+@pytest.mark.parametrize(
+    ("request_head", "status"),
+    [
+        (b"GET /healthz HTTP/1.1\r\n\r\n", 400),
+        (b"GET /healthz HTTP/1.1\r\nhost: a\r\nHost: b\r\n\r\n", 400),
+        (b"GET /healthz HTTP/1.0\r\n\r\n", 200),
+        (b"GET /healthz HTTP/1.1\r\nHOST: a\r\n\r\n", 200),
+    ],
+    ids=["none", "two", "http-1.0-none", "one"],
+)
+async def test_an_http_1_1_request_names_exactly_one_host(request_head: bytes, status: int) -> None:
+    """RFC 9112 section 3.2: a server MUST answer 400 to an HTTP/1.1 request with no Host
+    header, or more than one; HTTP/1.0 has none to give."""
+    protocol, transport = await connect()
+    protocol.data_received(request_head)
+    assert await answers(transport) == [status]
+    if status == 400:
+        body = bytes(transport.written).split(b"\r\n\r\n", 1)[1]
+        assert json.loads(body)["code"] == "malformed-request"
+        assert transport.closed
+    protocol.connection_lost(None)
 
 
 async def test_empty_lines_before_a_request_are_not_counted() -> None:
