@@ -85,8 +85,11 @@ HELD_SUPERSEDED = Counter(
 HELD_REFUSED = Counter(
     "cardroom_held_refused_total", "Long-polls and streams refused: the process held its most"
 )
+# liveall: each live worker's own value; a dead worker's goes with it.
 LIVE_HUB_CONNECTED = Gauge(
-    "cardroom_live_hub_connected", "1 while this process's fan-out hub is reading Redis"
+    "cardroom_live_hub_connected",
+    "1 while this process's fan-out hub is reading Redis",
+    multiprocess_mode="liveall",
 )
 LIVE_OVERFLOWS = Counter(
     "cardroom_live_overflows_total",

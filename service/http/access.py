@@ -32,6 +32,9 @@ from service.logs import REQUEST, RequestNote
 log = logging.getLogger("cardroom.access")
 
 REQUEST_ID = re.compile(rb"[A-Za-z0-9._-]{1,128}")
+# In the scope of a HEAD answered as its GET: the method the client asked with, for
+# the request metrics (service.http.request_metrics).
+ASKED_METHOD = "cardroom.asked_method"
 
 
 # Ids are not secrets: 64 bits from a generator of their own (the global one is left to
@@ -131,18 +134,26 @@ class RequestEdge:
                 answered = self.clock()
             await send(message)
 
+        routed: Any = scope  # the scope routing fills in (``path_params``)
         try:
             if scope["method"] == "HEAD":
-                await self.app({**scope, "method": "GET"}, receive, _headless(stamped))
+                routed = {**scope, "method": "GET", ASKED_METHOD: "HEAD"}
+                await self.app(routed, receive, _headless(stamped))
             else:
                 await self.app(scope, receive, stamped)
         finally:
             REQUEST.reset(token)
             ended = answered if answered is not None else self.clock()
-            self._log(scope, status, ended - started, note)
+            self._log(scope, status, ended - started, note, routed.get("path_params"))
 
     @staticmethod
-    def _log(scope: HTTPScope, status: int, seconds: float, note: RequestNote) -> None:
+    def _log(
+        scope: HTTPScope,
+        status: int,
+        seconds: float,
+        note: RequestNote,
+        params: dict[str, Any] | None = None,
+    ) -> None:
         if not log.isEnabledFor(logging.INFO):
             return
         fields: dict[str, Any] = {
@@ -152,7 +163,7 @@ class RequestEdge:
             "duration_ms": round(seconds * 1000, 2),
             "request_id": note.id,
         }
-        params = scope.get("path_params") or {}
+        params = params or {}
         if (table_id := params.get("table_id")) is not None:
             table = fields["table"] = str(table_id)
             seat: Any = params.get("seat")  # converted by the route: an int

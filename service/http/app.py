@@ -93,11 +93,12 @@ def create_app(settings: Settings, *, migrate: Migrate = "at-start") -> Litestar
             **{name: _shared(name) for name in SHARED},
         },
         exception_handlers={**EXCEPTION_HANDLERS, NotFoundException: on_no_route},
-        # The short ways of the command and the view are the innermost: inside the
-        # deadline and the metrics, after routing.
+        # The metrics are outermost, so that they count the 503 or 408 the deadline
+        # answers for a request it cuts short. The short ways of the command and the view
+        # are the innermost: inside the deadline and the metrics, after routing.
         middleware=[
-            deadline_middleware(settings.request_seconds),
             request_metrics_middleware,
+            deadline_middleware(settings.request_seconds),
             command_path,
             view_path,
         ],

@@ -567,11 +567,13 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         it would hide a command that was made."""
         if self.transport.is_closing():
             return
-        answer = self._answer(400, _UNREADABLE)[0]
+        answer, request_id = self._answer(400, _UNREADABLE)
         if not self.reading_head and (self.cycle is None or not self.cycle.response_started):
             # The request's own body is unreadable (a bad chunk): it is answered now,
             # its app waiting for a body that will not come.
             self.transport.write(answer)
             self.transport.close()
+            _refused(request_id, self.cycle.scope if self.cycle else None, 400)
             return
-        self._drop(answer)
+        if self._drop(answer):
+            _refused(request_id, status=400)

@@ -19,6 +19,8 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import Counter, Gauge, Histogram
 
+from service.http.access import ASKED_METHOD
+
 APP = "cardroom"
 LABELS = ("method", "path", "status_code", "app_name")
 _REQUESTS = Counter("cardroom_requests_total", "Total requests", LABELS)
@@ -69,7 +71,8 @@ def request_metrics_middleware(app: ASGIApp) -> ASGIApp:
         if scope["type"] != ScopeType.HTTP:
             await app(scope, receive, send)
             return
-        key = (scope["method"], scope["path_template"])
+        asked: str | None = scope.get(ASKED_METHOD)  # type: ignore[assignment]
+        key = (asked or scope["method"], scope["path_template"])
         route = routes.get(key)
         if route is None:
             route = routes[key] = _Route(*key)

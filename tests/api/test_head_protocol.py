@@ -96,18 +96,26 @@ async def test_a_16_kib_head_sent_byte_by_byte_is_served_and_one_byte_more_refus
         protocol.connection_lost(None)
 
 
+@pytest.mark.parametrize(
+    ("sent", "status"),
+    [(head(MAX_HEAD_BYTES + 1), 431), (b"FOOBAR9 /healthz HTTP/1.1\r\n\r\n", 400)],
+    ids=["too-large", "unreadable"],
+)
 async def test_a_refused_head_gets_a_request_id_and_one_access_line(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, sent: bytes, status: int
 ) -> None:
+    """The id an answer carries is the one its access line names, so that a client's
+    report can be found in the log (the 400 of a head the parser could not read had
+    none)."""
     protocol, transport = await connect()
     with caplog.at_level(logging.INFO, logger="cardroom.access"):
-        protocol.data_received(head(MAX_HEAD_BYTES + 1))
+        protocol.data_received(sent)
     answer = bytes(transport.written)
     found = re.search(rb"\r\nx-request-id: ([0-9a-f]{16})\r\n", answer)
     assert found, answer
     [record] = [r for r in caplog.records if r.name == "cardroom.access"]
     fields = record.fields  # type: ignore[attr-defined]
-    assert fields == {"status": 431, "request_id": found[1].decode()}
+    assert fields == {"status": status, "request_id": found[1].decode()}
     protocol.connection_lost(None)
 
 

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 import pytest
+from prometheus_client import REGISTRY
 
 from service.http.access import RequestEdge
 from service.logs import JsonFormatter, TextFormatter
@@ -126,6 +127,24 @@ async def test_one_json_line_per_request(client: Any, caplog: pytest.LogCaptureF
     assert isinstance(line["duration_ms"], float) and line["duration_ms"] >= 0
     text = TextFormatter().format(record)
     assert "cardroom.access: request method=POST" in text and "request_id=seat-1" in text
+
+
+async def test_a_head_is_logged_and_counted_as_a_head_of_its_table(
+    client: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A HEAD is answered as its GET: its line lacked the table (routing filled in the
+    GET's scope, not the one logged) and the metrics counted it as a GET."""
+    caplog.set_level(logging.INFO)
+    table = await new_table(client, game="pitch", seats=2)
+    labels = {"method": "HEAD", "path": "/tables/{table_id}", "status_code": "200"}
+    labels["app_name"] = "cardroom"
+    counted = REGISTRY.get_sample_value("cardroom_requests_total", labels) or 0
+    answer = await client.head(f"/tables/{table['id']}", headers={"X-Request-ID": "head-1"})
+    assert answer.status_code == 200
+    [record] = access_lines(caplog, "head-1")
+    fields = record.fields  # type: ignore[attr-defined]
+    assert (fields["method"], fields["table"]) == ("HEAD", table["id"])
+    assert REGISTRY.get_sample_value("cardroom_requests_total", labels) == counted + 1
 
 
 async def test_an_unexpected_error_logs_one_line_with_the_id_and_one_traceback(

@@ -21,31 +21,17 @@ import psutil
 import psycopg
 import pytest
 from prometheus_client.multiprocess import MultiProcessCollector
-from prometheus_client.parser import text_string_to_metric_families
 
 from service.tools.bench.harness import Server, running_server
 from tests.support import services
 from tests.support.api import bearer, ok, random_action
+from tests.support.metrics import parse, value
 
 TABLES = 4
 COMMANDS_PER_TABLE = 15
 COMMANDS = TABLES * COMMANDS_PER_TABLE
 KINDS = {"relay", "projector", "computers", "timekeeper", "retention", "rounds"}
 FRESH = {"Connection": "close"}  # every request on a new connection: either worker takes it
-
-
-def parse(text: str) -> dict[str, list[tuple[dict[str, str], float]]]:
-    samples: dict[str, list[tuple[dict[str, str], float]]] = defaultdict(list)
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            samples[sample.name].append((sample.labels, sample.value))
-    return samples
-
-
-def value(
-    samples: dict[str, list[tuple[dict[str, str], float]]], name: str, **labels: str
-) -> float:
-    return sum(v for found, v in samples.get(name, []) if labels.items() <= found.items())
 
 
 def leaders(samples: dict[str, list[tuple[dict[str, str], float]]]) -> dict[str, float]:
@@ -237,6 +223,14 @@ async def test_a_killed_worker_takes_its_leadership_with_it(http: httpx.AsyncCli
     samples = await settled(http, gone=victim)
     # What the dead worker counted is still counted.
     assert value(samples, "cardroom_commands_total", outcome="accepted") == counted
+    # and no gauge of its stays, at its last value, beside its successor's.
+    stale = [
+        name
+        for name, found in samples.items()
+        for labels, _ in found
+        if labels.get("pid") == str(victim)
+    ]
+    assert not stale, stale
 
 
 async def test_a_killed_workers_held_requests_leave_the_gauge_with_it(
