@@ -89,6 +89,17 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
 )
 
 
+ENDING_EVENTS: tuple[type[Event], ...] = (
+    GameWon,
+    GameResigned,
+    GameForfeited,
+    GameTimed,
+    TableAborted,
+    TableExpired,
+)
+"""The events that end a table: after one its status is one of ``ENDED``."""
+
+
 class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
     id: str
     game: str

@@ -38,6 +38,7 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
+from domain.table import ENDING_EVENTS
 from service.metrics import LIVE_HUB_CONNECTED, LIVE_OVERFLOWS, LIVE_STREAMS
 from service.read.watch import Hangup
 from service.workers.clients import AnyRedis
@@ -49,8 +50,8 @@ BATCH = 1_000  # entries per XREAD
 QUEUE = 256  # entries a subscription may fall behind before it is marked lost
 LINGER = 30.0  # seconds the hub goes on reading after its last subscription ended
 STOP_TRIES, STOP_WAIT = 3, 1.0  # cancellations of the reader at shutdown, seconds each
-# The last event of a table: the stream reads the table's end from Postgres.
-FINAL = frozenset({"game_won", "table_aborted"})
+# At an event that ends a table, the stream reads the table's end from Postgres, and ends.
+FINAL = frozenset(str(event.__struct_config__.tag) for event in ENDING_EVENTS)
 
 
 class Published:

@@ -27,6 +27,7 @@ from domain.events import (
     SeatReturned,
     TableAborted,
 )
+from tests.support import endings
 from tests.support.playout import Playout
 
 T0 = datetime(2026, 12, 2, 20, 0, tzinfo=UTC)
@@ -340,3 +341,33 @@ def test_an_older_or_unreadable_engine_takes_the_old_way() -> None:
     assert table.engine_since("1.1.0") and table.engine_since("1.0.0")
     for old in ("1.0.0", "0.9", "nonsense"):
         assert not msgspec.structs.replace(table, rules_version=old).engine_since("1.1.0")
+
+
+@pytest.mark.parametrize("ending", ["played", "resigned", "forfeited", "aborted", "expired"])
+def test_the_event_that_ends_a_table_is_an_ending_event(ending: str) -> None:
+    """``ENDING_EVENTS`` is what the live streams take for a table's end (they end at
+    once there): each way a table ends, the event that made its status ``ENDED`` is one.
+    A stream once ended only a keep-alive later after a resignation, which it missed."""
+    names = ["Ann", "Bob", "Cy", "Di"]
+    if ending == "expired":
+        playout = Playout(tables.create("t", "forty-five", 4, {}), 1)
+        playout.apply(tables.expire_waiting(playout.table))
+    else:
+        clock = endings.FORFEIT if ending == "forfeited" else None
+        playout = endings.seated("t", names, seed=1, clock=clock)
+        if ending == "played":
+            playout.play_out()
+        elif ending == "resigned":
+            endings.resign(playout, 0)
+        elif ending == "forfeited":
+            endings.forfeit(playout)
+        else:
+            endings.abort(playout)
+    table = tables.fold(playout.events[:1])
+    for event in playout.events[1:]:
+        ended_before = table.status in tables.ENDED
+        table = tables.evolve(table, event)
+        if table.status in tables.ENDED and not ended_before:
+            assert isinstance(event, tables.ENDING_EVENTS), event
+            return
+    raise AssertionError(f"the table did not end: {table.status}")

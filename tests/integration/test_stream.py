@@ -313,6 +313,38 @@ async def test_keep_alive_comments_flow_while_nothing_happens(
     assert comments == 2
 
 
+async def test_a_stream_ends_at_once_after_a_resignation(
+    http: httpx.AsyncClient, stream_app: Litestar, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table that ends other than by its last deal (resigned, forfeited, timed,
+    expired) ended its streams only at the next keep-alive's look, up to a minute later,
+    the place held meanwhile: only ``game_won`` and ``table_aborted`` were read as ends."""
+    settings = msgspec.structs.replace(stream_app.state.settings, keep_alive_seconds=60)
+    monkeypatch.setattr(stream_app.state, "settings", settings)
+    table, tokens, version = await seated_table(http)
+    seen: list[str] = []
+
+    async def follow() -> None:
+        headers = {"Last-Event-ID": str(version)}
+        async with http.stream("GET", f"/tables/{table['id']}/stream", headers=headers) as answer:
+            async for message in messages(answer):
+                if "data" in message:
+                    seen.append(message["data"]["event"]["type"])
+
+    following = asyncio.create_task(follow())
+    rng = random.Random(3)
+    for moves in range(1, 4):  # until the stream follows the hub live
+        await step(http, table["id"], tokens, rng)
+        while len(seen) < moves:
+            await asyncio.sleep(0.02)
+    resigned = await http.post(
+        f"/tables/{table['id']}/actions", json={"type": "resign"}, headers=bearer(tokens[0])
+    )
+    assert resigned.status_code == 200, resigned.text
+    await asyncio.wait_for(following, 20)  # well inside the minute of a keep-alive
+    assert "game_resigned" in seen, seen
+
+
 async def test_with_redis_down_the_stream_falls_back_to_postgres(
     http: httpx.AsyncClient, redis_server: RedisServer
 ) -> None:
