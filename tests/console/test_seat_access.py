@@ -244,8 +244,14 @@ def test_a_seat_marked_absent_comes_back_with_one_click(
 
     wait_for(browser, ann_absent, seconds=30)
     back = "button[data-seat-command='return']"
-    heading = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, back) and heading_of(d))
-    assert heading.startswith("You are away"), heading
+    # (Drawn between the absence and the computer's move, a version where the seat is
+    # to act says "Your turn": the computer's move follows at once.)
+    wait_for(
+        browser,
+        lambda d: (
+            d.find_elements(By.CSS_SELECTOR, back) and heading_of(d).startswith("You are away")
+        ),
+    )
     wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, back).click() or True)
     wait_for(browser, lambda d: not console.view(table)["seats"][0]["absent"])
     wait_for(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, back))
@@ -254,3 +260,119 @@ def test_a_seat_marked_absent_comes_back_with_one_click(
 
 def heading_of(browser: WebDriver) -> str:
     return str(browser.find_element(By.CSS_SELECTOR, ".yours h2").text)
+
+
+PHONE = (360, 740)
+# Installed on a page: its next POST waits for ``window.releasePost()``.
+HOLD_POSTS = """
+const send = window.fetch;
+window.fetch = async (path, init) => {
+  if (init && init.method === 'POST') {
+    await new Promise((resolve) => { window.releasePost = resolve; });
+    window.fetch = send;
+  }
+  return send(path, init);
+};
+"""
+
+
+def on_a_phone(browser: WebDriver) -> None:
+    browser.set_window_size(*PHONE)
+
+
+@pytest.mark.parametrize(("game", "seats"), [("reserve-bridge", 2), ("forty-five", 4)])
+def test_on_a_phone_no_seat_lies_over_another(
+    browser: WebDriver, console: Console, game: str, seats: int
+) -> None:
+    """The seat's own box on the felt took the sticky place meant for its panel and lay
+    over the seat drawn before it: in a game of two, the only opponent's cards, tricks
+    and score were under it."""
+    table, tokens = console.table(game, seats, f"stacked-{game}")
+    on_a_phone(browser)
+    try:
+        seat_page(browser, console, table, tokens[0])
+        for top in (0, 400, 100_000):  # wherever the page is scrolled to
+            browser.execute_script(f"window.scrollTo(0, {top})")
+            boxes = browser.execute_script(
+                "return [...document.querySelectorAll('.felt .seat')].map((e) => {"
+                " const r = e.getBoundingClientRect(); return [r.top, r.bottom]; })"
+            )
+            assert len(boxes) == seats
+            overlaps = [
+                (a, b) for a, b in itertools.combinations(boxes, 2) if a[0] < b[1] and b[0] < a[1]
+            ]
+            assert not overlaps, (top, boxes)
+    finally:
+        browser.set_window_size(*DESKTOP)
+
+
+def test_a_pause_while_others_are_to_act_is_said_on_the_seats_panel(
+    browser: WebDriver, console: Console
+) -> None:
+    """The panel was redrawn only when the hand, the actions, the turn or the status
+    changed: paused while another seat was to act, it still said "Waiting for the
+    others" (and a seat that came back still showed "I'm back")."""
+    table, tokens = console.table("pitch", 2, "paused-panel")
+    waiting = 1 - console.view(table)["to_act"][0]
+    seat_page(browser, console, table, tokens[waiting])
+    assert heading_of(browser) == "Waiting for the others"
+    paused = console.api.post(f"/tables/{table}/pause", headers=console.op())
+    assert paused.status_code == 200, paused.text
+    wait_for(browser, lambda d: heading_of(d) == "The table is paused")
+    resumed = console.api.post(f"/tables/{table}/resume", headers=console.op())
+    assert resumed.status_code == 200, resumed.text
+    wait_for(browser, lambda d: heading_of(d) == "Waiting for the others")
+
+
+def test_on_a_touch_screen_a_card_tapped_twice_looks_unpicked(
+    browser: WebDriver, console: Console
+) -> None:
+    """A touch screen keeps :hover on the element tapped last, and the hover looked as
+    a picked card does: a card picked and unpicked still looked picked."""
+    table, tokens = console.table("pinochle", 3, "touch")
+    for pick in (1, 0, 0, 0):  # the first bid, two passes, trumps named
+        console.act(table, tokens, pick=pick)
+    soloist = console.view(table)["to_act"][0]
+    seat_page(browser, console, table, tokens[soloist])
+    browser.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "hover", "value": "none"}]}
+    )
+    try:
+        card = browser.find_element(By.CSS_SELECTOR, "button.card-button.pick[data-card]")
+        plain = card.value_of_css_property("background-color")
+        card.click()
+        assert card.get_attribute("aria-pressed") == "true"
+        card.click()  # the pointer stays on it, as a finger's last tap does
+        assert card.get_attribute("aria-pressed") == "false"
+        assert card.value_of_css_property("background-color") == plain
+        assert card.value_of_css_property("transform") in ("none", "")
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_on_a_phone_a_refused_move_is_said_in_sight(browser: WebDriver, console: Console) -> None:
+    """The refusal is written above the board: with the page scrolled down to the trick,
+    it was said out of sight and the tap seemed to do nothing."""
+    table, tokens, view = played_into_a_trick(console, "refused-in-sight", seats=4)
+    on_a_phone(browser)
+    try:
+        seat_page(browser, console, table, tokens[view["you"]])
+        browser.execute_script("document.querySelector('.centre .trick').scrollIntoView()")
+        # The same seat plays from another device while this tap is on its way: the
+        # page's move is held until the other one is in.
+        browser.execute_script(HOLD_POSTS)
+        browser.find_element(By.CSS_SELECTOR, ".yours .hand button.card-button").click()
+        wait_for(browser, lambda d: d.execute_script("return Boolean(window.releasePost)"))
+        console.act(table, tokens)
+        browser.execute_script("window.releasePost()")
+        message = wait_for(
+            browser, lambda d: d.find_element(By.CSS_SELECTOR, ".message:not(:empty)")
+        )
+        top, bottom, height = browser.execute_script(
+            "const r = arguments[0].getBoundingClientRect();"
+            " return [r.top, r.bottom, window.innerHeight];",
+            message,
+        )
+        assert top >= 0 and bottom <= height, (top, bottom, height)
+    finally:
+        browser.set_window_size(*DESKTOP)

@@ -114,7 +114,10 @@ export async function tablePage(main, table) {
   function drawOwn(v) {
     // Whether this seat is to act, not who else is: in Reserve Bridge both seats lay
     // their reserves at once, and the other's doing so changes nothing here.
-    keepingFocus(mine, () => drawMineOnce(mine, [v.hand, v.legal_actions, v.to_act.includes(v.you), v.status, twoSides], () => drawMine(v)));
+    // The panel's heading and its "I'm back" say whether the seat is away and whether the
+    // table is paused: a change of either redraws it too.
+    const drawn = [v.hand, v.legal_actions, v.to_act.includes(v.you), v.status, twoSides, isAbsent(v), v.paused];
+    keepingFocus(mine, () => drawMineOnce(mine, drawn, () => drawMine(v)));
     // The turn coming round is said (the heading's change is only seen): a player who
     // cannot see the page learns it is time to move without reading it all again.
     const turn = isTurn(v);
@@ -199,6 +202,10 @@ export async function tablePage(main, table) {
       return;
     }
     message.textContent = error instanceof Problem ? refusal(error) : error instanceof Error ? error.message : String(error);
+    // Above the board: on a phone scrolled down to the trick it would be said out of
+    // sight, the tap seeming to do nothing.
+    const box = message.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) message.scrollIntoView({ block: "nearest" });
   }
 
   /** A refusal in the page's words: the service's `detail` numbers seats from 0, as the
