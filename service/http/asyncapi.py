@@ -88,11 +88,27 @@ def _receive(channel: str, message: str, summary: str) -> dict[str, Any]:
     }
 
 
+def _name_discriminators(node: Any) -> None:
+    """AsyncAPI's schemas name a union's discriminator by its property alone (a string);
+    msgspec writes OpenAPI's object (``propertyName`` and ``mapping``), which AsyncAPI's
+    parser refuses. The variants' own ``type`` values still tell them apart."""
+    if isinstance(node, dict):
+        found = node.get("discriminator")
+        if isinstance(found, dict):
+            node["discriminator"] = found["propertyName"]
+        for value in node.values():
+            _name_discriminators(value)
+    elif isinstance(node, list):
+        for value in node:
+            _name_discriminators(value)
+
+
 def document() -> dict[str, Any]:
     _, components = msgspec.json.schema_components(
         [EventRecord, TournamentEventRecord], ref_template="#/components/schemas/{name}"
     )
     open_objects(components)  # as the OpenAPI document says them
+    _name_discriminators(components)
     schemas = {
         **components,
         "RedisEntry": _entry_schema(

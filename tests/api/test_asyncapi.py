@@ -49,3 +49,23 @@ def test_a_sample_record_validates() -> None:
     bad = {**sample, "event": {"type": "card_played", "seat": 1, "card": "XX"}}
     assert not record.is_valid(bad)
     assert json.loads(COMMITTED.read_text())["asyncapi"].startswith("3.")
+
+
+def test_every_discriminator_names_its_property_as_asyncapi_asks() -> None:
+    """AsyncAPI's schema object takes a discriminator as a string; OpenAPI's object form
+    (``propertyName``, ``mapping``) made AsyncAPI's parser refuse the whole document.
+    (``clients/generate`` also runs that parser over it.)"""
+    found: list[Any] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "discriminator" in node:
+                found.append(node["discriminator"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(document())
+    assert found and all(value == "type" for value in found), found
