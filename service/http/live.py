@@ -492,6 +492,11 @@ async def _messages(follower: Follower, opening: Opening, place: Place) -> Async
         # this is written, access._headless) ends between two reads, not inside one.
         messages = await follower.catch_up()
         yield b"".join(messages) if messages else OPENED_COMMENT
+        # Each wait ends in a look at Postgres, which may take its whole deadline (a
+        # database that does not answer): the wait leaves it that time, so that two
+        # chunks are never more than the keep-alive apart (they were keep-alive plus the
+        # deadline, 16.5 s, while the database was frozen).
+        follower.read_seconds = min(follower.read_seconds, opening.keep_alive / 2)
         # Once a graceful stop begins (the watcher is released) the stream ends: its
         # client resumes at another process from its Last-Event-ID
         # (service.http.stopping); so does one whose place a newer one took.
@@ -501,7 +506,8 @@ async def _messages(follower: Follower, opening: Opening, place: Place) -> Async
             and not hangup.ended
             and (remaining := deadline - time.monotonic()) > 0
         ):
-            messages = await follower.follow(min(opening.keep_alive, remaining))
+            quiet = min(opening.keep_alive, remaining) - follower.read_seconds
+            messages = await follower.follow(max(quiet, 0.0))
             yield b"".join(messages) if messages else KEEP_ALIVE_COMMENT
     finally:
         follower.close()

@@ -5,6 +5,7 @@ outage, and the service recovers without a restart, losing and duplicating nothi
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -337,6 +338,33 @@ def test_a_stream_whose_look_at_postgres_meets_a_freeze_stays_whole() -> None:
     assert rest == b": keep-alive\r\n\r\n"  # the look read nothing, and said so
     assert took < STREAM_OPEN + PROBE, took
     assert errors == []
+
+
+def test_keep_alives_keep_their_interval_while_postgres_is_frozen() -> None:
+    """``Cardroom-Keep-Alive`` is the most time between two things a stream sends. A
+    quiet spell ends in a look at Postgres, and a frozen one takes that look's whole
+    deadline: the wait came first, whole, so chunks came the interval plus the deadline
+    apart (3.5 s here, 16.5 s by default)."""
+    keep_alive = 2.0
+    env = {"CARDROOM_KEEPALIVE_SECONDS": str(keep_alive)}
+    with (
+        served_on_a_private_postgres(env) as (server, postgres),
+        httpx.Client(base_url=server.base, timeout=PROBE) as client,
+        httpx.Client(base_url=server.base, timeout=60) as other,
+    ):
+        table_id, _ = _seated(client)
+        with other.stream("GET", f"/tables/{table_id}/stream?timeout=60"):
+            _until_the_hub_reads(client)  # the stream under test follows the hub, live
+            with _stream_opened(client, f"/tables/{table_id}/stream?timeout=9") as chunks:
+                postgres.freeze()
+                try:
+                    arrivals = [time.monotonic() for _ in chunks]
+                finally:
+                    postgres.thaw()
+    gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
+    assert len(gaps) >= 2, arrivals
+    # A second's slack for a loaded machine, short of the deadline's 1.5 s.
+    assert max(gaps) < keep_alive + 1.0, gaps
 
 
 def test_a_stop_while_postgres_is_frozen_ends_the_streams_at_once() -> None:
