@@ -17,6 +17,7 @@ import msgspec
 
 from domain.events import Event
 from projections import scoresheet, standings
+from service.write.restored import READ_MODEL_PREFIX
 from service.write.store import StoredEvent
 
 Fold = Callable[[Any, str, StoredEvent, Event], Any]
@@ -38,7 +39,7 @@ class Projection:
 
     @property
     def checkpoint_name(self) -> str:
-        return f"projection:{self.name}"
+        return f"{READ_MODEL_PREFIX}{self.name}"
 
 
 def _fold_sheet(doc: Any, key: str, stored: StoredEvent, event: Event) -> Any:

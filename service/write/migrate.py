@@ -2,6 +2,8 @@
 
 Files ``migrations/NNNN_name.sql`` run once each, in order, each in its own transaction,
 under an advisory lock so that several processes starting together apply them once.
+Then a store restored from another cluster's dump is made readable to its consumers
+again (:mod:`service.write.restored`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import re
 from importlib import resources
 
 import psycopg
+
+from service.write.restored import restamp_if_restored
 
 _FILE = re.compile(r"^(\d{4})_(\w+)\.sql$")
 _LOCK = 0x6361726472  # "cardr": one advisory lock id for migrations
@@ -46,6 +50,7 @@ def migrate(conninfo: str) -> list[str]:
                         (version, name),
                     )
                 applied.append(f"{version:04d}_{name}")
+            restamp_if_restored(conn)
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK,))
     return applied
