@@ -245,3 +245,40 @@ def test_a_list_the_network_cannot_read_says_so_without_talk_of_moves(
     assert "No answer came: the network failed." in said, said
     assert "move" not in said, said
     no_errors(browser, expected="ERR_INTERNET_DISCONNECTED")
+
+
+# For each <bdi> in the Scores row: the right edge of the name and the left edge of the
+# score that follows it, as drawn.
+NAME_THEN_SCORE = """
+const dd = [...document.querySelectorAll('.details dt')]
+  .find((dt) => dt.textContent === 'Scores').nextElementSibling;
+return [...dd.querySelectorAll('bdi')].map((bdi) => {
+  const score = document.createRange();
+  score.selectNodeContents(bdi.nextSibling);
+  return [bdi.textContent, bdi.getBoundingClientRect().right, score.getBoundingClientRect().left];
+});
+"""
+
+
+def test_a_right_to_left_name_keeps_its_score_beside_it(
+    browser: WebDriver, console: Console
+) -> None:
+    """A score after an Arabic or Hebrew name joined the name's right-to-left run and
+    was drawn on its far side, beside the next name ("Ann 0 · 3- דוד · 3 محمد"): names in
+    running text are isolated."""
+    table, tokens = console.table("pitch", 3, "bidi")
+    for seat, name in ((1, "محمد"), (2, "דוד")):
+        answer = console.api.post(
+            f"/tables/{table}/seats/{seat}/replace", json={"name": name}, headers=console.op()
+        )
+        assert answer.status_code == 200, answer.text
+        tokens[seat] = answer.json()["token"]
+    console.act(table, tokens, pick=1)  # a bid: the auction names its bidder
+    seat_page(browser, console, table, tokens[0])
+    drawn = browser.execute_script(NAME_THEN_SCORE)
+    assert [name for name, _, _ in drawn] == ["Ann", "محمد", "דוד"]
+    for name, name_right, score_left in drawn:
+        assert score_left >= name_right - 1, (name, name_right, score_left)
+    auction = browser.find_elements(By.CSS_SELECTOR, ".auction li bdi")
+    assert auction and auction[0].text in ("Ann", "محمد", "דוד")
+    no_errors(browser)

@@ -5,7 +5,7 @@
 // it is given: what that audience may see, nothing more.
 
 import { cardPicture, cardRow, cardText, isCard } from "./cards.js";
-import { h } from "./dom.js";
+import { h, named } from "./dom.js";
 import { denomination } from "./explain.js";
 
 // The fields drawn in their own place; every other field of a view is listed as it is.
@@ -222,7 +222,7 @@ function centre(view) {
   if (view.trump) lines.push(h("p", null, `Trumps: ${denomination(view.trump)}`));
   if (view.contract) {
     const c = view.contract;
-    lines.push(h("p", null, `Contract: ${who(c.declarer)} ${c.amount}${c.denomination ? ` ${denomination(c.denomination)}` : ""}${c.doubling && c.doubling !== "none" ? ` ${c.doubling}` : ""}`));
+    lines.push(h("p", null, "Contract: ", named(who(c.declarer)), ` ${c.amount}${c.denomination ? ` ${denomination(c.denomination)}` : ""}${c.doubling && c.doubling !== "none" ? ` ${c.doubling}` : ""}`));
   }
   if (view.trick && view.trick.cards && view.trick.cards.length) lines.push(trickCards(view.trick, view, "The trick in play"));
   if (view.last_trick && view.last_trick.cards) {
@@ -267,7 +267,7 @@ export function drawAuction(view) {
       { class: "auction" },
       view.auction.map((/** @type {any} */ call) => {
         const rest = Object.entries(call).filter(([k, v]) => !["seat", "call", "amount"].includes(k) && v !== null && v !== false);
-        return h("li", null, `${who(call.seat)}: ${String(call.call || call.type || "").replaceAll("_", " ")}${call.amount !== null && call.amount !== undefined ? ` ${call.amount}` : ""}${rest.map(([k, v]) => ` ${k} ${typeof v === "object" ? JSON.stringify(v) : v}`).join("")}`);
+        return h("li", null, named(who(call.seat)), `: ${String(call.call || call.type || "").replaceAll("_", " ")}${call.amount !== null && call.amount !== undefined ? ` ${call.amount}` : ""}${rest.map(([k, v]) => ` ${k} ${typeof v === "object" ? JSON.stringify(v) : v}`).join("")}`);
       }),
     ),
   );
@@ -280,9 +280,9 @@ export function drawDetails(view) {
   if (Array.isArray(view.scores)) {
     const sides = sideNames(view);
     const names = view.scores.map((/** @type {number} */ _, /** @type {number} */ i) => (view.scores.length === n(view) ? who(i) : sides[i] || `Side ${i + 1}`));
-    rows.push(h("dt", null, "Scores"), h("dd", null, view.scores.map((/** @type {number} */ s, /** @type {number} */ i) => `${names[i]} ${s}`).join(" · ")));
+    rows.push(h("dt", null, "Scores"), h("dd", null, view.scores.map((/** @type {number} */ s, /** @type {number} */ i) => [i ? " · " : "", named(names[i]), ` ${s}`])));
   }
-  if (view.clock) rows.push(h("dt", null, "Clock"), h("dd", null, `${view.clock.action_seconds} s a turn; bank left ${view.clock.bank.map((/** @type {number} */ b, /** @type {number} */ i) => `${who(i)} ${Math.round(b)} s`).join(", ")}`));
+  if (view.clock) rows.push(h("dt", null, "Clock"), h("dd", null, `${view.clock.action_seconds} s a turn; bank left `, view.clock.bank.map((/** @type {number} */ b, /** @type {number} */ i) => [i ? ", " : "", named(who(i)), ` ${Math.round(b)} s`])));
   for (const [key, value] of Object.entries(view)) {
     if (DRAWN.has(key) || value === null || value === undefined) continue;
     if (Array.isArray(value) && value.length === 0) continue;

@@ -47,6 +47,13 @@ export function announce(text) {
   if (region) region.textContent = text;
 }
 
+/** A player's name set in running text, isolated from it: digits or signs beside a
+ * right-to-left name (an Arabic or Hebrew one) would otherwise join its run and be
+ * drawn on its other side, a score beside the wrong name. @param {string} name */
+export function named(name) {
+  return h("bdi", null, name);
+}
+
 /** A table of rows. @param {string} caption @param {string[]} head @param {any[][]} rows */
 export function grid(caption, head, rows) {
   return h(
