@@ -12,12 +12,14 @@ from typing import Any
 
 import httpx
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from service.tools.bench.harness import running_server
 from tests.console.conftest import Console, relayed
 from tests.support import services
 from tests.support.browser import (
+    SPOKEN,
     assert_accessible,
     no_errors,
     rendered,
@@ -226,9 +228,11 @@ def test_the_director_runs_a_swiss_event_from_its_page(
     assert text_of(browser, ".tag.you") == "Director"
     browser.get(f"{console.base}/console/tournaments/{event['id']}")
     said = "#director-said"
-    wait_for(browser, lambda d: d.find_element(By.ID, "entry-name")).send_keys("Ann")
-    browser.find_element(By.CSS_SELECTOR, "#enter-form button").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "entry-name")).send_keys("Ann", Keys.ENTER)
     link = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{said} .token"))[0].text
+    # From the keyboard: the field keeps the focus for the next name (the box disabled
+    # it while the entry went, and the focus fell to <body>).
+    assert browser.switch_to.active_element.get_attribute("id") == "entry-name"
     assert link.startswith(f"{console.base}/console/tournaments/{event['id']}#entry="), link
     ann = {"Authorization": f"Bearer {link.split('#entry=')[1]}"}
     me = console.api.get(f"/tournaments/{event['id']}/me", headers=ann)
@@ -303,9 +307,12 @@ def test_an_entrys_link_leads_its_player_to_each_rounds_seat(
     assert "You are entered" in waiting, waiting
     assert "#entry=" not in browser.current_url  # the token is kept out of the address
 
+    browser.execute_script(SPOKEN)
     paired = console.api.post(f"{path}/rounds", headers=director)
     assert paired.status_code == 201, paired.text
     wait_for(browser, lambda d: "Round 1: seat" in text_of(d, "#mine"), seconds=15)
+    # Said, not only shown: a player waiting for the pairing hears where to sit.
+    assert "mine" in browser.execute_script("return window.spoken")
     seat = console.api.get(f"{path}/me", headers={"Authorization": f"Bearer {ann['token']}"})
     browser.find_element(By.ID, "play-seat").click()  # not redrawn while it says the same
     rendered(browser, console.view(seat.json()["table"])["version"])

@@ -19,6 +19,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from tests.console.conftest import KEEP_ALIVE, Console, relayed, replay_of_moves
 from tests.support.browser import (
+    SPOKEN,
     assert_accessible,
     body,
     no_errors,
@@ -225,8 +226,13 @@ def test_replay_steps_back_and_forth_as_get_replay_says(
         assert browser.find_element(By.ID, "scrubber").get_attribute("value") == str(version)
 
     matches(latest)
+    browser.execute_script(SPOKEN)
     page = browser.find_element(By.TAG_NAME, "body")
-    for version in range(latest - 1, max(0, latest - 25), -1):
+    page.send_keys(Keys.ARROW_LEFT)
+    matches(latest - 1)
+    # Said once: the position and the step's words were live regions of their own too.
+    assert browser.execute_script("return [...new Set(window.spoken)]") == ["announce"]
+    for version in range(latest - 2, max(0, latest - 25), -1):
         page.send_keys(Keys.ARROW_LEFT)
         matches(version)
     for version in range(max(1, latest - 24) + 1, max(1, latest - 24) + 6):
@@ -321,12 +327,30 @@ def test_operator_buttons_ask_before_they_act(browser: WebDriver, console: Conso
     browser.switch_to.alert.dismiss()  # not confirmed: nothing happens
     assert console.view(table)["paused"] is False
 
-    button("Pause").click()
+    button("Pause").send_keys(Keys.ENTER)  # from the keyboard
     browser.switch_to.alert.accept()
     wait_for(browser, lambda d: console.view(table)["paused"] is True)
+    button("Resume")  # the panel drawn again: the focus stayed in it, not on <body>
+    assert browser.execute_script("return Boolean(document.activeElement.closest('.operator'))")
     assert_accessible(browser, "operator's table page")
     screenshots(browser, "operator")
     button("Resume").click()
     browser.switch_to.alert.accept()
     wait_for(browser, lambda d: console.view(table)["paused"] is False)
     no_errors(browser)
+
+
+def test_the_tables_list_fits_a_320_pixel_screen(browser: WebDriver, console: Console) -> None:
+    """WCAG 1.4.10 (reflow): no sideways scrolling at 320 CSS pixels. The tournament
+    filter, 36 characters wide, stuck out of the list's page."""
+    metrics = {"width": 320, "height": 640, "deviceScaleFactor": 1, "mobile": False}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    try:
+        browser.get(f"{console.base}/console")
+        wait_for(browser, lambda d: d.find_element(By.ID, "tournament"))
+        wide, room = browser.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert wide <= room, (wide, room)
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -144,3 +144,18 @@ def no_errors(driver: WebDriver, expected: str = "favicon") -> None:
         if entry["level"] == "SEVERE" and expected not in entry["message"]
     ]
     assert not errors, errors
+
+
+# Installed on a page: the id of every live region whose text changes from then on.
+SPOKEN = """
+window.spoken = [];
+const live = '[aria-live]:not([aria-live="off"]), [role="status"], [role="alert"],'
+  + ' [role="log"], output:not([aria-live="off"])';
+new MutationObserver((changes) => {
+  for (const change of changes) {
+    const node = change.target.nodeType === 1 ? change.target : change.target.parentElement;
+    const region = node && node.closest(live);
+    if (region) window.spoken.push(region.id || region.className);
+  }
+}).observe(document.body, {childList: true, subtree: true, characterData: true});
+"""

@@ -22,8 +22,10 @@ export async function replayPage(main, table) {
   const scrubber = h("input", { id: "scrubber", type: "range", min: 1, max: latest, value: latest, step: 1 });
   const back = h("button", { type: "button", id: "back", "aria-label": "One event back" }, "← Back");
   const forward = h("button", { type: "button", id: "forward", "aria-label": "One event forward" }, "Forward →");
-  const where = h("output", { id: "where", for: "scrubber" }, "");
-  const said = h("p", { id: "said", class: "said", "aria-live": "polite" }, "");
+  // Each step is said once, by announce(): the position and the words are not live
+  // regions of their own (an output is one by default), or it was said three times.
+  const where = h("output", { id: "where", for: "scrubber", "aria-live": "off" }, "");
+  const said = h("p", { id: "said", class: "said" }, "");
   const message = h("p", { class: "message", role: "alert" });
   const board = h("div", { class: "board" });
   const side = h("div", { class: "side" });

@@ -145,7 +145,7 @@ export async function tablePage(main, table) {
     replace(board, drawTable(view));
     if (seat) drawOwn(view);
     if (seat && !sidesAsked) askSides(view);
-    if (operator && !seat) drawOperatorOnce(operatorPanel, [view.status, view.paused, view.seats], () => drawOperator(view));
+    if (operator && !seat) keepingFocus(operatorPanel, () => drawOperatorOnce(operatorPanel, [view.status, view.paused, view.seats], () => drawOperator(view)));
     replace(sideInfo, drawAuction(view), drawDetails(view));
     document.body.dataset.rendered = String(view.version);
   }
@@ -435,7 +435,7 @@ export async function tablePage(main, table) {
     const open = playing || v.status === "waiting";
     return h(
       "section",
-      { class: "box operator", "aria-label": "Operator" },
+      { class: "box operator", "aria-label": "Operator", tabindex: -1 },
       h("h2", null, "Operator"),
       h("div", { class: "actions" },
         playing && !v.paused ? act("Pause", "Pause this table? Clocks stop and commands are refused.", "pause", () => undefined) : null,

@@ -4,7 +4,7 @@
 
 import { api, entryToken, follow, NetworkFailure, newKey, operatorToken, Problem, retryable } from "./api.js";
 import { namesApart } from "./board.js";
-import { grid, h, keepFresh, keyed, replace } from "./dom.js";
+import { grid, h, keepFresh, keyed, named, replace } from "./dom.js";
 
 /** @param {HTMLElement} main */
 export async function tournamentsPage(main) {
@@ -47,7 +47,8 @@ export async function tournamentPage(main, id) {
   const director = h("section", { class: "box", id: "director", "aria-label": "Director", hidden: true });
   // A player's page, opened from the entry's link: where the entry plays each round.
   const entry = entryToken(id);
-  const mine = h("section", { class: "box", id: "mine", "aria-label": "Your seat", hidden: !entry });
+  // Live: a player waiting for the round to be paired hears where to sit.
+  const mine = h("section", { class: "box", id: "mine", "aria-label": "Your seat", "aria-live": "polite", hidden: !entry });
   replace(main, head, mine, director, standings, rounds, duplicate, audit);
   // The director's controls, for the operator and this tournament's director only: asked
   // of GET /me with the page's draws until it answers (the page is drawn meanwhile).
@@ -270,6 +271,9 @@ export async function tournamentPage(main, id) {
     /** Send one of the director's commands; say its answer. @param {string} path @param {unknown} body @param {(answer: any) => any} saying */
     async function send(path, body, saying) {
       if (sending) return;
+      // The controls are disabled while it goes, which takes the focus from the one in
+      // use: it is given back, so that a keyboard user enters the next name at once.
+      const focused = /** @type {HTMLElement | null} */ (document.activeElement);
       const command = `${path} ${JSON.stringify(body)}`;
       const key = unanswered()[command] || newKey();
       remember(command, key); // before it goes: a reload meanwhile keeps it too
@@ -292,6 +296,7 @@ export async function tournamentPage(main, id) {
       } finally {
         sending = false;
         update();
+        if (focused && focused !== document.body && focused.isConnected && document.activeElement === document.body) focused.focus();
       }
     }
     enter.addEventListener("submit", (event) => {
@@ -420,7 +425,7 @@ export function scoreSheet(table, players, sheet, refused = null, level = "h4") 
   const units = sheet.units.map((/** @type {number[]} */ seats) => seats.map((s) => seated[s]).join(" & "));
   const rows = sheet.rows.map((/** @type {any} */ row) => [
     String(row.deal),
-    row.contract ? `${seated[row.contract.seat]} ${row.contract.amount} ${row.contract.made ? "made" : "set"}` : "",
+    row.contract ? [named(seated[row.contract.seat]), ` ${row.contract.amount} ${row.contract.made ? "made" : "set"}`] : "",
     ...row.changes.map((/** @type {number} */ c, /** @type {number} */ i) => `${c > 0 ? "+" : ""}${c} → ${row.totals[i]}`),
   ]);
   const ended = sheet.result ? h("p", null, `Ended: ${sheet.result.reason}`) : null;
@@ -431,7 +436,7 @@ export function scoreSheet(table, players, sheet, refused = null, level = "h4") 
 function dealCompared(deal) {
   const rows = deal.tables.map((/** @type {any} */ at) => [
     h("a", { href: `/console/tables/${at.table}` }, (at.players || []).map((/** @type {string | null} */ p) => p || "–").join(", ")),
-    at.contract ? `${at.declarer || at.contract.seat} ${at.contract.amount} ${at.contract.made ? "made" : "set"}` : String(at.outcome || "").replaceAll("_", " "),
+    at.contract ? [named(String(at.declarer || at.contract.seat)), ` ${at.contract.amount} ${at.contract.made ? "made" : "set"}`] : String(at.outcome || "").replaceAll("_", " "),
     at.changes.join(" / "),
     at.scores.join(" / "),
   ]);
