@@ -143,15 +143,27 @@ def _refused(request_id: bytes, scope: Any = None, status: int = 431) -> None:
         log.info("request", extra={"fields": fields})
 
 
+async def _send_refusal(
+    scope: Any,
+    send: Any,
+    status: int,
+    problem: tuple[list[tuple[bytes, bytes]], bytes],
+    request_id: bytes,
+) -> None:
+    """A refusal of a parsed head, answered by this protocol's ASGI app: its headers, the
+    request id, CORS's, and its access line."""
+    headers, body = problem
+    sent = [*headers, (b"x-request-id", request_id), *_cors_headers(scope)]
+    await send({"type": "http.response.start", "status": status, "headers": sent})
+    await send({"type": "http.response.body", "body": body})
+    _refused(request_id, scope, status)
+
+
 def _answering(status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> Any:
     """A refusal of a parsed head as an ASGI application, with a new X-Request-ID."""
 
     async def answer(scope: Any, receive: Any, send: Any) -> None:
-        request_id = new_request_id()
-        sent = [*headers, (b"x-request-id", request_id), *_cors_headers(scope)]
-        await send({"type": "http.response.start", "status": status, "headers": sent})
-        await send({"type": "http.response.body", "body": body})
-        _refused(request_id, scope, status)
+        await _send_refusal(scope, send, status, (headers, body), new_request_id())
 
     return answer
 
@@ -187,10 +199,7 @@ async def _too_many_bodies(scope: Any, receive: Any, send: Any) -> None:
         " send this one once one of them is through"
     )
     headers, body = _problem("too-many-bodies", detail)
-    headers += [(b"retry-after", b"1"), (b"x-request-id", request_id), *_cors_headers(scope)]
-    await send({"type": "http.response.start", "status": 503, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-    _refused(request_id, scope, 503)
+    await _send_refusal(scope, send, 503, ([*headers, (b"retry-after", b"1")], body), request_id)
 
 
 @cache

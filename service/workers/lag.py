@@ -23,7 +23,7 @@ from prometheus_client.registry import Collector
 from psycopg_pool import AsyncConnectionPool
 
 from service.read.catalog import PROJECTIONS
-from service.workers.relay import CHECKPOINT as RELAY_CHECKPOINT
+from service.write.restored import RELAY as RELAY_CHECKPOINT
 
 COUNT_CAP = 100_000  # events counted behind a checkpoint at most: a scrape stays cheap
 

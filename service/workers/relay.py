@@ -42,14 +42,13 @@ from service.workers.streams import (
     tournament_stream,
 )
 from service.write.codec import event_decoder
-from service.write.restored import RELAY, TOURNAMENT_RELAY
+from service.write.restored import RELAY as CHECKPOINT
+from service.write.restored import TOURNAMENT_RELAY as TOURNAMENT_CHECKPOINT
 from service.write.store import Checkpoint, EventStore, StoredEvent
 from service.write.tournament_store import StoredTournamentEvent, TournamentStore, decode_event
 
 log = logging.getLogger("cardroom.relay")
 LEADER_LOCK = 0x636172642D72656C  # "card-rel"
-CHECKPOINT = RELAY
-TOURNAMENT_CHECKPOINT = TOURNAMENT_RELAY
 COALESCE = 0.003  # seconds
 # A busy relay saves its checkpoint at most this often (seconds), and always before it
 # waits idle: a relay killed in between republishes that much, which the streams allow.

@@ -42,15 +42,25 @@ _STREAMS = {  # the table, its append-only trigger, its relay's checkpoint
 
 def restamp_if_restored(conn: psycopg.Connection[TupleRow]) -> bool:
     """Restamp a store restored from another cluster (see the module); whether it was.
-    ``conn`` is in autocommit mode; the restamp is one transaction."""
+    ``conn`` is in autocommit mode; the restamp is one transaction. Every process start
+    asks: the first look takes no lock, so writers wait only when there is work."""
+    if not any(_ahead_of_this_cluster(conn, table) for table in _STREAMS):
+        return False
     with conn.transaction():
         # Writers wait (readers go on) until this commits: none may slip a row in between.
         conn.execute("LOCK TABLE events, tournament_events IN SHARE ROW EXCLUSIVE MODE")
-        ahead = [name for name in _STREAMS if _ahead_of_this_cluster(conn, name)]
+        ahead = [table for table in _STREAMS if _ahead_of_this_cluster(conn, table)]
         if not ahead:
-            return False
-        for name, (trigger, relay) in _STREAMS.items():
-            _restamp(conn, name, trigger, relay)
+            return False  # another process restamped it meanwhile
+        # The read models, which may not fold an event twice, are built again.
+        conn.execute("DELETE FROM read_models")
+        conn.execute(
+            "UPDATE consumer_checkpoints SET tx = 0, position = 0, updated_at = now()"
+            " WHERE name LIKE %s",
+            (READ_MODEL_PREFIX + "%",),
+        )
+        for table, (trigger, relay) in _STREAMS.items():
+            _restamp(conn, sql.Identifier(table), sql.Identifier(trigger), relay)
     log.warning(
         "%s hold transaction ids this cluster has not reached: the store was restored"
         " from another cluster; restamped, and the read models are being built again",
@@ -65,22 +75,11 @@ def _ahead_of_this_cluster(conn: psycopg.Connection[TupleRow], table: str) -> bo
     return bool(row and row[0])
 
 
-def _restamp(conn: psycopg.Connection[TupleRow], table: str, trigger: str, relay: str) -> None:
-    rows, stamp = sql.Identifier(table), sql.Identifier(trigger)
-    if table == "events":  # the read models fold it: built again from the first event
-        found = conn.execute(
-            "SELECT name FROM consumer_checkpoints WHERE name LIKE %s",
-            (READ_MODEL_PREFIX + "%",),
-        ).fetchall()
-        for (checkpoint,) in found:
-            projection = str(checkpoint).removeprefix(READ_MODEL_PREFIX)
-            conn.execute("DELETE FROM read_models WHERE projection = %s", (projection,))
-            conn.execute(
-                "UPDATE consumer_checkpoints SET tx = 0, position = 0, updated_at = now()"
-                " WHERE name = %s",
-                (checkpoint,),
-            )
-    # The relay's: just before the first row it had not read, in the order it read them.
+def _restamp(
+    conn: psycopg.Connection[TupleRow], rows: sql.Identifier, trigger: sql.Identifier, relay: str
+) -> None:
+    """Every row of ``rows`` at :data:`RESTAMPED`; its relay's checkpoint just before the
+    first row it had not read, in the order it read them."""
     conn.execute(
         sql.SQL(
             "UPDATE consumer_checkpoints c SET tx = %s, updated_at = now(), position ="
@@ -91,6 +90,6 @@ def _restamp(conn: psycopg.Connection[TupleRow], table: str, trigger: str, relay
         ).format(rows=rows),
         (RESTAMPED, relay),
     )
-    conn.execute(sql.SQL("ALTER TABLE {} DISABLE TRIGGER {}").format(rows, stamp))
+    conn.execute(sql.SQL("ALTER TABLE {} DISABLE TRIGGER {}").format(rows, trigger))
     conn.execute(sql.SQL("UPDATE {} SET tx = %s::text::xid8").format(rows), (str(RESTAMPED),))
-    conn.execute(sql.SQL("ALTER TABLE {} ENABLE TRIGGER {}").format(rows, stamp))
+    conn.execute(sql.SQL("ALTER TABLE {} ENABLE TRIGGER {}").format(rows, trigger))

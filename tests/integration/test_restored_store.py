@@ -18,9 +18,9 @@ from psycopg_pool import AsyncConnectionPool
 
 from domain import table as tables
 from service.workers.projector import Projector
-from service.workers.relay import CHECKPOINT as RELAY_CHECKPOINT
 from service.write.handler import TableService
 from service.write.migrate import migrate
+from service.write.restored import RELAY as RELAY_CHECKPOINT
 from service.write.restored import RESTAMPED
 from service.write.store import EventStore, new_table_id
 from tests.support.postgres_server import PostgresServer, _bin

@@ -45,7 +45,7 @@ from service.tools.bench.harness import (
     running_server,
     scratch_database,
 )
-from service.workers.relay import CHECKPOINT as RELAY_CHECKPOINT
+from service.write.restored import RELAY as RELAY_CHECKPOINT
 from service.write.store import Checkpoint, EventStore, NewEvent, StoredEvent, read_all_on
 
 CLIENTS = 16  # concurrent tables, as in the command figure of ``bench all``
