@@ -335,8 +335,11 @@ async def test_a_stream_ends_at_once_after_a_resignation(
     rng = random.Random(3)
     for moves in range(1, 4):  # until the stream follows the hub live
         await step(http, table["id"], tokens, rng)
-        while len(seen) < moves:
+        for _ in range(500):  # ten seconds at most: a stream that stalls fails, not hangs
+            if len(seen) >= moves:
+                break
             await asyncio.sleep(0.02)
+        assert len(seen) >= moves, seen
     resigned = await http.post(
         f"/tables/{table['id']}/actions", json={"type": "resign"}, headers=bearer(tokens[0])
     )
