@@ -128,10 +128,10 @@ async def _replica_status(client: httpx.AsyncClient) -> str:
     return str(status)
 
 
-async def _until(condition: Any, timeout: float = 20.0) -> None:
+async def _until(condition: Any, timeout: float = 20.0, said: Any = lambda: "") -> None:
     deadline = time.monotonic() + timeout
     while not await condition():
-        assert time.monotonic() < deadline, "the condition never held"
+        assert time.monotonic() < deadline, f"the condition never held {said()}"
         await asyncio.sleep(0.05)
 
 
@@ -142,7 +142,7 @@ async def test_reads_run_on_the_replica(
     body = {"game": "reserve-bridge", "name": "Replica night", "format": "swiss", "rounds": 1}
     headers = bearer(deployment.operator)
     tournament = ok(await clients[0].post("/tournaments", json=body, headers=headers), 201)
-    await _until(lambda: _replica_ok(clients))
+    await _replicas_ok(clients)
     before = deployment.replica.transactions(DATABASE)
     replica_reads = sum(
         [await _metric(c, "cardroom_reads_total", 'source="replica"') for c in clients]
@@ -163,8 +163,15 @@ async def test_reads_run_on_the_replica(
     await _until(counted)
 
 
-async def _replica_ok(clients: list[httpx.AsyncClient]) -> bool:
-    return all([await _replica_status(c) == "ok" for c in clients])
+async def _replicas_ok(clients: list[httpx.AsyncClient], timeout: float = 20.0) -> None:
+    """Until every process finds the replica usable; on failure, what they said of it."""
+    statuses: list[str] = []
+
+    async def usable() -> bool:
+        statuses[:] = [await _replica_status(c) for c in clients]
+        return all(status == "ok" for status in statuses)
+
+    await _until(usable, timeout, lambda: f"(the replica's statuses: {statuses})")
 
 
 async def test_versions_only_move_forward_while_the_replica_replays_nothing(
@@ -173,7 +180,7 @@ async def test_versions_only_move_forward_while_the_replica_replays_nothing(
     """Commands on one process, reads (views, conditional GETs, events after the
     command) on the other, while the replica's replay is paused: every read that names a
     version, or follows an acknowledged command, is answered by the primary."""
-    await _until(lambda: _replica_ok(clients))
+    await _replicas_ok(clients)
     behind = sum(
         [
             await _metric(c, "cardroom_reads_total", 'source="primary-replica-behind"')
@@ -213,7 +220,7 @@ async def test_versions_only_move_forward_while_the_replica_replays_nothing(
         assert await _metric(clients[0], "cardroom_reads_total", 'source="primary"') > skipped
     finally:
         deployment.replica.resume_replay()
-    await _until(lambda: _replica_ok(clients))
+    await _replicas_ok(clients)
 
 
 async def test_idempotency_keys_hold_across_processes(
@@ -315,7 +322,7 @@ async def test_a_frozen_replica_delays_no_read_past_its_deadline(
     """Sockets open, nothing answering: a read gives the replica half a second, then
     the primary answers, well within the request's 1.5 s deadline."""
     table_id, _ = await _table(clients[0])
-    await _until(lambda: _replica_ok(clients))
+    await _replicas_ok(clients)
     deployment.replica.freeze()
     try:
         for turn in range(6):
@@ -329,7 +336,7 @@ async def test_a_frozen_replica_delays_no_read_past_its_deadline(
         await _until(reported)
     finally:
         deployment.replica.thaw()
-    await _until(lambda: _replica_ok(clients))
+    await _replicas_ok(clients)
 
 
 async def test_reads_fail_over_to_the_primary_when_the_replica_stops(
@@ -352,5 +359,5 @@ async def test_reads_fail_over_to_the_primary_when_the_replica_stops(
         assert (await clients[0].get("/readyz")).status_code == 200
     finally:
         deployment.replica.start()
-    await _until(lambda: _replica_ok(clients), timeout=30)
+    await _replicas_ok(clients, timeout=30)
     ok(await clients[1].get(f"/tables/{table_id}"))
