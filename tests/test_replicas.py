@@ -131,8 +131,8 @@ class Answer:
     async def execute(self, *_: Any, **__: Any) -> Answer:
         return self
 
-    async def fetchone(self) -> tuple[str]:
-        return (f"0/{self.position:X}",)
+    async def fetchone(self) -> tuple[str, int, int]:
+        return (f"0/{self.position:X}", 8192, 16 << 20)  # position, page and segment sizes
 
 
 async def settle() -> None:

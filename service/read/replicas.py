@@ -5,11 +5,12 @@ process has acknowledged — is kept with replicas by comparing WAL positions, n
 trusting a lag figure:
 
 1. After a read begins, the primary is asked for its WAL insert position
-   (``pg_current_wal_insert_lsn()``): every commit acknowledged to anyone before that
-   moment has its commit record below it. The question costs no table access, and
-   the reads of a process share it exactly as they share snapshot loads
-   (service.read.loads): a read waits for a question *sent after it began*, never one
-   already in flight.
+   (``pg_current_wal_insert_lsn()``, taken back to the end of the last record when it
+   points just past a page header: :func:`record_end`): every commit acknowledged to
+   anyone before that moment has its commit record below it. The question costs no
+   table access, and the reads of a process share it exactly as they share snapshot
+   loads (service.read.loads): a read waits for a question *sent after it began*, never
+   one already in flight.
 2. The replica is used only when its replay position (``pg_last_wal_replay_lsn()``) has
    reached that position. A snapshot a standby takes after replaying a commit record
    sees that transaction, so the read's statement — sent after the position was
@@ -87,6 +88,31 @@ class Replica:
         self.status = f"error: {type(error).__name__}"
 
 
+# The primary's insert position, with the sizes of a WAL page and segment (initdb fixes
+# both, so the question stays one round trip without a table read).
+INSERTED = (
+    "SELECT pg_current_wal_insert_lsn()::text, current_setting('wal_block_size')::int,"
+    " pg_size_bytes(current_setting('wal_segment_size'))"
+)
+SHORT_PAGE_HEADER = 24  # what heads each WAL page (XLogPageHeaderData, 8-byte aligned)
+LONG_PAGE_HEADER = 40  # what heads a segment's first page (XLogLongPageHeaderData)
+
+
+def record_end(inserted: int, *, page: int, segment: int) -> int:
+    """The end of the last WAL record, from the insert position.
+
+    When the last record ended on a page boundary (a WAL switch ends its segment so:
+    ``archive_timeout``, ``pg_switch_wal()``), the insert position points past the next
+    page's header, where no record is yet. A standby's replay position stops at the
+    boundary, so until the primary writes again a caught-up replica would be judged
+    behind, reported lagging ever more, and not read from."""
+    if inserted % segment == LONG_PAGE_HEADER:
+        return inserted - LONG_PAGE_HEADER
+    if inserted % page == SHORT_PAGE_HEADER:
+        return inserted - SHORT_PAGE_HEADER
+    return inserted
+
+
 class PrimaryPosition:
     """The primary's WAL insert position, as of a question sent after each caller asked.
 
@@ -108,11 +134,9 @@ class PrimaryPosition:
         while self._waiting:
             batch, self._waiting = self._waiting, []
             try:
-                row = await fetch_one(
-                    self.pool, "SELECT pg_current_wal_insert_lsn()::text", prepare=True
-                )
+                row = await fetch_one(self.pool, INSERTED, prepare=True)
                 assert row is not None
-                position = lsn(row[0])
+                position = record_end(lsn(row[0]), page=row[1], segment=row[2])
             except Exception as exc:  # every waiter of this question gets the failure
                 for future in batch:
                     if not future.done():
