@@ -127,9 +127,16 @@ class SpreadWorkers(Multiprocess):
     once their worker is gone, on a socket nobody accepts from. A worker that stops
     takes its socket with it: connections queued on it, not yet accepted, are reset (on a
     shared socket another worker would have taken them; Linux's
-    ``net.ipv4.tcp_migrate_req`` hands them over). A worker's socket listens from its
-    start, so the connections the kernel gives a worker that is still starting wait for
-    it (a second or two), where a shared socket would have let the others take them."""
+    ``net.ipv4.tcp_migrate_req`` hands them over).
+
+    A socket is handed over bound but not listening: its worker's server listens once its
+    app has started (asyncio's ``create_server`` does, after the lifespan). A socket that
+    listened from the worker's start was given its share of new connections while the
+    worker imported and started, three to five seconds on a 2-core machine, and they
+    waited that long, where the workers already serving would have answered them at
+    once. A replacement worker (SIGHUP brings each one into service before retiring the
+    one it replaces) is now given connections only once it serves; only while no worker
+    has started yet, at the server's start, is a connection refused."""
 
     def __init__(self, config: uvicorn.Config) -> None:
         self.holder = hold_port(config.host, config.port)
@@ -140,7 +147,6 @@ class SpreadWorkers(Multiprocess):
     @property
     def sockets(self) -> list[socket.socket]:
         sock = bound_socket(self.config.host, self.config.port, reuse_port=True)
-        sock.listen(self.config.backlog)
         sock.set_inheritable(True)
         self.handed.append(sock)
         return [sock]

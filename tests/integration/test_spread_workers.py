@@ -5,7 +5,7 @@ whichever worker was awake first (all 16 on one worker in 7 tries of 12). Each w
 listens on a socket of its own (``SO_REUSEPORT``): the kernel spreads connections by a
 hash of their addresses, so 16 at once land on one worker about once in 30,000 tries.
 A worker the supervisor replaces gets a socket of its own too, and no connection is left
-waiting on a socket that nobody accepts from.
+waiting on a socket that nobody accepts from, nor on one whose worker has not started.
 """
 
 from __future__ import annotations
@@ -64,7 +64,17 @@ async def answered_together(server: Server) -> Counter[int]:
             writer.close()
 
 
+async def until_both_serve(server: Server) -> None:
+    """Until connections reach both workers: each is given some once it has started."""
+    for _ in range(60):
+        if len(await answered_together(server)) == 2:
+            return
+        await asyncio.sleep(0.5)
+    raise AssertionError("a worker never served")
+
+
 async def test_connections_opened_together_reach_every_worker(server: Server) -> None:
+    await until_both_serve(server)
     for _ in range(3):
         held = await answered_together(server)
         assert sum(held.values()) == CONNECTIONS
@@ -101,6 +111,28 @@ async def test_replaced_workers_listen_and_no_connection_is_left_unanswered(
     for _ in range(3):
         held = await answered_together(server)
         assert len(held) == 2 and sum(held.values()) == CONNECTIONS
+
+
+async def test_a_starting_worker_is_given_no_connection_until_it_serves(server: Server) -> None:
+    """A replacement caught while it starts (stopped before its imports are done): the
+    connections opened meanwhile are all answered by the worker already serving. Its
+    socket listened from its start, and the share of them the kernel gave it waited for
+    its start, seconds."""
+    await until_both_serve(server)
+    survivor, victim = (worker.pid for worker in workers(server.pid))
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while not (starting := {w.pid for w in workers(server.pid)} - {survivor, victim}):
+        assert time.monotonic() < deadline, "the supervisor did not replace the worker"
+        await asyncio.sleep(0.01)
+    [replacement] = starting
+    os.kill(replacement, signal.SIGSTOP)
+    try:
+        held = await answered_together(server)
+    finally:
+        os.kill(replacement, signal.SIGCONT)
+    assert held == {survivor: CONNECTIONS}
+    await until_both_serve(server)
 
 
 @pytest.mark.parametrize("reuse_port", [False, True], ids=["plain", "reuse-port"])
