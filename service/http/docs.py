@@ -34,6 +34,7 @@ _DESCRIPTIONS = {
     408: "The body did not arrive whole within 30 s of the service's starting to read it.",
     429: "Rate limited: wait `Retry-After` seconds (the `RateLimit-*` fields say how much is"
     " left).",
+    414: "The request line alone is over 16 KiB; the connection is closed.",
     431: "The request line and headers are over 16 KiB; the connection is closed.",
     503: (
         "The database did not answer in time (`database-unavailable`): retry after"
@@ -53,11 +54,11 @@ def errors(*statuses: int) -> dict[int, ResponseSpec]:
 
     429 is added to each: every operation documented through here is rate limited (the
     operations endpoints, which are not, do not use it); its headers are added by
-    ``service.http.document``. So is 431, which any request's head may get, and 408 to
-    an operation that takes a body (one that may be refused as too large, 413): a client
-    generated from the document then reads them as problems rather than failing."""
+    ``service.http.document``. So are 414 and 431, which any request's head may get, and
+    408 to an operation that takes a body (one that may be refused as too large, 413): a
+    client generated from the document then reads them as problems rather than failing."""
     specs: dict[int, ResponseSpec] = {}
-    for status in sorted({*statuses, 429, 431, *((408,) if 413 in statuses else ())}):
+    for status in sorted({*statuses, 429, 414, 431, *((408,) if 413 in statuses else ())}):
         if status == 304:
             specs[status] = ResponseSpec(
                 data_container=None, description=_DESCRIPTIONS[status], generate_examples=False

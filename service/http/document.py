@@ -170,8 +170,8 @@ def _counted_fields(openapi: Any) -> None:
         if "429" not in responses:
             continue
         for status, response in responses.items():
-            # A 431 is answered before the rate limit, from the head alone.
-            if status not in ("429", "431") and isinstance(response, OpenAPIResponse):
+            # A 414 or 431 is answered before the rate limit, from the head alone.
+            if status not in ("429", "414", "431") and isinstance(response, OpenAPIResponse):
                 response.headers = {**(response.headers or {}), **refs}
 
 
@@ -251,9 +251,9 @@ def _cache_fields(openapi: Any) -> None:
         if operation is None:
             continue
         for status, response in (operation.responses or {}).items():
-            # A 304 carries its 200's (_revalidation_fields); a 431 is answered from the
-            # head alone, before the app.
-            if status in ("304", "431") or not isinstance(response, OpenAPIResponse):
+            # A 304 carries its 200's (_revalidation_fields); a 414 or 431 is answered
+            # from the head alone, before the app.
+            if status in ("304", "414", "431") or not isinstance(response, OpenAPIResponse):
                 continue
             declared = response.headers or {}
             if "Cache-Control" not in declared:

@@ -523,6 +523,7 @@ DEFAULT_PROBLEMS = {
     409: ["version-conflict"],
     412: ["precondition-failed"],
     413: ["payload-too-large"],
+    414: ["uri-too-long"],
     415: ["unsupported-media-type"],
     422: ["idempotency-key-reused"],
     429: ["rate-limited"],

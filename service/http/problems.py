@@ -135,6 +135,12 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         "Request header fields too large",
         "The request line and headers are over 16 KiB together; the connection is closed.",
     ),
+    "uri-too-long": ProblemType(
+        414,
+        "URI too long",
+        "The request line alone is over 16 KiB (no path or query of this API comes near);"
+        " the connection is closed.",
+    ),
     "internal-error": ProblemType(500, "Internal error", "Something failed on our side."),
     "database-unavailable": ProblemType(
         503,

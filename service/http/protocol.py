@@ -9,7 +9,8 @@ a connection that stops halfway through its headers stays open for good. This su
 - counts the bytes of each head as they arrive, before the parser sees them: the request
   line and headers may take 16 KiB (16,384 bytes, from the request line's first byte to
   the empty line that ends the headers, inclusive); one byte more is answered with a 431
-  ``headers-too-large`` problem and the connection closed;
+  ``headers-too-large`` problem, or a 414 ``uri-too-long`` when the request line alone is
+  over the limit, and the connection closed;
 - reads no trailer fields (the header lines a chunked body may end with): they never
   join the request's headers (RFC 9110 section 6.5.1), and what follows a head, its
   body, chunk framing and trailers, may take 2 MiB on the wire (twice the body limit,
@@ -122,6 +123,13 @@ _HEADERS, _BODY = _closing_problem(
     f"the request line and headers are over {MAX_HEAD_TEXT} ({MAX_HEAD_BYTES} bytes)",
 )
 _TOO_LARGE = _wire(_HEADERS, _BODY)
+# RFC 9112 section 3: a request target longer than the server will parse "MUST" get a 414.
+# Its bound is the head's: a request line over 16 KiB alone gets a 414, one that leaves
+# the headers no room a 431.
+_URI_HEADERS, _URI_BODY = _closing_problem(
+    "uri-too-long", f"the request line alone is over {MAX_HEAD_TEXT} ({MAX_HEAD_BYTES} bytes)"
+)
+_URI_TOO_LONG = _wire(_URI_HEADERS, _URI_BODY)
 MAX_REST_BYTES = 2 * MAX_BODY_BYTES  # of a request after its head, on the wire
 _REST_TOO_LARGE = _wire(
     *_closing_problem(
@@ -170,6 +178,7 @@ def _answering(status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> 
 
 # For a head found too large once parsed.
 _too_large = _answering(431, _HEADERS, _BODY)
+_uri_too_long = _answering(414, _URI_HEADERS, _URI_BODY)
 # RFC 9112 section 3.2: an HTTP/1.1 request without exactly one Host "MUST" get a 400.
 _without_one_host = _answering(
     400,
@@ -251,12 +260,9 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.head_seconds = header_timeout_seconds()
         self.head_timer: asyncio.TimerHandle | None = None
         # When the head being read began (None between the end of one request's headers
-        # and the next request's first byte); the bytes of it counted so far, and its last
-        # three (an end of the head split between two reads).
+        # and the next request's first byte).
         self.head_started: float | None = None
-        self.reading_head = True
-        self.head_bytes = 0
-        self.head_tail = b""
+        self._expect_head()
         # Whether the head being read began at the start of a read, so that every byte of
         # it was counted; and whether this read started inside a head.
         self.head_counted = True
@@ -368,12 +374,26 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             return
         super().data_received(data)
 
+    def _expect_head(self) -> None:
+        """A new head comes next: none of it counted yet. Counted as it comes are its bytes,
+        its last three (an end of the head split between two reads), and the bytes of its
+        request line until that line ends."""
+        self.reading_head = True
+        self.head_bytes = 0
+        self.head_tail = b""
+        self.line_bytes = 0
+        self.line_ended = False
+
     def _head_fits(self, data: bytes) -> bool:
         """Whether the head still fits once ``data`` is read (up to the head's end)."""
         start = 0
         if not self.head_bytes and data[:1] in (b"\r", b"\n"):
             # Empty lines before a request line are skipped by the parser, and not counted.
             start = len(data) - len(data.lstrip(_BLANK))
+        if not self.line_ended:
+            line_end = data.find(b"\n", start)
+            self.line_ended = line_end >= 0
+            self.line_bytes += (line_end + 1 if self.line_ended else len(data)) - start
         tail = self.head_tail
         # httptools (llhttp) wants CRLF line ends, so the head ends at the first CRLF CRLF.
         if tail and (across := (tail + data[:3]).find(_END)) >= 0:
@@ -400,9 +420,13 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         return STATUS_LINE[status] + date + stamp + rest, request_id
 
     def _refuse(self) -> None:
-        answer, request_id = self._answer(431, _TOO_LARGE)
+        if self.line_bytes > MAX_HEAD_BYTES:
+            status, problem = 414, _URI_TOO_LONG
+        else:
+            status, problem = 431, _TOO_LARGE
+        answer, request_id = self._answer(status, problem)
         if self._drop(answer):
-            _refused(request_id)
+            _refused(request_id, status=status)
 
     def _refuse_rest(self) -> None:
         """Past the limit after the head: a 413 unless the request was being answered
@@ -465,7 +489,8 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         if not self.head_counted and self._parsed_head_bytes() > MAX_HEAD_BYTES:
             # Answered in turn, after the responses to the requests before it; then closed.
             self.refused = True
-            self._served_by(_too_large)
+            long_line = self._parsed_line_bytes() > MAX_HEAD_BYTES
+            self._served_by(_uri_too_long if long_line else _too_large)
             return
         hosts = sum(name == b"host" for name, _ in self.headers)
         if hosts != 1 and self.parser.get_http_version() == "1.1":
@@ -533,8 +558,12 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         """The least size on the wire of the head just parsed ("GET /path HTTP/1.1\r\n",
         each "name:value\r\n", the final "\r\n"), for a head not counted as it came:
         nothing within the limit is refused."""
-        line = len(self.parser.get_method()) + len(self.url) + 12
-        return line + sum(len(name) + len(value) + 3 for name, value in self.headers) + 2
+        headers = sum(len(name) + len(value) + 3 for name, value in self.headers)
+        return self._parsed_line_bytes() + headers + 2
+
+    def _parsed_line_bytes(self) -> int:
+        """The least size of the request line just parsed ("GET /path HTTP/1.1\r\n")."""
+        return len(self.parser.get_method()) + len(self.url) + 12
 
     def on_body(self, body: bytes) -> None:
         if not self.refused:
@@ -545,9 +574,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         if self.refused:
             return
         super().on_message_complete()
-        self.reading_head = True
-        self.head_bytes = 0
-        self.head_tail = b""
+        self._expect_head()
         self.rest_bytes = 0
         if self.cycle is not None and self.cycle.response_complete:
             # The rest of a request answered early is in: between requests again, under

@@ -310,18 +310,59 @@ async def test_one_byte_past_16_kib_is_refused_with_431_and_closed(base: str, ma
     assert problem["type"] == "https://cardroom.dev/problems/headers-too-large"
 
 
-async def test_a_pipelined_head_past_16_kib_is_refused_after_the_one_before(base: str) -> None:
-    """A head that starts in the same read as the end of the request before it."""
+@pytest.mark.parametrize(
+    ("line_alone", "status", "code"),
+    [(False, 431, "headers-too-large"), (True, 414, "uri-too-long")],
+    ids=["headers", "request-line"],
+)
+async def test_a_pipelined_head_past_16_kib_is_refused_after_the_one_before(
+    base: str, line_alone: bool, status: int, code: str
+) -> None:
+    """A head that starts in the same read as the end of the request before it: too long
+    by its headers, or by its request line alone."""
+    too_long = (long_target if line_alone else head)(MAX_HEAD_BYTES + 100)
     reader, writer = await asyncio.open_connection(*address(base))
     try:
-        writer.write(head(200) + head(MAX_HEAD_BYTES + 100))
+        writer.write(head(200) + too_long)
         first, _, _ = await asyncio.wait_for(read_response(reader), 10)
         second, headers, body = await asyncio.wait_for(read_response(reader), 10)
         assert await closed_by_server(reader, TIMEOUT / 2)
     finally:
         writer.close()
-    assert (first, second, json.loads(body)["code"]) == (200, 431, "headers-too-large")
+    assert (first, second, json.loads(body)["code"]) == (200, status, code)
     assert re.fullmatch("[0-9a-f]{16}", headers["x-request-id"])
+
+
+def long_target(size: int) -> bytes:
+    """A ``GET /healthz`` whose request line alone takes ``size`` bytes (a long query)."""
+    start, end = b"GET /healthz?pad=", b" HTTP/1.1\r\n"
+    return start + b"a" * (size - len(start) - len(end)) + end + b"host: cardroom\r\n\r\n"
+
+
+async def test_a_request_line_past_16_kib_alone_is_refused_with_414_and_closed(
+    base: str,
+) -> None:
+    """RFC 9112 section 3: a request target longer than the server reads gets a 414; a
+    head the headers make too long stays a 431."""
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(long_target(MAX_HEAD_BYTES + 1))
+        status, headers, body = await asyncio.wait_for(read_response(reader), 10)
+        assert await closed_by_server(reader, TIMEOUT / 2)
+    finally:
+        writer.close()
+    assert (status, headers["connection"]) == (414, "close")
+    assert headers["content-type"] == "application/problem+json"
+    assert re.fullmatch("[0-9a-f]{16}", headers["x-request-id"])
+    problem = json.loads(body)
+    assert (problem["status"], problem["code"]) == (414, "uri-too-long")
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(long_target(MAX_HEAD_BYTES - 5))  # fits alone; its Host line does not
+        status, _, body = await asyncio.wait_for(read_response(reader), 10)
+    finally:
+        writer.close()
+    assert (status, json.loads(body)["code"]) == (431, "headers-too-large")
 
 
 def chunked_post(path: str, body: bytes, trailer: bytes) -> bytes:
