@@ -377,12 +377,15 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     def _expect_head(self) -> None:
         """A new head comes next: none of it counted yet. Counted as it comes are its bytes,
         its last three (an end of the head split between two reads), and the bytes of its
-        request line until that line ends."""
+        request line until that line ends. Those are the request line's only if the head
+        began with a read (``line_counted``): one that began in the middle of a read, behind
+        the request before it, is counted from the next read on, inside its headers."""
         self.reading_head = True
         self.head_bytes = 0
         self.head_tail = b""
         self.line_bytes = 0
         self.line_ended = False
+        self.line_counted = True
 
     def _head_fits(self, data: bytes) -> bool:
         """Whether the head still fits once ``data`` is read (up to the head's end)."""
@@ -420,7 +423,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         return STATUS_LINE[status] + date + stamp + rest, request_id
 
     def _refuse(self) -> None:
-        if self.line_bytes > MAX_HEAD_BYTES:
+        if self.line_counted and self.line_bytes > MAX_HEAD_BYTES:
             status, problem = 414, _URI_TOO_LONG
         else:
             status, problem = 431, _TOO_LARGE
@@ -472,6 +475,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         # first byte; any other began in the middle of a read, after the end of the
         # request before it (pipelining).
         self.head_counted = self.read_in_head
+        self.line_counted = self.head_counted
         self.read_in_head = False
         if self.head_started is None:
             self.head_started = self.loop.time()

@@ -135,8 +135,10 @@ class SpreadWorkers(Multiprocess):
     worker imported and started, three to five seconds on a 2-core machine, and they
     waited that long, where the workers already serving would have answered them at
     once. A replacement worker (SIGHUP brings each one into service before retiring the
-    one it replaces) is now given connections only once it serves; only while no worker
-    has started yet, at the server's start, is a connection refused."""
+    one it replaces) is now given connections only once it serves. The cost: while no
+    worker serves (at the server's start, or when every worker has died at once, or the
+    last one after SIGTTOU) a new connection is refused until a worker has started,
+    where a listening socket would have queued it for that worker's start."""
 
     def __init__(self, config: uvicorn.Config) -> None:
         self.holder = hold_port(config.host, config.port)

@@ -365,6 +365,22 @@ async def test_a_request_line_past_16_kib_alone_is_refused_with_414_and_closed(
     assert (status, json.loads(body)["code"]) == (431, "headers-too-large")
 
 
+async def test_a_long_header_of_a_head_begun_behind_another_request_is_a_431(
+    base: str,
+) -> None:
+    """The second head begins in the read that ends the first request and goes on in
+    the next read: what comes first in that read is a header line, not a request line."""
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(head(200) + b"GET /healthz HTTP/1.1\r\nhost: cardroom\r\nx-pad: ")
+        first, _, _ = await asyncio.wait_for(read_response(reader), 10)
+        writer.write(b"a" * (MAX_HEAD_BYTES + 100) + b"\r\n\r\n")
+        second, _, body = await asyncio.wait_for(read_response(reader), 10)
+    finally:
+        writer.close()
+    assert (first, second, json.loads(body)["code"]) == (200, 431, "headers-too-large")
+
+
 def chunked_post(path: str, body: bytes, trailer: bytes) -> bytes:
     """A POST whose JSON body comes as one chunk, then ``trailer`` as its trailer section."""
     head = f"POST {path} HTTP/1.1\r\nhost: cardroom\r\ncontent-type: application/json\r\n"
