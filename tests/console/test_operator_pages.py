@@ -1,12 +1,13 @@
 """What the operator and a watcher meet beyond one game in play: every seat on the felt
 at every table size, a table that has ended (its page stops following it), the
-operator's half-typed intervention surviving the game's moves, a refused filter, and the
-tournaments list."""
+operator's half-typed intervention surviving the game's moves, an intervention confirmed
+while the table changed, a refused filter, and the tournaments list."""
 
 from __future__ import annotations
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.select import Select
 
 from tests.console.conftest import Console
 from tests.support.browser import body, no_errors, rendered, sign_in, wait_for
@@ -99,6 +100,78 @@ def test_the_operators_typing_survives_the_games_moves(
     browser.switch_to.active_element.send_keys(" closes")
     assert browser.find_element(By.ID, "replace-name").get_attribute("value") == "Zoe"
     assert browser.find_element(By.ID, "abort-reason").get_attribute("value") == "the hall closes"
+    no_errors(browser)
+
+
+# Installed on a page: its next question is answered yes, after ``arguments``' request
+# was sent as if by someone else while the question was open. A dialog stops the page
+# until it is answered, as this synchronous request does.
+MEANWHILE = """
+const [path, token, body] = arguments;
+const ask = window.confirm;
+window.confirm = () => {
+  window.confirm = ask;
+  const meanwhile = new XMLHttpRequest();
+  meanwhile.open('POST', path, false);
+  meanwhile.setRequestHeader('Authorization', 'Bearer ' + token);
+  meanwhile.setRequestHeader('Content-Type', 'application/json');
+  meanwhile.send(JSON.stringify(body));
+  window.meanwhile = meanwhile.status;
+  return true;
+};
+"""
+
+
+def operators_page(browser: WebDriver, console: Console, table: str) -> None:
+    browser.get(f"{console.base}/console")
+    either = "#signout, #operator-token"  # signed in already, or not
+    found = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, either))
+    if found[0].get_attribute("id") != "signout":
+        sign_in(browser, console.operator)
+    browser.get(f"{console.base}/console/tables/{table}")
+    rendered(browser, console.view(table)["version"])
+
+
+def hand_on(browser: WebDriver, seat: int, name: str) -> None:
+    """The operator's *Replace…*: ``seat`` to ``name``, confirmed."""
+    Select(browser.find_element(By.ID, "replace-seat")).select_by_value(str(seat))
+    browser.find_element(By.ID, "replace-name").send_keys(name)
+    buttons = browser.find_elements(By.CSS_SELECTOR, ".operator button")
+    next(b for b in buttons if b.text == "Replace…").click()
+
+
+def test_a_seat_handed_on_while_the_operator_confirmed_is_not_handed_again(
+    browser: WebDriver, console: Console
+) -> None:
+    """The console sent a confirmed *Replace…* whatever had happened while the question
+    was open: Bob's seat, handed to Zed meanwhile by another operator, went on to Eve."""
+    table, _ = console.table("pitch", 2, "handed-meanwhile")
+    operators_page(browser, console, table)
+    replace = f"/tables/{table}/seats/1/replace"
+    browser.execute_script(MEANWHILE, replace, console.operator, {"name": "Zed"})
+    hand_on(browser, 1, "Eve")
+    said = wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".message").text)
+    assert browser.execute_script("return window.meanwhile") == 200
+    assert said == "Seat 2 changed hands meanwhile: Zed has it now. Nothing was done."
+    assert console.view(table)["seats"][1]["name"] == "Zed"
+    no_errors(browser)
+
+
+def test_a_move_while_the_operator_confirmed_does_not_stop_the_intervention(
+    browser: WebDriver, console: Console
+) -> None:
+    """The console checks what its question named, not the table's version: a move made
+    while the operator read the question leaves the seat to hand on as it was."""
+    table, tokens = console.table("pitch", 2, "moved-meanwhile")
+    operators_page(browser, console, table)
+    view = console.view(table)
+    seat = view["to_act"][0]
+    move = console.view(table, tokens[seat])["legal_actions"][0]
+    browser.execute_script(MEANWHILE, f"/tables/{table}/actions", tokens[seat], move)
+    hand_on(browser, 1, "Eve")
+    wait_for(browser, lambda d: console.view(table)["seats"][1]["name"] == "Eve")
+    assert browser.execute_script("return window.meanwhile") == 200
+    assert console.view(table)["version"] == view["version"] + 2  # the move, the hand-over
     no_errors(browser)
 
 

@@ -151,14 +151,16 @@ function untilLeft(signal) {
  * wait as long as it takes.
  * @param {string} path
  * `key`: the Idempotency-Key of a body's request, to send the same request again after a
- * lost answer (else a new one).
- * @param {{method?: string, body?: unknown, token?: string | null, accept?: string, patient?: boolean, key?: string}} [options]
+ * lost answer (else a new one). `ifMatch`: the ETag the request was decided on. `tagged`:
+ * the answer as `{body, etag}`.
+ * @param {{method?: string, body?: unknown, token?: string | null, accept?: string, patient?: boolean, key?: string, ifMatch?: string | null, tagged?: boolean}} [options]
  * @returns {Promise<any>}
  */
 export async function api(path, options = {}) {
   /** @type {Record<string, string>} */
   const headers = { Accept: options.accept || "application/json" };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
+  if (options.ifMatch) headers["If-Match"] = options.ifMatch;
   const abort = new AbortController();
   /** @type {RequestInit} */
   const init = { method: options.method || "GET", headers, cache: "no-store", signal: untilLeft(abort.signal) };
@@ -189,7 +191,7 @@ export async function api(path, options = {}) {
     const after = Number(response.headers.get("Retry-After"));
     throw new Problem(response.status, body, Number.isFinite(after) && after > 0 ? after : null);
   }
-  return body;
+  return options.tagged ? { body, etag: response.headers.get("ETag") } : body;
 }
 
 /**

@@ -407,9 +407,43 @@ export async function tablePage(main, table) {
     return h("div", { class: "picker", role: "group", "aria-label": `${actionLabel({ type: action.type })}: pick ${what}` }, h("p", null, `${actionLabel({ type: action.type })}: pick ${choice.min === choice.max ? choice.min : `${choice.min} to ${choice.max}`} ${field}`), h("ul", { class: what }, items), sendButton);
   }
 
+  /**
+   * Sends an intervention to the table only as the operator confirmed it. While the
+   * question was open, a player may have left, another operator handed the seat on or
+   * the game ended: the table is read again, and `changed` says what the question no
+   * longer describes (then nothing is sent). Otherwise the request names the version
+   * just read as its `If-Match`, so that nothing can come between the check and the
+   * intervention; a move made in that moment only means checking again (412).
+   * @param {string} path @param {unknown} body @param {(now: any) => string | null} changed
+   * @returns {Promise<any>} the answer, or null when nothing was sent
+   */
+  async function intervene(path, body, changed) {
+    for (let attempt = 1; ; attempt++) {
+      const now = await api(`/tables/${table}`, { token: operator, tagged: true });
+      const news = changed(now.body);
+      if (news) {
+        render(now.body);
+        message.textContent = `${news} Nothing was done.`;
+        return null;
+      }
+      try {
+        return await api(`/tables/${table}/${path}`, { method: "POST", body, token: operator, ifMatch: now.etag });
+      } catch (error) {
+        if (!(error instanceof Problem && error.status === 412) || attempt === 3) throw error;
+      }
+    }
+  }
+
   /** The operator's interventions, each confirmed first. @param {any} v */
   function drawOperator(v) {
     const who = namer(v);
+    /** What was confirmed of the table's state (`v`) that `now` no longer shows.
+     * @param {any} now @param {boolean} alsoPaused @returns {string | null} */
+    const moved = (now, alsoPaused) => {
+      if (now.status !== v.status) return `The table is ${now.status} now.`;
+      if (alsoPaused && now.paused !== v.paused) return `The table was ${now.paused ? "paused" : "resumed"} meanwhile.`;
+      return null;
+    };
     /** @param {string} label @param {string} question @param {string} path @param {() => any} body */
     const act = (label, question, path, body) =>
       h("button", {
@@ -419,7 +453,8 @@ export async function tablePage(main, table) {
           if (!window.confirm(question)) return;
           unsay();
           try {
-            await api(`/tables/${table}/${path}`, { method: "POST", body: body(), token: operator });
+            // An abort stops a paused table as well as a running one.
+            if (!(await intervene(path, body(), (now) => moved(now, path !== "abort")))) return;
             notice.textContent = `${label.replace("…", "")}: done.`;
             await refresh();
           } catch (error) {
@@ -427,6 +462,8 @@ export async function tablePage(main, table) {
           }
         },
       }, label);
+    /** @param {any} seat @returns {string} who holds it, as far as handing it on goes */
+    const holder = (seat) => JSON.stringify([seat.name, seat.computer, seat.vacant]);
     const reason = h("input", { id: "abort-reason", type: "text", value: "Stopped by the operator", maxlength: 200 });
     const seatSelect = h("select", { id: "replace-seat" }, v.seats.map((/** @type {any} */ s) => h("option", { value: s.seat }, `${s.seat + 1}: ${who(s.seat)}`)));
     const newName = h("input", { id: "replace-name", type: "text", placeholder: "computer if empty", maxlength: 40 });
@@ -452,7 +489,10 @@ export async function tablePage(main, table) {
             if (!window.confirm(`Hand seat ${s + 1} (${who(s)}) to ${name || "the computer"}? The old token stops working.`)) return;
             unsay();
             try {
-              const answer = await api(`/tables/${table}/seats/${s}/replace`, { method: "POST", body: name ? { name } : { computer: true }, token: operator });
+              const answer = await intervene(`seats/${s}/replace`, name ? { name } : { computer: true }, (now) =>
+                holder(now.seats[s]) === holder(v.seats[s]) ? null : `Seat ${s + 1} changed hands meanwhile: ${namer(now)(s)} has it now.`,
+              );
+              if (!answer) return;
               notice.textContent = answer.token ? `Seat ${s + 1}'s new link: ${location.origin}/console/tables/${table}#token=${answer.token}` : `The computer plays seat ${s + 1}.`;
               await refresh();
             } catch (error) {
