@@ -381,8 +381,29 @@ def _seat_of(actor: str, table: Table[Any]) -> tuple[str, int] | None:
     return None
 
 
+# Who may open a table, as the service records it: anybody (``anonymous``), the
+# operator, a tournament's director (its own tables) or the tournament's pairing.
+CREATORS = ("anonymous", "operator", "director", "tournament")
+
+
+def _check_creator(first: Entry, created: TableCreated) -> None:
+    """The table was opened by someone the service lets open such a table."""
+    actor = first.actor
+    if actor not in CREATORS:
+        raise Mismatch(first.version, f"a table is not opened by {actor!r}")
+    if actor in ("director", "tournament") and created.tournament is None:
+        raise Mismatch(first.version, f"{actor!r} opened a table of no tournament")
+    if actor == "anonymous" and (
+        created.tournament is not None or created.first_dealer is not None or created.decks
+    ):
+        raise Mismatch(
+            first.version, "anybody opened a table only the operator or a director may open"
+        )
+
+
 def _check_request(first: Entry, created: TableCreated) -> None:
     """The creation request, as far as it states the table's settings, agrees with them."""
+    _check_creator(first, created)
     request = first.command or {}
     stated: dict[str, Any] = {
         "game": created.game,

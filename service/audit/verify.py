@@ -95,9 +95,9 @@ def verify_lines(lines: Iterable[bytes], head: str | None = None) -> Report:
     """
     report = Report()
     try:
-        header, entries = _parse(lines, report)
+        header, header_line, entries = _parse(lines, report)
         _check_chain(header, entries, report)
-        created = _check_header(header, entries)
+        created = _check_header(header, header_line, entries)
         report.checks.append("the header agrees with the table's table_created event")
         # The rules first: a forgery whose hashes were all recomputed is named at its
         # first bad event, as without the head, not at the last one the head disowns.
@@ -112,21 +112,23 @@ def verify_lines(lines: Iterable[bytes], head: str | None = None) -> Report:
 # --- 1. parsing -------------------------------------------------------------------------
 
 
-def _parse(lines: Iterable[bytes], report: Report) -> tuple[ExportHeader, list[Entry]]:
+def _parse(lines: Iterable[bytes], report: Report) -> tuple[ExportHeader, int, list[Entry]]:
+    """The header, its line number and the events."""
     header: ExportHeader | None = None
+    header_line = 0
     entries: list[Entry] = []
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         if header is None:
-            header = _parse_header(raw, number)
+            header, header_line = _parse_header(raw, number), number
             report.header = header
             continue
         entries.append(_parse_event(raw, number, len(entries) + 1, header.game))
     if header is None:
         raise Stop(Failure(None, "the file is empty: an export opens with a header line"))
     report.events = len(entries)
-    return header, entries
+    return header, header_line, entries
 
 
 def _parse_header(raw: bytes, number: int) -> ExportHeader:
@@ -249,7 +251,7 @@ def _check_anchor(header: ExportHeader, head: str, report: Report) -> None:
 # --- 3. the header ----------------------------------------------------------------------
 
 
-def _check_header(header: ExportHeader, entries: list[Entry]) -> TableCreated:
+def _check_header(header: ExportHeader, line: int, entries: list[Entry]) -> TableCreated:
     if not entries:
         raise Stop(Failure(1, "missing: the export holds no events"))
     created = entries[0].event
@@ -265,7 +267,7 @@ def _check_header(header: ExportHeader, entries: list[Entry]) -> TableCreated:
                 Failure(
                     None,
                     f"the header's {field} {ours!r} is not table_created's {theirs!r}",
-                    entries[0].line,
+                    line,
                 )
             )
     return created

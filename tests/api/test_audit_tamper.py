@@ -20,7 +20,15 @@ from litestar import Litestar
 from domain import RULES_ENGINE_VERSION
 from service.audit.render import render
 from service.audit.verify import Failure, verify_lines
-from tests.support.audit import complete_game, document_of, export, lines_of, other_seed, rechain
+from tests.support.audit import (
+    complete_game,
+    document_of,
+    export,
+    lines_of,
+    new_game,
+    other_seed,
+    rechain,
+)
 
 Lines = list[dict[str, Any]]
 ALNUM = b"0123456789abcdefghijklmnopqrstuvwxyzCDHS"
@@ -177,6 +185,7 @@ def test_a_changed_header_fails_at_the_header(finished: bytes) -> None:
         changed = copy.deepcopy(lines)
         changed[0][field] = value
         assert failure(changed).version is None, field
+        assert failure(changed).line in (None, 1), field  # the header's line, if any
     changed = copy.deepcopy(lines)
     changed[0]["head"] = "0" * 64
     assert failure(changed).version == last
@@ -185,6 +194,33 @@ def test_a_changed_header_fails_at_the_header(finished: bytes) -> None:
     assert failure(changed).version == 1
     assert failure(b"").version is None
     assert failure(finished.splitlines()[0] + b"\n").version == 1
+
+
+def test_a_table_opened_by_someone_who_may_not_open_it_fails_at_table_created(
+    finished: bytes,
+) -> None:
+    """Every later batch's actor was checked against what the service records, but not
+    the opening's: a table "opened" by a seat, the clock or the computer verified."""
+    lines = lines_of(finished)
+    assert lines[1]["actor"] == "anonymous" and lines[1]["data"]["tournament"] is None
+    for actor in ("seat:7", "computer:0", "clock", "system", "retention", "director", "tournament"):
+        changed = copy.deepcopy(lines)
+        changed[1]["actor"] = actor
+        found = failure(rechain(changed))
+        assert found.version == 1, actor
+        assert actor in found.message, found.message
+
+
+async def test_only_the_operator_opens_a_table_with_its_decks_or_its_dealer(
+    client: AsyncClient,
+) -> None:
+    table_id, _, _ = await new_game(client, "pitch", first_dealer=1)
+    lines = lines_of(await export(client, table_id))
+    assert lines[1]["actor"] == "operator"
+    assert verify_lines(document_of(rechain(lines)).splitlines()).ok
+    lines[1]["actor"] = "anonymous"
+    found = failure(rechain(lines))
+    assert found.version == 1 and "only the operator" in found.message, found
 
 
 def test_the_rules_engine_a_table_was_played_under_is_reported(finished: bytes) -> None:
