@@ -80,8 +80,12 @@ class ExportEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", t
                 "Who caused the batch: `seat:N` (the seat's player), `computer:N` (the"
                 " computer, for its seat or an absent player's), `clock` (the timekeeper's"
                 " own steps), `clock:N` (a move the clock made for seat N), `system` (chance"
-                " and clock steps), `operator`, `retention` (a table nobody filled, expired)"
-                " or `anonymous`."
+                " and clock steps), `operator` (a table the operator opened, and every"
+                " intervention: pause, resume, abort and replace, a tournament director's at"
+                " its own tables included), `director` (a table a tournament's director"
+                " opened, and its seats), `tournament` (a round's table, opened as the round"
+                " was paired), `retention` (a table nobody filled, expired) or `anonymous`"
+                " (a table anybody opened)."
             )
         ),
     ]
