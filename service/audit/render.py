@@ -58,13 +58,14 @@ def _where(report: Report) -> str:
 
 
 def _deal_table(report: Report) -> list[str]:
+    over = report.header is not None and report.header.status not in ("waiting", "playing")
     units = [
         "seats " + "+".join(str(s) for s in unit) if len(unit) > 1 else f"seat {unit[0]}"
         for unit in report.units
     ]
     rows = [
         ("deal", "version", "dealer", "deck", "contract", "change", "scores"),
-        *(_deal_row(deal) for deal in report.deals),
+        *(_deal_row(deal, over) for deal in report.deals),
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     title = "deals (change and scores per " + ", ".join(units) + ")"
@@ -74,7 +75,8 @@ def _deal_table(report: Report) -> list[str]:
     return [line.rstrip() for line in lines]
 
 
-def _deal_row(deal: DealRecord) -> tuple[str, ...]:
+def _deal_row(deal: DealRecord, over: bool) -> tuple[str, ...]:
+    """One deal's row; ``over``: the table has ended (its last deal, if unscored, with it)."""
     if deal.supplied:
         deck = "operator deck"
     elif deal.seed:
@@ -84,7 +86,8 @@ def _deal_row(deal: DealRecord) -> tuple[str, ...]:
     if deal.outcome == "thrown_in":
         contract = "thrown in"
     elif deal.outcome == "in_play":
-        contract = "in play"
+        # Not scored: still in play, or cut short by a forfeit, a resignation or an abort.
+        contract = "not played out" if over else "in play"
     elif deal.contract is not None:
         made = "made" if deal.contract.made else "set"
         contract = f"seat {deal.contract.seat} {deal.contract.amount} {made}"

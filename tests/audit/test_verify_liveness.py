@@ -477,6 +477,9 @@ def test_abort_verifies() -> None:
     assert recorder.table.status == "aborted"
     report = verified(recorder)
     assert report.header is not None and report.header.status == "aborted"
+    # The deal the abort cut short is not said to be in play any more.
+    table = render(report).split("deals (")[1].split("\n\n")[0].splitlines()
+    assert table[-1].split()[0] == "1" and table[-1].endswith("not played out"), table
 
 
 def test_a_computer_seats_move_relabelled_as_a_players_fails_at_that_move() -> None:
