@@ -228,7 +228,15 @@ def test_the_director_runs_a_swiss_event_from_its_page(
     assert text_of(browser, ".tag.you") == "Director"
     browser.get(f"{console.base}/console/tournaments/{event['id']}")
     said = "#director-said"
-    wait_for(browser, lambda d: d.find_element(By.ID, "entry-name")).send_keys("Ann", Keys.ENTER)
+    # Enter with no name: said, beside the field (the form did nothing at all).
+    field = wait_for(browser, lambda d: d.find_element(By.ID, "entry-name"))
+    field.send_keys("  ", Keys.ENTER)
+    wait_for(browser, lambda d: text_of(d, said) == "Type the player's name.")
+    assert browser.switch_to.active_element.get_attribute("id") == "entry-name"
+    assert field.get_attribute("aria-invalid") == "true"
+    assert field.get_attribute("aria-describedby") == "entry-missing"
+    field.clear()
+    field.send_keys("Ann", Keys.ENTER)
     link = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{said} .token"))[0].text
     # From the keyboard: the field keeps the focus for the next name (the box disabled
     # it while the entry went, and the focus fell to <body>).

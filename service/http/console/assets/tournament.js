@@ -299,12 +299,28 @@ export async function tournamentPage(main, id) {
         if (focused && focused !== document.body && focused.isConnected && document.activeElement === document.body) focused.focus();
       }
     }
+    // A field left empty is said, beside it and to a screen reader (WCAG 3.3.1), and
+    // keeps the focus: the form used to do nothing at all.
+    const fields = /** @type {HTMLInputElement[]} */ ([first, second].filter(Boolean));
+    for (const el of fields) {
+      el.addEventListener("input", () => {
+        el.removeAttribute("aria-invalid");
+        el.removeAttribute("aria-describedby");
+      });
+    }
     enter.addEventListener("submit", (event) => {
       event.preventDefault();
-      const names = [first, second].filter(Boolean).map((el) => /** @type {HTMLInputElement} */ (el).value.trim());
-      if (names.some((n) => !n)) return;
+      const names = fields.map((el) => el.value.trim());
+      const empty = fields.find((el) => !el.value.trim());
+      if (empty) {
+        replace(said, h("p", { class: "bad", role: "alert", id: "entry-missing" }, pairs ? "Type both players' names." : "Type the player's name."));
+        empty.setAttribute("aria-invalid", "true");
+        empty.setAttribute("aria-describedby", "entry-missing");
+        empty.focus();
+        return;
+      }
       send("entries", pairs ? { names } : { name: names[0] }, (answer) => {
-        for (const el of [first, second]) if (el) /** @type {HTMLInputElement} */ (el).value = "";
+        for (const el of fields) el.value = "";
         const tokens = [answer.token, answer.partner_token].filter(Boolean);
         /** @param {string} token */
         const link = (token) => `${location.origin}/console/tournaments/${id}#entry=${encodeURIComponent(token)}`;
