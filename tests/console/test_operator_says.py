@@ -218,6 +218,46 @@ def test_the_tournaments_list_pages_to_the_older_tournaments(browser: WebDriver)
         no_errors(browser)
 
 
+def test_a_hand_scored_redraws_the_score_sheets_not_the_standings(
+    browser: WebDriver, console: Console
+) -> None:
+    """The tournament page drew every section again whenever anything on it changed: a
+    hand scored at one table took the focus from a reader going through the standings."""
+    event = tournament(console, game="pitch", format="swiss", rounds=1)
+    director = {"Authorization": f"Bearer {event['director_token']}"}
+    entries = []
+    for name in ("Ann", "Bob"):
+        added = console.api.post(
+            f"/tournaments/{event['id']}/entries", json={"name": name}, headers=director
+        )
+        assert added.status_code == 201, added.text
+        entries.append(added.json()["token"])
+    paired = console.api.post(f"/tournaments/{event['id']}/rounds", headers=director)
+    assert paired.status_code == 201, paired.text
+    table, seats = "", ["", ""]
+    for token in entries:
+        me = console.api.get(
+            f"/tournaments/{event['id']}/me", headers={"Authorization": f"Bearer {token}"}
+        ).json()
+        table, seats[me["seat"]] = me["table"], me["token"]
+    browser.get(f"{console.base}/console/tournaments/{event['id']}")
+    csv = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#standings button"))[0]
+    wait_for(browser, lambda d: "Ann" in text_of(d, "#standings") and table[:8] in d.page_source)
+    browser.execute_script("arguments[0].focus()", csv)
+    standings, sheets = text_of(browser, "#standings"), text_of(browser, "#rounds")
+    scored = f"/tables/{table}/scoresheet"
+    for _ in range(100):  # a hand is a dozen moves or so
+        if (console.api.get(scored).json()["sheet"] or {}).get("rows"):
+            break
+        console.act(table, seats, pick=-1)  # a bid, not a pass: no deal thrown in
+    else:
+        raise AssertionError(console.api.get(scored).text)
+    wait_for(browser, lambda d: text_of(d, "#rounds") != sheets)
+    assert text_of(browser, "#standings") == standings  # the table plays on
+    assert browser.switch_to.active_element == csv
+    no_errors(browser)
+
+
 def test_the_director_runs_a_swiss_event_from_its_page(
     browser: WebDriver, console: Console
 ) -> None:

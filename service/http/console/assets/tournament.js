@@ -57,6 +57,12 @@ export async function tournamentPage(main, id) {
   /** @type {((t: any, entries: any[]) => void) | null} */
   let showDirector = null;
   const drawMine = keyed(); // only when it changed: a focused link stays focused
+  // Each section is drawn again only when what it shows changed: a hand scored at one
+  // table redraws the score sheets, not the standings a reader is going through.
+  const drawHead = keyed();
+  const drawStandings = keyed();
+  const drawRounds = keyed();
+  const drawDuplicate = keyed();
   let asking = false;
   /** Whether the token is the operator's or this tournament's director's, asked aside
    * (the page does not wait for it) and again with a later draw if no answer came. */
@@ -157,10 +163,26 @@ export async function tournamentPage(main, id) {
     const { t } = data;
     /** @type {Map<string, string>} */
     const names = new Map(data.names.map((/** @type {any} */ e) => [e.entry, e.names.join(" & ")]));
-    replace(head, h("h1", null, t.name || "Tournament"), h("p", { class: "sub" }, `${t.game} · ${t.format} · ${t.status} · round ${t.round}${t.rounds ? ` of ${t.rounds}` : ""}`));
+    const sub = `${t.game} · ${t.format} · ${t.status} · round ${t.round}${t.rounds ? ` of ${t.rounds}` : ""}`;
+    drawHead(head, [t.name, sub], () => [h("h1", null, t.name || "Tournament"), h("p", { class: "sub" }, sub)]);
     if (inCharge) (showDirector ||= drawDirector(t))(t, data.names);
     if (data.me) drawMine(mine, data.me, () => [h("h2", null, "Your seat"), yourSeat(data.me)]);
 
+    drawStandings(standings, [t.format, data.entries, data.standings, data.partnerships], () => standingsOf(data));
+    drawRounds(rounds, [data.rounds, data.loose, data.names], () => roundsOf(data, names));
+    if (token) {
+      drawDuplicate(duplicate, data.deals, () => [h("h2", null, "Duplicate deals"), comparison(data.deals)]);
+      if (!audited) drawAudit();
+      audited = true;
+    } else {
+      replace(duplicate, h("h2", null, "Duplicate deals"), h("p", null, "Sign in as the operator to compare the deals table by table."));
+      replace(audit, h("h2", null, "Export"), h("p", null, "Sign in as the operator to download the export and verify it."));
+    }
+  }
+
+  /** The standings section's content. @param {any} data */
+  function standingsOf(data) {
+    const { t } = data;
     const tie = t.format === "duplicate" ? ["Matchpoints", "%"] : ["swiss", "round-robin"].includes(t.format) ? ["Buchholz", "S-B"] : [];
     const rows = (data.entries || []).map((/** @type {any} */ e) => [
       String(e.rank),
@@ -170,22 +192,23 @@ export async function tournamentPage(main, id) {
       String(e.score),
       ...(t.format === "duplicate" ? [String(e.matchpoints), String(e.percentage)] : tie.length ? [String(e.buchholz), String(e.sonneborn_berger)] : []),
     ]);
-    if (rows.length) replace(standings, h("h2", null, "Standings"), grid("Entries ranked", ["Rank", "Entry", "Points", "W–L–D", "Score", ...tie], rows), csvButton());
-    else if (t.format !== "open") replace(standings, h("h2", null, "Standings"), h("p", null, "No entry yet."));
-    else {
-      // An open tournament ranks its players from the score sheets.
-      /** @param {any[]} ranked */
-      const lines = (ranked) => ranked.map((/** @type {any} */ p) => [p.name, String(p.played), String(p.won), String(p.score)]);
-      const partnerships = data.partnerships || [];
-      replace(
-        standings,
-        h("h2", null, "Standings"),
-        grid("Players ranked", ["Player", "Played", "Won", "Score"], lines(data.standings || [])),
-        partnerships.length ? grid("Partnerships ranked", ["Partnership", "Played", "Won", "Score"], lines(partnerships)) : null,
-        csvButton(),
-      );
-    }
+    if (rows.length) return [h("h2", null, "Standings"), grid("Entries ranked", ["Rank", "Entry", "Points", "W–L–D", "Score", ...tie], rows), csvButton()];
+    if (t.format !== "open") return [h("h2", null, "Standings"), h("p", null, "No entry yet.")];
+    // An open tournament ranks its players from the score sheets.
+    /** @param {any[]} ranked */
+    const lines = (ranked) => ranked.map((/** @type {any} */ p) => [p.name, String(p.played), String(p.won), String(p.score)]);
+    const partnerships = data.partnerships || [];
+    return [
+      h("h2", null, "Standings"),
+      grid("Players ranked", ["Player", "Played", "Won", "Score"], lines(data.standings || [])),
+      partnerships.length ? grid("Partnerships ranked", ["Partnership", "Played", "Won", "Score"], lines(partnerships)) : null,
+      csvButton(),
+    ];
+  }
 
+  /** The rounds section's content: each round's tables and their score sheets.
+   * @param {any} data @param {Map<string, string>} names */
+  function roundsOf(data, names) {
     const tables = [];
     for (const { r, sheets } of data.rounds) {
       // A timed round (round_minutes): when the timekeeper calls time at its tables.
@@ -200,25 +223,15 @@ export async function tournamentPage(main, id) {
     }
     // Tables of no round stand beside the rounds, a heading of the same level each.
     for (const { table, sheet, refused } of data.loose) tables.push(scoreSheet(table, sheet ? namesApart(sheet.players) : [], sheet, refused, "h3"));
-    replace(rounds, h("h2", null, "Tables and score sheets"), tables.length ? tables : h("p", null, "No table yet."));
+    return [h("h2", null, "Tables and score sheets"), tables.length ? tables : h("p", null, "No table yet.")];
+  }
 
-    if (token) {
-      const report = data.deals;
-      const compared =
-        report === "refused"
-          ? h("p", null, "Comparing the deals is for the operator, or this tournament's director.")
-          : report && report.failed
-            ? h("p", { class: "bad" }, `The deals could not be compared: ${report.failed}`)
-          : report && report.deals.length
-            ? report.deals.map(dealCompared)
-            : h("p", null, "No deal was played at more than one table.");
-      replace(duplicate, h("h2", null, "Duplicate deals"), compared);
-      if (!audited) drawAudit();
-      audited = true;
-    } else {
-      replace(duplicate, h("h2", null, "Duplicate deals"), h("p", null, "Sign in as the operator to compare the deals table by table."));
-      replace(audit, h("h2", null, "Export"), h("p", null, "Sign in as the operator to download the export and verify it."));
-    }
+  /** The duplicate deals compared table by table, or why not. @param {any} report */
+  function comparison(report) {
+    if (report === "refused") return h("p", null, "Comparing the deals is for the operator, or this tournament's director.");
+    if (report && report.failed) return h("p", { class: "bad" }, `The deals could not be compared: ${report.failed}`);
+    if (report && report.deals.length) return report.deals.map(dealCompared);
+    return h("p", null, "No deal was played at more than one table.");
   }
 
   /** Where the entry plays the round in play, with the link to play its seat. @param {any} me */
