@@ -68,7 +68,18 @@ def decide(table: Table[Any], command: PlayerCommand, seat: int, at: datetime) -
     deadline = table.deadline(seat)
     if deadline is not None and at >= deadline:
         raise RuleError(RuleCode.CLOCK_EXPIRED, f"seat {seat}'s time ran out", seat=seat)
-    events = tables.decide(table, command, seat)
+    try:
+        events = tables.decide(table, command, seat)
+    except RuleError as refused:
+        # The move of a seat whose last turn ran out, sent once the clock had played it:
+        # the player learns that his time ran out, not merely that it is not his turn.
+        if refused.code is RuleCode.NOT_YOUR_TURN and seat in table.strikes:
+            raise RuleError(
+                RuleCode.CLOCK_EXPIRED,
+                f"seat {seat}'s time ran out: the clock played its turn",
+                seat=seat,
+            ) from None
+        raise
     return [SeatReturned(seat=seat), *events] if seat in table.absent else events
 
 

@@ -91,6 +91,27 @@ def test_a_move_at_the_deadline_is_refused() -> None:
     assert refused.value.code is RuleCode.CLOCK_EXPIRED
 
 
+def test_a_move_sent_after_the_clock_played_the_turn_says_the_time_ran_out() -> None:
+    """Refused at the deadline, a late move said ``clock-expired``; a moment later, once
+    the clock had played the turn, the same move said only ``not-your-turn``."""
+    playout = clocked()
+    seat = seat_to_act(playout)
+    at = playout.table.deadline(seat)
+    assert at is not None
+    late = computer.choose(playout.table, seat)
+    playout.apply(liveness.expire(playout.table, at))
+    move(playout, seat, at, player=False)  # the clock's autoplay
+    assert seat not in tables.to_act(playout.table)
+    with pytest.raises(RuleError) as refused:
+        liveness.decide(playout.table, late, seat, at + timedelta(seconds=1))
+    assert refused.value.code is RuleCode.CLOCK_EXPIRED, refused.value
+    # Another seat out of turn is told it is not its turn.
+    other = next(s for s in range(4) if s not in (seat, seat_to_act(playout)))
+    with pytest.raises(RuleError) as refused:
+        liveness.decide(playout.table, Pass(), other, at + timedelta(seconds=1))
+    assert refused.value.code is RuleCode.NOT_YOUR_TURN
+
+
 def test_nothing_expires_before_the_deadline() -> None:
     table = clocked().table
     assert not liveness.due(table, T0 + timedelta(seconds=79.999))
