@@ -104,7 +104,10 @@ def gcra(tat: float, now: float, policy: Policy) -> tuple[Decision, float]:
 
 
 # KEYS[1] the bucket; ARGV[1] the interval and ARGV[2] the period, in microseconds.
-# Returns {allowed, remaining-slack, reset, retry-after}, microseconds. The TAT is
+# Returns {allowed, requests remaining, reset, retry-after}, the last two in microseconds.
+# The remaining requests are counted here, as :func:`gcra` counts them: Redis cuts a Lua
+# number to an integer on the way out, and a slack cut to whole microseconds, divided by
+# an interval that is not whole (60 in 2 s: 33,333.33 µs), counted one too few. The TAT is
 # written with %.0f (Lua's own tostring keeps 14 digits, too few for a time in µs), so
 # a microsecond of rounding is no reason to refuse.
 GCRA_SCRIPT = """
@@ -121,7 +124,7 @@ if allow_at - now > 1 then
 end
 local ttl = math.max(1, math.ceil((new_tat - now) / 1000))
 redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX', ttl)
-return {1, period - (new_tat - now), new_tat - now, 0}
+return {1, math.floor((period - (new_tat - now)) / interval + 1e-9), new_tat - now, 0}
 """
 GCRA_SHA = hashlib.sha1(GCRA_SCRIPT.encode()).hexdigest()  # EVALSHA's name for the script
 MICRO = 1_000_000
@@ -333,9 +336,8 @@ class RateLimiter:
 
 
 def _decision(policy: Policy, answer: Any) -> Decision:
-    allowed, slack, reset, retry = (int(n) for n in answer)
-    remaining = max(0, math.floor(slack / (policy.interval * MICRO) + _EPSILON))
-    return Decision(bool(allowed), policy, remaining, reset / MICRO, retry / MICRO)
+    allowed, remaining, reset, retry = (int(n) for n in answer)
+    return Decision(bool(allowed), policy, max(0, remaining), reset / MICRO, retry / MICRO)
 
 
 def _why(exc: BaseException) -> str:

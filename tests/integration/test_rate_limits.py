@@ -23,7 +23,7 @@ import jsonschema
 import pytest
 import redis
 
-from service.ratelimit import Policy, RateLimiter
+from service.ratelimit import LocalBuckets, Policy, RateLimiter
 from service.tools.bench.harness import running_server
 from tests.support import services
 from tests.support.api import bearer
@@ -182,6 +182,22 @@ async def test_the_redis_script_is_one_bucket_per_key_with_a_hash_tag(
     assert 0 < await client.pttl("rl-script:rate:{seat:who}") <= 300
     await asyncio.sleep(decisions[-1].retry_after)
     assert (await limiter.check(policy, "who")).allowed
+    await limiter.close()
+
+
+async def test_redis_counts_the_requests_remaining_as_the_local_buckets_do(
+    servers: Servers,
+) -> None:
+    """60 requests in 2 s is one every 33,333.33 µs: Redis returned the slack cut to
+    whole microseconds, and the first request of a full budget was told 58 remained."""
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(servers.redis_server.url)
+    limiter = RateLimiter(client, "rl-count")
+    policy = Policy("address", 60, 2.0)
+    first = await limiter.check(policy, "who")  # a full bucket: its first request
+    assert first.remaining == LocalBuckets().check(policy, "who").remaining == 59, first
+    assert limiter.shared
     await limiter.close()
 
 
