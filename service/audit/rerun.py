@@ -117,6 +117,7 @@ class Rerun:
             raise Mismatch(first.version, f"the rules refuse the table: {exc.message}") from None
         if replace(again, rules_version=created.rules_version) != created:
             raise Mismatch(first.version, difference(again, created))
+        _check_creator(first, created)
         _check_request(first, created)
         return tables.start(created)
 
@@ -403,7 +404,6 @@ def _check_creator(first: Entry, created: TableCreated) -> None:
 
 def _check_request(first: Entry, created: TableCreated) -> None:
     """The creation request, as far as it states the table's settings, agrees with them."""
-    _check_creator(first, created)
     request = first.command or {}
     stated: dict[str, Any] = {
         "game": created.game,

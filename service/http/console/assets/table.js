@@ -437,15 +437,14 @@ export async function tablePage(main, table) {
   /** The operator's interventions, each confirmed first. @param {any} v */
   function drawOperator(v) {
     const who = namer(v);
-    /** What was confirmed of the table's state (`v`) that `now` no longer shows.
-     * @param {any} now @param {boolean} alsoPaused @returns {string | null} */
-    const moved = (now, alsoPaused) => {
-      if (now.status !== v.status) return `The table is ${now.status} now.`;
-      if (alsoPaused && now.paused !== v.paused) return `The table was ${now.paused ? "paused" : "resumed"} meanwhile.`;
-      return null;
-    };
-    /** @param {string} label @param {string} question @param {string} path @param {() => any} body */
-    const act = (label, question, path, body) =>
+    /** What the question said of the table's status (`v`) that `now` no longer shows.
+     * @param {any} now @returns {string | null} */
+    const ended = (now) => (now.status !== v.status ? `The table is ${now.status} now.` : null);
+    /** The same, and whether it is paused. @param {any} now @returns {string | null} */
+    const stopped = (now) => ended(now) || (now.paused !== v.paused ? `The table was ${now.paused ? "paused" : "resumed"} meanwhile.` : null);
+    /** @param {string} label @param {string} question @param {string} path @param {() => any} body
+     * @param {(now: any) => string | null} changed what the question no longer describes */
+    const act = (label, question, path, body, changed) =>
       h("button", {
         type: "button",
         class: "action",
@@ -453,8 +452,7 @@ export async function tablePage(main, table) {
           if (!window.confirm(question)) return;
           unsay();
           try {
-            // An abort stops a paused table as well as a running one.
-            if (!(await intervene(path, body(), (now) => moved(now, path !== "abort")))) return;
+            if (!(await intervene(path, body(), changed))) return;
             notice.textContent = `${label.replace("…", "")}: done.`;
             await refresh();
           } catch (error) {
@@ -475,10 +473,11 @@ export async function tablePage(main, table) {
       { class: "box operator", "aria-label": "Operator", tabindex: -1 },
       h("h2", null, "Operator"),
       h("div", { class: "actions" },
-        playing && !v.paused ? act("Pause", "Pause this table? Clocks stop and commands are refused.", "pause", () => undefined) : null,
-        playing && v.paused ? act("Resume", "Resume this table? Clocks restart.", "resume", () => undefined) : null,
+        playing && !v.paused ? act("Pause", "Pause this table? Clocks stop and commands are refused.", "pause", () => undefined, stopped) : null,
+        playing && v.paused ? act("Resume", "Resume this table? Clocks restart.", "resume", () => undefined, stopped) : null,
       ),
-      open ? h("div", { class: "field" }, h("label", { for: "abort-reason" }, "Reason"), reason, act("Abort…", "Abort this table? It will count nowhere.", "abort", () => ({ reason: /** @type {HTMLInputElement} */ (reason).value }))) : null,
+      // An abort stops a paused table as well as a running one: only the status counts.
+      open ? h("div", { class: "field" }, h("label", { for: "abort-reason" }, "Reason"), reason, act("Abort…", "Abort this table? It will count nowhere.", "abort", () => ({ reason: /** @type {HTMLInputElement} */ (reason).value }), ended)) : null,
       open ? h("div", { class: "field" }, h("label", { for: "replace-seat" }, "Seat"), seatSelect, h("label", { for: "replace-name" }, "New player"), newName,
         h("button", {
           type: "button",

@@ -161,15 +161,13 @@ export async function tournamentPage(main, id) {
   /** @param {any} data */
   function render(data) {
     const { t } = data;
-    /** @type {Map<string, string>} */
-    const names = new Map(data.names.map((/** @type {any} */ e) => [e.entry, e.names.join(" & ")]));
     const sub = `${t.game} · ${t.format} · ${t.status} · round ${t.round}${t.rounds ? ` of ${t.rounds}` : ""}`;
     drawHead(head, [t.name, sub], () => [h("h1", null, t.name || "Tournament"), h("p", { class: "sub" }, sub)]);
     if (inCharge) (showDirector ||= drawDirector(t))(t, data.names);
     if (data.me) drawMine(mine, data.me, () => [h("h2", null, "Your seat"), yourSeat(data.me)]);
 
     drawStandings(standings, [t.format, data.entries, data.standings, data.partnerships], () => standingsOf(data));
-    drawRounds(rounds, [data.rounds, data.loose, data.names], () => roundsOf(data, names));
+    drawRounds(rounds, [data.rounds, data.loose, data.names], () => roundsOf(data));
     if (token) {
       drawDuplicate(duplicate, data.deals, () => [h("h2", null, "Duplicate deals"), comparison(data.deals)]);
       if (!audited) drawAudit();
@@ -206,9 +204,10 @@ export async function tournamentPage(main, id) {
     ];
   }
 
-  /** The rounds section's content: each round's tables and their score sheets.
-   * @param {any} data @param {Map<string, string>} names */
-  function roundsOf(data, names) {
+  /** The rounds section's content: each round's tables and their score sheets. @param {any} data */
+  function roundsOf(data) {
+    /** @type {Map<string, string>} */
+    const names = new Map(data.names.map((/** @type {any} */ e) => [e.entry, e.names.join(" & ")]));
     const tables = [];
     for (const { r, sheets } of data.rounds) {
       // A timed round (round_minutes): when the timekeeper calls time at its tables.
