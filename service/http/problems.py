@@ -97,6 +97,12 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
     "method-not-allowed": ProblemType(
         405, "Method not allowed", "The route exists; the method not."
     ),
+    "method-not-implemented": ProblemType(
+        501,
+        "Method not implemented",
+        "The request's method is none this server knows (`GET`, `POST`, `DELETE`, ...;"
+        " methods are case-sensitive); the connection is closed.",
+    ),
     "request-timeout": ProblemType(
         408,
         "Request timeout",

@@ -65,9 +65,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
+import sys
 from functools import cache
 from typing import Any
 
+import httptools
 import msgspec
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
@@ -140,6 +143,18 @@ _REST_TOO_LARGE = _wire(
 _UNREADABLE = _wire(
     *_closing_problem("malformed-request", "the request is not HTTP/1.1 this server can read")
 )
+# RFC 9110 section 9.1: a method the server does not recognise "SHOULD" get a 501. The
+# parser knows a fixed list of methods and fails on any other; a request line that begins
+# with a token (RFC 9110 section 5.6.2) names a method, anything else is not HTTP at all (a
+# TLS handshake sent to this port, say) and stays a 400.
+_UNKNOWN_METHOD = _wire(
+    *_closing_problem(
+        "method-not-implemented",
+        "the method is not one this server knows (methods are case-sensitive)",
+    )
+)
+_METHOD_START = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+(?: |$)")
+_METHOD_BYTES = 24  # of a request line kept to tell the two apart
 
 
 def _refused(request_id: bytes, scope: Any = None, status: int = 431) -> None:
@@ -386,6 +401,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.line_bytes = 0
         self.line_ended = False
         self.line_counted = True
+        self.line_start = b""  # the request line's first bytes, up to _METHOD_BYTES
 
     def _head_fits(self, data: bytes) -> bool:
         """Whether the head still fits once ``data`` is read (up to the head's end)."""
@@ -394,6 +410,8 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             # Empty lines before a request line are skipped by the parser, and not counted.
             start = len(data) - len(data.lstrip(_BLANK))
         if not self.line_ended:
+            if len(self.line_start) < _METHOD_BYTES:
+                self.line_start += data[start : start + _METHOD_BYTES - len(self.line_start)]
             line_end = data.find(b"\n", start)
             self.line_ended = line_end >= 0
             self.line_bytes += (line_end + 1 if self.line_ended else len(data)) - start
@@ -601,13 +619,20 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def send_400_response(self, msg: str) -> None:
         """A request the parser cannot read is answered as every refusal is, a problem
-        document with its own X-Request-ID (uvicorn's own is plain text), and closed.
+        document with its own X-Request-ID (uvicorn's own is plain text), and closed: a
+        501 for a method it does not know, else a 400.
         Bytes that follow a request in the same read are parsed while it is answered: the
         answer to that request goes out first, whole (:meth:`_drop`), since closing over
         it would hide a command that was made."""
         if self.transport.is_closing():
             return
-        answer, request_id = self._answer(400, _UNREADABLE)
+        status, refusal = 400, _UNREADABLE
+        # Called while uvicorn handles the parser's error, which says why it failed.
+        if isinstance(sys.exception(), httptools.HttpParserInvalidMethodError) and (
+            self.reading_head and _METHOD_START.match(self.line_start)
+        ):
+            status, refusal = 501, _UNKNOWN_METHOD
+        answer, request_id = self._answer(status, refusal)
         if not self.reading_head and (self.cycle is None or not self.cycle.response_started):
             # The request's own body is unreadable (a bad chunk): it is answered now,
             # its app waiting for a body that will not come.
@@ -616,4 +641,4 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             _refused(request_id, self.cycle.scope if self.cycle else None, 400)
             return
         if self._drop(answer):
-            _refused(request_id, status=400)
+            _refused(request_id, status=status)

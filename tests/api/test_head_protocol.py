@@ -98,8 +98,12 @@ async def test_a_16_kib_head_sent_byte_by_byte_is_served_and_one_byte_more_refus
 
 @pytest.mark.parametrize(
     ("sent", "status"),
-    [(head(MAX_HEAD_BYTES + 1), 431), (b"FOOBAR9 /healthz HTTP/1.1\r\n\r\n", 400)],
-    ids=["too-large", "unreadable"],
+    [
+        (head(MAX_HEAD_BYTES + 1), 431),
+        (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 400),
+        (b"FOOBAR9 /healthz HTTP/1.1\r\n\r\n", 501),
+    ],
+    ids=["too-large", "unreadable", "unknown-method"],
 )
 async def test_a_refused_head_gets_a_request_id_and_one_access_line(
     caplog: pytest.LogCaptureFixture, sent: bytes, status: int
@@ -154,6 +158,32 @@ async def test_an_http_1_1_request_names_exactly_one_host(request_head: bytes, s
         body = bytes(transport.written).split(b"\r\n\r\n", 1)[1]
         assert json.loads(body)["code"] == "malformed-request"
         assert transport.closed
+    protocol.connection_lost(None)
+
+
+@pytest.mark.parametrize(
+    ("reads", "status", "code"),
+    [
+        ([b"BREW /healthz HTTP/1.1\r\nhost: a\r\n\r\n"], 501, "method-not-implemented"),
+        ([b"get /healthz HTTP/1.1\r\nhost: a\r\n\r\n"], 501, "method-not-implemented"),
+        ([b"\r\n", b"B", b"REW /healthz HTTP/1.1\r\n\r\n"], 501, "method-not-implemented"),
+        ([b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03"], 400, "malformed-request"),
+        ([b"GE(T /healthz HTTP/1.1\r\nhost: a\r\n\r\n"], 400, "malformed-request"),
+    ],
+    ids=["unknown", "lower-case", "split-reads", "tls-handshake", "not-a-token"],
+)
+async def test_an_unknown_method_is_answered_501_and_bytes_that_are_no_method_400(
+    reads: list[bytes], status: int, code: str
+) -> None:
+    """RFC 9110 section 9.1: a method the server does not recognise SHOULD get a 501;
+    a request line that does not begin with a method at all is no request (a 400)."""
+    protocol, transport = await connect()
+    for data in reads:
+        protocol.data_received(data)
+    assert await answers(transport) == [status]
+    body = bytes(transport.written).split(b"\r\n\r\n", 1)[1]
+    assert json.loads(body)["code"] == code
+    assert transport.closed
     protocol.connection_lost(None)
 
 

@@ -766,3 +766,19 @@ def test_a_trusted_proxy_on_a_dual_stack_socket_is_known_by_its_ipv4_address(
     assert protocol._trusted_peer("::ffff:127.0.0.1")
     assert protocol._trusted_peer("127.0.0.1")
     assert not protocol._trusted_peer("::ffff:127.0.0.2")
+
+
+async def test_an_unknown_method_is_answered_501_by_the_server_and_closed(base: str) -> None:
+    """RFC 9110 section 9.1: an unrecognised method gets a 501 problem, not the parser's
+    plain 400."""
+    reader, writer = await asyncio.open_connection(*address(base))
+    try:
+        writer.write(b"BREW /healthz HTTP/1.1\r\nhost: cardroom\r\n\r\n")
+        status, headers, body = await asyncio.wait_for(read_response(reader), 10)
+        assert await closed_by_server(reader, TIMEOUT / 2)
+    finally:
+        writer.close()
+    assert (status, headers["connection"]) == (501, "close")
+    assert headers["content-type"] == "application/problem+json"
+    assert re.fullmatch("[0-9a-f]{16}", headers["x-request-id"])
+    assert json.loads(body)["code"] == "method-not-implemented"
