@@ -15,7 +15,11 @@ import msgspec
 from service.http.document import open_objects
 from service.read.records import EventRecord, TournamentEventRecord
 from service.release import API_VERSION
-from service.workers.streams import GLOBAL_STREAM_LENGTH, TABLE_STREAM_LENGTH
+from service.workers.streams import (
+    GLOBAL_STREAM_LENGTH,
+    STREAM_IDLE_SECONDS,
+    TABLE_STREAM_LENGTH,
+)
 
 _FIELDS_DESCRIPTION = (
     "A Redis stream entry is a flat map of string fields: `{owner}`, `version`, `position`,"
@@ -156,7 +160,9 @@ def document() -> dict[str, Any]:
                 "description": (
                     "Entry ids are `{version}-0`, so `XREAD STREAMS cardroom:table:{table}"
                     " {version}-0` resumes after a version and an event is never stored"
-                    f" twice. Trimmed to about {TABLE_STREAM_LENGTH} entries."
+                    f" twice. Trimmed to about {TABLE_STREAM_LENGTH} entries, and removed"
+                    f" {STREAM_IDLE_SECONDS // 3600} hours after its last entry (a table"
+                    " long over is read from the HTTP API)."
                 ),
                 "parameters": {"table": {"description": "The table's id (a UUID)."}},
                 "messages": {"event": {"$ref": "#/components/messages/event"}},
@@ -178,7 +184,9 @@ def document() -> dict[str, Any]:
                     "Entries, pairings, results and the end of one tournament (DESIGN 14),"
                     " published like a table's: entry ids are `{version}-0`, so `XREAD"
                     " STREAMS cardroom:tournament:{tournament} {version}-0` resumes after a"
-                    " version and an event is never stored twice. Not in the global stream."
+                    " version and an event is never stored twice. Removed, as a table's"
+                    f" is, {STREAM_IDLE_SECONDS // 3600} hours after its last entry. Not in"
+                    " the global stream."
                     " After any doubt, read `GET /tournaments/{id}/stream?after=V`."
                 ),
                 "parameters": {"tournament": {"description": "The tournament's id (a UUID)."}},

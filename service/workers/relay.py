@@ -35,6 +35,7 @@ from service.workers.clients import AnyRedis, is_cluster, named_client
 from service.workers.leader import pause, while_leading
 from service.workers.streams import (
     GLOBAL_STREAM_LENGTH,
+    STREAM_IDLE_SECONDS,
     TABLE_STREAM_LENGTH,
     entry_id,
     global_stream,
@@ -56,14 +57,19 @@ SAVE_EVERY = 0.1
 # Tournament events are read after a tournament's commit is announced, and at least this
 # often (seconds): they are rare, and a read for none was one round trip every step.
 TOURNAMENTS_EVERY = 1.0
+# The games of tables met, kept to look each table up once: past this many, forgotten
+# all at once (a lookup more per table afterwards) rather than kept for every table
+# the leader ever relayed.
+GAMES_KEPT = 100_000
 _encode = msgspec.json.Encoder().encode
 _pack = msgspec.msgpack.Encoder().encode
 
 # Events in one call: KEYS[1] is the global stream, KEYS[i + 1] the table stream of
 # entry i; ARGV[1] the entries (msgpack arrays of _Entry's fields), ARGV[2] and ARGV[3]
-# the table and global streams' approximate lengths. A table stream refusing an entry's
-# id already has it (a republished batch); any other error stops the call, as it would
-# stop the pipeline's caller. redis-py packs every argument of every command in Python,
+# the table and global streams' approximate lengths, ARGV[4] the seconds a table stream
+# is kept after its last entry. A table stream refusing an entry's id already has it (a
+# republished batch); any other error stops the call, as it would stop the pipeline's
+# caller. redis-py packs every argument of every command in Python,
 # so the pipeline of two XADDs an event was most of the relay's CPU; one call with the
 # entries packed by msgspec costs a fraction of it (README, Performance).
 PUBLISH = """
@@ -78,6 +84,7 @@ for i, e in ipairs(entries) do
       and not string.find(added.err, 'equal or smaller', 1, true) then
     return redis.error_reply(added.err)
   end
+  redis.call('EXPIRE', KEYS[i + 1], ARGV[4])
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], '*', unpack(fields))
 end
 return #entries
@@ -227,6 +234,9 @@ class Relay:
     async def publish(self, batch: list[StoredEvent]) -> None:
         unknown = {e.table_id for e in batch} - self.games.keys()
         if unknown:
+            if len(self.games) + len(unknown) > GAMES_KEPT:
+                self.games.clear()
+                unknown = {e.table_id for e in batch}
             self.games.update(await self.store.games_of(sorted(unknown)))
         decode = event_decoder().decode
         entries: list[_Entry] = []
@@ -273,6 +283,7 @@ class Relay:
                     _pack(entries[part]),
                     TABLE_STREAM_LENGTH,
                     GLOBAL_STREAM_LENGTH,
+                    STREAM_IDLE_SECONDS,
                 ]
                 await self._publish_script(keys=keys, args=args)
             return
@@ -286,6 +297,7 @@ class Relay:
                 maxlen=TABLE_STREAM_LENGTH,
                 approximate=True,
             )
+            pipe.expire(stream, STREAM_IDLE_SECONDS)
             pipe.xadd(
                 global_stream(self.prefix), fields, maxlen=GLOBAL_STREAM_LENGTH, approximate=True
             )
@@ -314,13 +326,15 @@ class Relay:
                 "type": type(event).__struct_config__.tag,
                 "data": _encode(record),
             }
+            stream = tournament_stream(self.prefix, tournament_id)
             pipe.xadd(
-                tournament_stream(self.prefix, tournament_id),
+                stream,
                 fields,
                 id=entry_id(stored.version),
                 maxlen=TABLE_STREAM_LENGTH,
                 approximate=True,
             )
+            pipe.expire(stream, STREAM_IDLE_SECONDS)
         await _execute(pipe)
 
 

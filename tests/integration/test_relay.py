@@ -24,8 +24,14 @@ from domain import table as tables
 from service.http.app import create_app
 from service.read.watch import TableWatcher
 from service.settings import Settings
+from service.workers import relay as relays
 from service.workers.relay import CHECKPOINT, PER_CALL, Relay
-from service.workers.streams import global_stream, table_stream, version_of
+from service.workers.streams import (
+    STREAM_IDLE_SECONDS,
+    global_stream,
+    table_stream,
+    version_of,
+)
 from service.write.handler import TableService
 from service.write.store import EventStore, Notifier, new_table_id
 from tests.api.test_asyncapi import entry_validator
@@ -381,6 +387,40 @@ async def test_a_published_batch_reaches_each_table_stream_and_the_global_one_in
         if fields[b"type"] == b"cards_dealt":
             assert record["event"]["hands"] == [None] * 4
     assert {f[b"type"] for _, f in on_global} >= {b"table_created", b"cards_dealt"}
+
+
+@pytest.mark.parametrize("way", ["script", "pipeline"])
+async def test_a_table_stream_is_kept_a_day_after_its_last_entry_not_for_good(
+    stored_batch: tuple[Relay, list[Any]], way: str
+) -> None:
+    """Each table's stream expires a day after the relay last wrote to it: trimming bounds
+    its length, and the expiry how many streams Redis holds (one a table ever played,
+    before). A republished entry gives it its day again. The pipeline is a cluster's way."""
+    relay, batch = stored_batch
+    if way == "pipeline":
+        relay._publish_script = None
+    await relay.publish(batch)
+    for table_id in {s.table_id for s in batch}:
+        stream = table_stream(relay.prefix, table_id)
+        assert 0 < await relay.redis.ttl(stream) <= STREAM_IDLE_SECONDS
+        await relay.redis.expire(stream, 5)
+    await relay.publish(batch[-1:])
+    assert await relay.redis.ttl(table_stream(relay.prefix, batch[-1].table_id)) > 5
+    assert await relay.redis.ttl(global_stream(relay.prefix)) == -1, "trimmed, never expired"
+
+
+async def test_the_relay_keeps_the_games_of_at_most_games_kept_tables(
+    stored_batch: tuple[Relay, list[Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The leader looks each table's game up once, but does not keep every table it ever
+    relayed: past the bound it forgets them and looks the batch's tables up again."""
+    relay, batch = stored_batch
+    monkeypatch.setattr(relays, "GAMES_KEPT", 2)
+    for stored in batch:  # three tables, one at a time
+        await relay.publish([stored])
+        assert len(relay.games) <= 2
+        assert relay.games[stored.table_id] == "forty-five"
+    assert await relay.redis.xlen(global_stream(relay.prefix)) == len(batch), "none skipped"
 
 
 async def script_calls(relay: Relay) -> int:

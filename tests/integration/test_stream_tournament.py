@@ -20,7 +20,7 @@ from redis.asyncio import Redis
 from service.http.app import create_app
 from service.http.asyncapi import document
 from service.settings import Settings
-from service.workers.streams import tournament_stream
+from service.workers.streams import STREAM_IDLE_SECONDS, tournament_stream
 from tests.conftest import OPERATOR_TOKEN, make_settings
 from tests.support import services
 from tests.support.api import bearer, ok
@@ -148,6 +148,8 @@ async def test_a_swiss_event_streams_live_and_resumes_without_gap_or_repeat(
         assert fields["tournament"] == event["id"] and fields["type"] == message["event"]
         record.validate(json.loads(fields["data"]))
         assert json.loads(fields["data"]) == message["data"]
+    async with Redis.from_url(stream_settings.redis_url or "") as redis:
+        assert 0 < await redis.ttl(key) <= STREAM_IDLE_SECONDS, "kept a day, not for good"
 
 
 async def test_the_stream_of_an_unknown_tournament_is_not_found(http: httpx.AsyncClient) -> None:
