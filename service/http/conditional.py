@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeGuard
 
 from litestar.datastructures import CacheControlHeader
 from litestar.params import HeaderParameter, QueryParameter
@@ -25,7 +25,7 @@ def _wait(until: str) -> Any:
         le=60,
         description=(
             f"With If-None-Match: hold the request until {until} or this many seconds pass"
-            " (then 304)."
+            " (then 304). `If-None-Match: *` is answered at once: it names every version."
         ),
     )
 
@@ -47,6 +47,13 @@ def entity_tags(header: str | None) -> list[str] | None:
     if header is None:
         return None
     return [t[2:] if t.startswith('W/"') else t for t in _tags(header)]
+
+
+def named_tags(wanted: list[str] | None) -> TypeGuard[list[str]]:
+    """Whether ``wanted`` (:func:`entity_tags`) names particular answers, which a change
+    can make stale. ``*`` names any, so a long-poll on it would only wait out its time to
+    give the 304 it can give at once."""
+    return wanted is not None and bool(wanted) and "*" not in wanted
 
 
 def strong_tags(header: str | None) -> list[str] | None:

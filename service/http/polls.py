@@ -23,7 +23,13 @@ from litestar import Request, Response
 from litestar.datastructures import ResponseHeader
 
 from service.http.auth import Caller
-from service.http.conditional import AnswerWait, IfNoneMatch, content_tag, entity_tags
+from service.http.conditional import (
+    AnswerWait,
+    IfNoneMatch,
+    content_tag,
+    entity_tags,
+    named_tags,
+)
 from service.http.deadline import RequestDeadline, deadline_of
 from service.http.holds import holds_of
 from service.http.problems import client_gone
@@ -94,7 +100,7 @@ class Poll:
         a newer poll of the same ``caller`` took this one's place)."""
         wanted = entity_tags(self.if_none_match)
         body, tag, streams = await _tagged(read)
-        if self.wait and wanted is not None and _named(tag, wanted):
+        if self.wait and named_tags(wanted) and _named(tag, wanted):
             with holds_of(self.scope).place(self.scope, caller) as hangup:
                 if self.deadline is not None:
                     self.deadline.extend(self.wait)

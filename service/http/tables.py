@@ -20,7 +20,7 @@ from domain.protocol import Audience
 from domain.registry import GAMES
 from service.http import sample
 from service.http.auth import Caller
-from service.http.conditional import IfNoneMatch, TableWait, entity_tags, strong_tags
+from service.http.conditional import IfNoneMatch, TableWait, entity_tags, named_tags, strong_tags
 from service.http.deadline import RequestDeadline, deadline_of
 from service.http.dependencies import provided
 from service.http.docs import location, token_only, token_optional
@@ -259,7 +259,7 @@ async def table_answer(
     heard = watcher.versions.get(table_key)
     if (
         wait
-        and wanted
+        and named_tags(wanted)
         and heard is not None
         and etag(heard, audience) in wanted
         and _open_unread(access, audience, heard)
@@ -273,7 +273,7 @@ async def table_answer(
         loaded = current_for(caller, polled)
     else:
         loaded = current_for(caller, await access.service.load(table_key, replica=True))
-        if wanted is not None and wait is not None and _matches(loaded, audience, wanted):
+        if wait and named_tags(wanted) and _matches(loaded, audience, wanted):
             # Refused before it parks: a spectator of a closed table would otherwise
             # learn when it moves from when the refusal comes.
             await require_watchable(loaded.table, audience, access.tournaments)

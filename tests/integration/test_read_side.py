@@ -212,6 +212,26 @@ async def test_long_poll_answers_when_the_table_moves_and_times_out_with_304(
     assert time.monotonic() - started < 30, "the long-poll waited out its timeout"
 
 
+async def test_a_long_poll_naming_any_version_is_answered_at_once(
+    read_settings: Settings,
+) -> None:
+    """``If-None-Match: *`` names every version, so the table moving cannot end a wait on
+    it: the 304 comes at once, not after ``wait`` seconds, from the way that reads first
+    and from the way that parks before it reads (its version the one last heard). Over
+    a real socket, where a request that parks can be given up on."""
+    async with (
+        serving(create_app(read_settings)) as base,
+        httpx.AsyncClient(base_url=base, timeout=90) as http,
+    ):
+        table = await new_table(http)
+        await seat_all(http, table["id"], 4)
+        for _ in range(2):
+            polled = await asyncio.wait_for(
+                http.get(f"/tables/{table['id']}?wait=60", headers={"If-None-Match": "*"}), 10
+            )
+            assert polled.status_code == 304 and polled.headers["etag"]
+
+
 async def _until(condition: Callable[[], bool], what: str) -> None:
     deadline = time.monotonic() + 10
     while not condition():

@@ -217,3 +217,16 @@ async def test_a_computer_entrys_parked_me_reads_nothing_until_something_changes
     # The first read, and one again for each of the tournament's own later commits (the
     # worker that opens the round's tables may still be at it): a few, not thousands.
     assert reads <= 3, f"{reads} reads for one parked poll"
+
+
+async def test_a_poll_naming_any_answer_is_answered_at_once(served: Served) -> None:
+    """``If-None-Match: *`` names every answer, so no change can end a wait on it: the 304
+    comes at once rather than after ``wait`` seconds (or after a change that would not
+    alter it)."""
+    http = served.http
+    event, (ann, _) = await swiss_of_two(http)
+    me = f"/tournaments/{event['id']}/me?wait=60"
+    polled = await asyncio.wait_for(
+        http.get(me, headers={**bearer(ann["token"]), "If-None-Match": "*"}), 10
+    )
+    assert polled.status_code == 304 and polled.headers["etag"]
