@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Literal
 
 import anyio
@@ -82,124 +82,133 @@ def lifespan(
             await anyio.to_thread.run_sync(apply_migrations, database_url)
         elif migrate == "if-reachable":
             await _migrated_if_reachable(database_url)
-        pool = request_pool(
-            database_url, settings.pool_min, settings.pool_max, settings.request_seconds
-        )
-        await pool.open()
-        replicas = None
-        if settings.replica_urls:
-            replicas = Replicas.connect(
-                pool,
-                settings.replica_urls,
-                max_size=settings.pool_max,
-                max_lag_seconds=settings.replica_max_lag_seconds,
+        # Each thing opened is closed, in the reverse order, when serving ends, and also
+        # when a later step of the start fails: a pool left open kept its workers
+        # reconnecting, and the process never exited after "Application startup failed".
+        async with AsyncExitStack() as opened:
+            pool = request_pool(
+                database_url, settings.pool_min, settings.pool_max, settings.request_seconds
             )
-            await replicas.open()
-        redis_url = settings.redis_url or "redis://127.0.0.1:6379/0"
-        prefix = settings.redis_prefix
-        cluster = await is_cluster(redis_url, settings.redis_cluster)
-        # Three Redis clients, none sharing a connection with another (service.workers.
-        # clients): requests (the readiness probe: short timeouts, a few connections),
-        # the fan-out hub's one blocking reader, and the relay's publisher below.
-        redis = named_client(
-            redis_url, prefix, "api", timeout=PROBE_SECONDS, connections=4, cluster=cluster
-        )
-        fanout = named_client(redis_url, prefix, "fanout", timeout=BLOCK + 1.5, cluster=cluster)
-        hub = Hub(fanout, prefix)
-        watcher = TableWatcher(database_url)
-        notifier = Notifier(pool, local=watcher.committed)
-        notifier.start()
-        store = EventStore(pool, notifier, reads=replicas)
-        await watcher.start()
-        hub.start()
-        service = TableService(store)
-        tournaments = TournamentService(TournamentStore(pool, notifier, reads=replicas), service)
-        auth = Authenticator(store, settings.operator_token, tournaments=tournaments.store)
-        limiter, throttle = None, None
-        trusted = trusted_networks(settings.trusted_proxies)
-        if settings.rate_limits:
-            limiter = RateLimiter(_limiter_redis(redis_url, cluster), settings.redis_prefix)
-            throttle = Throttle(limiter, auth, policies(settings), trusted)
-        app.state.update(
-            read_side=ReadSide(pool if replicas is None else replicas),
-            pool=pool,
-            replicas=replicas,
-            redis=redis,
-            hub=hub,
-            store=store,
-            watcher=watcher,
-            settings=settings,
-            service=service,
-            tournaments=tournaments,
-            auth=auth,
-            throttle=throttle,
-            holds=Holds.of(settings, trusted),
-        )
-        stop = asyncio.Event()
-        background = []
-        closing: list[AnyRedis] = []
-        if replicas is not None:
-            background.append(
-                asyncio.create_task(replicas.run_checks(stop), name="cardroom-replicas")
+            await pool.open()
+            opened.push_async_callback(pool.close)
+            replicas = None
+            if settings.replica_urls:
+                replicas = Replicas.connect(
+                    pool,
+                    settings.replica_urls,
+                    max_size=settings.pool_max,
+                    max_lag_seconds=settings.replica_max_lag_seconds,
+                )
+                await replicas.open()
+                opened.push_async_callback(replicas.close)
+            redis_url = settings.redis_url or "redis://127.0.0.1:6379/0"
+            prefix = settings.redis_prefix
+            cluster = await is_cluster(redis_url, settings.redis_cluster)
+            # Three Redis clients, none sharing a connection with another (service.
+            # workers.clients): requests (the readiness probe: short timeouts, a few
+            # connections), the fan-out hub's one blocking reader, and the relay's
+            # publisher below.
+            redis = named_client(
+                redis_url, prefix, "api", timeout=PROBE_SECONDS, connections=4, cluster=cluster
             )
-        if limiter is not None:
-            background.append(
-                asyncio.create_task(limiter.load_script(), name="cardroom-rate-script")
+            opened.push_async_callback(redis.aclose)
+            fanout = named_client(redis_url, prefix, "fanout", timeout=BLOCK + 1.5, cluster=cluster)
+            hub = Hub(fanout, prefix)
+            watcher = TableWatcher(database_url)
+            notifier = Notifier(pool, local=watcher.committed)
+            notifier.start()
+            opened.push_async_callback(notifier.stop)
+            store = EventStore(pool, notifier, reads=replicas)
+            await watcher.start()
+            opened.push_async_callback(watcher.stop)
+            hub.start()
+            opened.push_async_callback(hub.stop)
+            service = TableService(store)
+            tournaments = TournamentService(
+                TournamentStore(pool, notifier, reads=replicas), service
             )
-        if settings.relay:
-            publisher = named_client(
-                redis_url, prefix, "relay", timeout=5.0, retries=1, cluster=cluster
+            auth = Authenticator(store, settings.operator_token, tournaments=tournaments.store)
+            limiter, throttle = None, None
+            trusted = trusted_networks(settings.trusted_proxies)
+            if settings.rate_limits:
+                limiter = RateLimiter(_limiter_redis(redis_url, cluster), settings.redis_prefix)
+                opened.push_async_callback(limiter.close)
+                throttle = Throttle(limiter, auth, policies(settings), trusted)
+            app.state.update(
+                read_side=ReadSide(pool if replicas is None else replicas),
+                pool=pool,
+                replicas=replicas,
+                redis=redis,
+                hub=hub,
+                store=store,
+                watcher=watcher,
+                settings=settings,
+                service=service,
+                tournaments=tournaments,
+                auth=auth,
+                throttle=throttle,
+                holds=Holds.of(settings, trusted),
             )
-            closing.append(publisher)
-            relay = Relay(store, publisher, prefix, database_url, watcher)
-            background.append(asyncio.create_task(relay.run(stop), name="cardroom-relay"))
-        if settings.projector:
-            projector = Projector(pool)
-            background.append(
-                asyncio.create_task(projector.run(stop, watcher), name="cardroom-projector")
-            )
-        computers = ComputerPlayers(service, watcher)
-        background.append(
-            asyncio.create_task(computers.run(database_url, stop), name="cardroom-computers")
-        )
-        rounds = RoundKeeper(tournaments, watcher)
-        background.append(
-            asyncio.create_task(rounds.run(database_url, stop), name="cardroom-rounds")
-        )
-        if settings.timekeeper:
-            timekeeper = Timekeeper(service, watcher)
-            background.append(
-                asyncio.create_task(timekeeper.run(database_url, stop), name="cardroom-timekeeper")
-            )
-        if settings.retention:
-            retention = Retention.configured(service, settings)
-            background.append(
-                asyncio.create_task(retention.run(database_url, stop), name="cardroom-retention")
-            )
+            publisher = None
+            if settings.relay:
+                publisher = named_client(
+                    redis_url, prefix, "relay", timeout=5.0, retries=1, cluster=cluster
+                )
+                opened.push_async_callback(publisher.aclose)
+            stop = asyncio.Event()
+            background: list[asyncio.Task[None]] = []
 
-        def let_go() -> None:  # a graceful stop begins: long-polls and streams end now
-            watcher.release()
-            hub.wake_all()
+            async def stop_background() -> None:  # first of all, before what they use
+                stop.set()
+                await _stopped(background)
 
-        forget_stop = stopping.on_stop(let_go)
-        tune_collector()
-        try:
-            yield
-        finally:
-            forget_stop()
-            stop.set()
-            await _stopped(background)
-            await notifier.stop()
-            await hub.stop()
-            await watcher.stop()
-            for client in closing:
-                await client.aclose()
-            await redis.aclose()
-            if limiter is not None:
-                await limiter.close()
+            opened.push_async_callback(stop_background)
             if replicas is not None:
-                await replicas.close()
-            await pool.close()
+                background.append(
+                    asyncio.create_task(replicas.run_checks(stop), name="cardroom-replicas")
+                )
+            if limiter is not None:
+                background.append(
+                    asyncio.create_task(limiter.load_script(), name="cardroom-rate-script")
+                )
+            if publisher is not None:
+                relay = Relay(store, publisher, prefix, database_url, watcher)
+                background.append(asyncio.create_task(relay.run(stop), name="cardroom-relay"))
+            if settings.projector:
+                projector = Projector(pool)
+                background.append(
+                    asyncio.create_task(projector.run(stop, watcher), name="cardroom-projector")
+                )
+            computers = ComputerPlayers(service, watcher)
+            background.append(
+                asyncio.create_task(computers.run(database_url, stop), name="cardroom-computers")
+            )
+            rounds = RoundKeeper(tournaments, watcher)
+            background.append(
+                asyncio.create_task(rounds.run(database_url, stop), name="cardroom-rounds")
+            )
+            if settings.timekeeper:
+                timekeeper = Timekeeper(service, watcher)
+                background.append(
+                    asyncio.create_task(
+                        timekeeper.run(database_url, stop), name="cardroom-timekeeper"
+                    )
+                )
+            if settings.retention:
+                retention = Retention.configured(service, settings)
+                background.append(
+                    asyncio.create_task(
+                        retention.run(database_url, stop), name="cardroom-retention"
+                    )
+                )
+
+            def let_go() -> None:  # a graceful stop begins: long-polls and streams end now
+                watcher.release()
+                hub.wake_all()
+
+            opened.callback(stopping.on_stop(let_go))
+            tune_collector()
+            yield
 
     return serving
 
