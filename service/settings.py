@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import re
@@ -14,6 +15,9 @@ from typing import Literal, NamedTuple
 import msgspec
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
+from redis.asyncio.connection import parse_url
+
+from service.ratelimit import parse_policy
 
 # The rate limits' defaults, each BURST/SECONDS (the README's Configuration table).
 RATE_CREATE = "30/60"
@@ -143,16 +147,75 @@ class SettingsError(ValueError):
 _ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/?#@\s]+")
 
 
-def _flag(value: str) -> bool:
-    return value.strip().lower() not in ("0", "false", "no", "off")
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    """On unless set off; a word that is neither (``disabled``, ``2``) is refused rather
+    than read as on."""
+    return _switch(name, env.get(name) or "1", auto=False) == "1"
+
+
+def _number(name: str, value: str) -> float:
+    """``value`` as a number, or a :class:`SettingsError` that names the variable."""
+    try:
+        return float(value)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, not {value!r}") from None
 
 
 def _hours(env: Mapping[str, str], name: str) -> float:
-    hours = float(env.get(name, "24"))
+    hours = _number(name, env.get(name, "24"))
     # Zero or less would expire brand-new records and tables; a century is "keep them".
     if not (math.isfinite(hours) and 0 < hours <= MAX_HOURS):
         raise ValueError(f"{name} must be more than 0 and at most {MAX_HOURS} hours, not {hours}")
     return hours
+
+
+def _database_url(value: str | None) -> str | None:
+    if value:
+        try:
+            conninfo_to_dict(value)
+        except psycopg.ProgrammingError:
+            raise SettingsError(
+                "CARDROOM_DATABASE_URL must be a Postgres URL such as"
+                f" postgresql://cardroom@db:5432/cardroom, not {value!r}"
+            ) from None
+    return value or None
+
+
+def _redis_url(value: str | None) -> str | None:
+    if value:
+        try:
+            parse_url(value)
+        except ValueError as exc:
+            raise SettingsError(
+                f"CARDROOM_REDIS_URL must be a Redis URL such as redis://redis:6379/0 ({exc})"
+            ) from None
+    return value or None
+
+
+def _rate(env: Mapping[str, str], name: str, default: str) -> str:
+    value = env.get(name, default)
+    try:
+        parse_policy(name, value)
+    except ValueError:
+        raise SettingsError(
+            f"{name} must be BURST/SECONDS (30/60: 30 at once, then one more every 2 s),"
+            f" not {value!r}"
+        ) from None
+    return value
+
+
+def _trusted_proxies(value: str) -> tuple[str, ...]:
+    """Comma-separated addresses or networks (``10.0.0.0/8``)."""
+    entries = tuple(entry.strip() for entry in value.split(",") if entry.strip())
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise SettingsError(
+                "CARDROOM_TRUSTED_PROXIES: each entry (comma-separated) is an address or a"
+                f" network such as 10.0.0.0/8, not {entry!r}"
+            ) from None
+    return entries
 
 
 def _replica_urls(value: str) -> tuple[str, ...]:
@@ -173,7 +236,7 @@ def _positive(name: str, value: str, most: float = math.inf) -> float:
     """Seconds, more than 0 (zero or less would refuse everything) and at most ``most``
     where the contract promises clients a bound: a dead connection closed within 10 s,
     a 503 within 2 s when the database does not answer."""
-    seconds = float(value)
+    seconds = _number(name, value)
     if not (math.isfinite(seconds) and 0 < seconds <= most):
         bound = "" if math.isinf(most) else f" and at most {most:g}"
         raise ValueError(f"{name} must be more than 0{bound}, not {value!r}")
@@ -197,16 +260,42 @@ def _bound(env: Mapping[str, str], name: str, default: int) -> int:
     return int(value)
 
 
-def _switch(name: str, value: str) -> str:
-    """``auto``, ``1`` or ``0``, from any of the usual spellings."""
+def _switch(name: str, value: str, auto: bool = True) -> str:
+    """``auto`` (where it is a choice), ``1`` or ``0``, from any of the usual spellings."""
     word = value.strip().lower()
-    if word == "auto":
+    if word == "auto" and auto:
         return "auto"
     if word in ("1", "true", "yes", "on"):
         return "1"
     if word in ("0", "false", "no", "off"):
         return "0"
-    raise SettingsError(f"{name} must be auto, 1 or 0, not {value!r}")
+    raise SettingsError(f"{name} must be {'auto, 1' if auto else '1'} or 0, not {value!r}")
+
+
+def _pool_sizes(env: Mapping[str, str]) -> tuple[int, int]:
+    """The request pool's least and most connections: whole numbers, 1 or more at most
+    and no fewer at most than at least."""
+    sizes = []
+    for name, default in (("CARDROOM_POOL_MIN", "2"), ("CARDROOM_POOL_MAX", "10")):
+        value = env.get(name, default)
+        if not value.strip().isdigit():
+            raise SettingsError(f"{name} must be a whole number, not {value!r}")
+        sizes.append(int(value))
+    least, most = sizes
+    if most < 1 or least > most:
+        raise SettingsError(
+            f"CARDROOM_POOL_MAX must be 1 or more and at least CARDROOM_POOL_MIN"
+            f" (they are {most} and {least})"
+        )
+    return least, most
+
+
+def _grace(value: str) -> float:
+    """Seconds, 0 (no grace: requests in flight are closed at once) or more."""
+    seconds = _number("CARDROOM_SHUTDOWN_SECONDS", value)
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise SettingsError(f"CARDROOM_SHUTDOWN_SECONDS must be 0 or more, not {value!r}")
+    return seconds
 
 
 def _embedded(value: str) -> str:
@@ -277,9 +366,10 @@ def _origins(value: str) -> tuple[str, ...]:
 
 def from_env(environ: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if environ is None else environ
+    pool_min, pool_max = _pool_sizes(env)
     return Settings(
-        database_url=env.get("CARDROOM_DATABASE_URL") or None,
-        redis_url=env.get("CARDROOM_REDIS_URL") or None,
+        database_url=_database_url(env.get("CARDROOM_DATABASE_URL")),
+        redis_url=_redis_url(env.get("CARDROOM_REDIS_URL")),
         # Without a configured token the operator's powers go to a random one that
         # `cardroom serve` prints once: never a guessable default.
         operator_token=(
@@ -289,36 +379,32 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         ),
         redis_prefix=env.get("CARDROOM_REDIS_PREFIX", "cardroom"),
         data_dir=env.get("CARDROOM_DATA_DIR", ".cardroom"),
-        pool_min=int(env.get("CARDROOM_POOL_MIN", "2")),
-        pool_max=int(env.get("CARDROOM_POOL_MAX", "10")),
+        pool_min=pool_min,
+        pool_max=pool_max,
         log_level=_log_level(env.get("CARDROOM_LOG_LEVEL") or "info"),
         log_format=_log_format(env.get("CARDROOM_LOG_FORMAT") or "json"),
         cors_origins=_origins(env.get("CARDROOM_CORS_ORIGINS", "")),
-        relay=_flag(env.get("CARDROOM_RELAY", "1")),
-        projector=_flag(env.get("CARDROOM_PROJECTOR", "1")),
-        timekeeper=_flag(env.get("CARDROOM_TIMEKEEPER", "1")),
-        retention=_flag(env.get("CARDROOM_RETENTION", "1")),
+        relay=_flag(env, "CARDROOM_RELAY"),
+        projector=_flag(env, "CARDROOM_PROJECTOR"),
+        timekeeper=_flag(env, "CARDROOM_TIMEKEEPER"),
+        retention=_flag(env, "CARDROOM_RETENTION"),
         idempotency_hours=_hours(env, "CARDROOM_IDEMPOTENCY_HOURS"),
         waiting_hours=_hours(env, "CARDROOM_WAITING_HOURS"),
         request_seconds=_positive(
             "CARDROOM_REQUEST_SECONDS", env.get("CARDROOM_REQUEST_SECONDS", "1.5"), most=2
         ),
-        rate_limits=_flag(env.get("CARDROOM_RATE_LIMITS", "1")),
-        rate_create=env.get("CARDROOM_RATE_CREATE", RATE_CREATE),
-        rate_seat=env.get("CARDROOM_RATE_SEAT", RATE_SEAT),
-        rate_address=env.get("CARDROOM_RATE_ADDRESS", RATE_ADDRESS),
-        trusted_proxies=tuple(
-            entry.strip()
-            for entry in env.get("CARDROOM_TRUSTED_PROXIES", "").split(",")
-            if entry.strip()
-        ),
+        rate_limits=_flag(env, "CARDROOM_RATE_LIMITS"),
+        rate_create=_rate(env, "CARDROOM_RATE_CREATE", RATE_CREATE),
+        rate_seat=_rate(env, "CARDROOM_RATE_SEAT", RATE_SEAT),
+        rate_address=_rate(env, "CARDROOM_RATE_ADDRESS", RATE_ADDRESS),
+        trusted_proxies=_trusted_proxies(env.get("CARDROOM_TRUSTED_PROXIES", "")),
         keep_alive_seconds=_keep_alive(env.get("CARDROOM_KEEPALIVE_SECONDS", "15")),
         held_per_token=_bound(env, "CARDROOM_HELD_PER_TOKEN", 8),
         held_per_address=_bound(env, "CARDROOM_HELD_PER_ADDRESS", 256),
         held_per_process=_bound(env, "CARDROOM_HELD_PER_PROCESS", 10_000),
         bodies_per_address=_bound(env, "CARDROOM_BODIES_PER_ADDRESS", 16),
         embedded=_embedded(env.get("CARDROOM_EMBEDDED", "auto")),
-        shutdown_seconds=float(env.get("CARDROOM_SHUTDOWN_SECONDS", "20")),
+        shutdown_seconds=_grace(env.get("CARDROOM_SHUTDOWN_SECONDS", "20")),
         header_timeout_seconds=_positive(
             "CARDROOM_HEADER_TIMEOUT_SECONDS",
             env.get("CARDROOM_HEADER_TIMEOUT_SECONDS", "10"),
@@ -391,14 +477,20 @@ def embedded_servers(settings: Settings, container: str | None) -> Embedding:
     )
 
 
-def check_operator_token(generated: bool, container: str | None, embedding: Embedding) -> None:
-    """:class:`SettingsError` when ``serve`` would make up the operator's token in a
-    container that uses a shared database: each replica (each pod of a Deployment) would
-    make up its own, and the operator's calls would work on one of them only. A
-    container with an embedded database is a demonstration of one process: it may."""
-    if generated and container is not None and not embedding.postgres:
+def check_operator_token(
+    generated: bool, container: str | None, embedding: Embedding, settings: Settings
+) -> None:
+    """:class:`SettingsError` when ``serve`` would make up the operator's token as one
+    replica of a deployment that shares a database: each replica (each pod of a
+    Deployment, each container of the image) would make up its own, and the operator's
+    calls would work on one of them only. What shows a deployment: a pod, or
+    ``CARDROOM_EMBEDDED=0``, which the image and the compose file set (Docker, ECS or
+    Nomad leave no variable of their own). A process with an embedded database is a
+    demonstration of one process: it may."""
+    evidence = container or ("CARDROOM_EMBEDDED=0" if settings.embedded == "0" else None)
+    if generated and evidence is not None and not embedding.postgres:
         raise SettingsError(
-            f"CARDROOM_OPERATOR_TOKEN is not set, and this is a container ({container})"
+            f"CARDROOM_OPERATOR_TOKEN is not set, and this is a deployment ({evidence})"
             " using a shared database, where every replica would make up a token of its"
             " own. Set CARDROOM_OPERATOR_TOKEN (the same for every replica), such as one"
             " printed by python3 -c 'import secrets; print(secrets.token_urlsafe(32))'."

@@ -125,7 +125,7 @@ def test_the_settings_name_every_policy_and_can_turn_them_off() -> None:
 
 def test_a_malformed_trusted_proxy_is_refused() -> None:
     with pytest.raises(ValueError, match="CARDROOM_TRUSTED_PROXIES"):
-        trusted_networks(["10.0.0.0/33"])
+        from_env({"CARDROOM_TRUSTED_PROXIES": "10.0.0.0/8, 10.0.0.0/33"})
 
 
 PROXIES = trusted_networks(["10.0.0.0/8", "127.0.0.1"])

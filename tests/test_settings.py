@@ -4,6 +4,7 @@ refuses to start when it may not."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ from service.settings import (
     from_env,
     operator_token_generated,
 )
+from service.tools.cli import main
 
 DB = "postgresql://db/cardroom"
 REDIS = "redis://redis:6379/0"
@@ -178,6 +180,17 @@ def test_the_placeholder_operator_token_of_deploy_is_refused() -> None:
     assert "Traceback" not in result.stderr
 
 
+def test_serve_of_the_image_outside_kubernetes_without_an_operator_token_fails_at_once() -> None:
+    """The image sets CARDROOM_EMBEDDED=0; under docker run, ECS or Nomad no pod variable
+    is set, and every container made up a token of its own."""
+    image = {"CARDROOM_EMBEDDED": "0", "CARDROOM_REDIS_URL": REDIS}
+    result, seconds = _serve(**image, CARDROOM_DATABASE_URL="postgresql://cardroom@db/cardroom")
+    assert result.returncode == 2 and seconds < 10
+    assert "CARDROOM_OPERATOR_TOKEN is not set" in result.stderr
+    assert "CARDROOM_EMBEDDED=0" in result.stderr
+    assert "Traceback" not in result.stderr and not result.stdout
+
+
 def test_an_unknown_log_level_is_refused_by_name_before_anything_starts() -> None:
     with pytest.raises(SettingsError, match="CARDROOM_LOG_LEVEL"):
         from_env({"CARDROOM_LOG_LEVEL": "verbose"})
@@ -186,6 +199,97 @@ def test_an_unknown_log_level_is_refused_by_name_before_anything_starts() -> Non
     assert result.returncode == 2 and seconds < 10
     assert "CARDROOM_LOG_LEVEL must be one of" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("CARDROOM_POOL_MIN", "abc"),
+        ("CARDROOM_POOL_MAX", "1"),  # fewer than the least, 2
+        ("CARDROOM_POOL_MAX", "0"),
+        ("CARDROOM_IDEMPOTENCY_HOURS", "abc"),
+        ("CARDROOM_REQUEST_SECONDS", "1,5"),
+        ("CARDROOM_SEND_TIMEOUT_SECONDS", "thirty"),
+        ("CARDROOM_SHUTDOWN_SECONDS", "nan"),
+        ("CARDROOM_SHUTDOWN_SECONDS", "-5"),
+        ("CARDROOM_RELAY", "disabled"),
+        ("CARDROOM_RATE_LIMITS", "2"),
+        ("CARDROOM_RATE_CREATE", "30 per minute"),
+        ("CARDROOM_TRUSTED_PROXIES", "proxy.internal"),
+        ("CARDROOM_DATABASE_URL", "notaurl"),
+        ("CARDROOM_REDIS_URL", "redis://redis:port/0"),
+    ],
+)
+def test_a_malformed_setting_is_refused_by_its_name(name: str, value: str) -> None:
+    """Not a bare "could not convert string to float", a switch read as on, or a
+    traceback once the server has started: the variable to fix, before anything starts."""
+    with pytest.raises(SettingsError, match=name):
+        from_env({name: value})
+
+
+def test_a_malformed_setting_stops_serve_before_anything_starts() -> None:
+    result, seconds = _serve(CARDROOM_REDIS_URL="notaurl", CARDROOM_DATABASE_URL=DB)
+    assert result.returncode == 2 and seconds < 10
+    assert "CARDROOM_REDIS_URL must be a Redis URL" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not result.stdout
+
+
+def test_switches_read_the_usual_spellings() -> None:
+    assert not from_env({"CARDROOM_RELAY": "Off"}).relay
+    assert from_env({"CARDROOM_RELAY": "yes"}).relay
+    assert from_env({"CARDROOM_RELAY": ""}).relay  # empty: the default
+    assert from_env({"CARDROOM_SHUTDOWN_SECONDS": "0"}).shutdown_seconds == 0
+
+
+@pytest.mark.parametrize(
+    "argv", [["serve", "--port", "70000"], ["serve", "--port", "-1"], ["serve", "--workers", "0"]]
+)
+def test_serve_refuses_a_port_or_a_worker_count_out_of_range(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Port 70000 was taken as 4464 (the kernel keeps 16 bits), and --workers 0 as 1."""
+    with pytest.raises(SystemExit) as refused:
+        main(argv)
+    assert refused.value.code == 2
+    assert "is not a" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["migrate", "relay", "timekeeper", "retention", "project"])
+def test_a_command_without_a_database_url_exits_2_naming_it(
+    command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("CARDROOM_DATABASE_URL", raising=False)
+    assert main([command]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cardroom: ") and "CARDROOM_DATABASE_URL" in err
+    assert len(err.splitlines()) == 1
+
+
+def test_a_database_that_does_not_answer_is_said_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as closed:  # a port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        url = f"postgresql://postgres@127.0.0.1:{closed.getsockname()[1]}/cardroom"
+    monkeypatch.setenv("CARDROOM_DATABASE_URL", url)
+    assert main(["migrate"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("cardroom: the database (CARDROOM_DATABASE_URL) does not answer: ")
+    assert len(err.splitlines()) == 1
+
+
+def test_verify_reads_no_setting_of_the_service(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It runs offline, on a file: the placeholder token of deploy/env.example, or a
+    malformed pool size, in the auditor's environment is none of its business."""
+    monkeypatch.setenv("CARDROOM_OPERATOR_TOKEN", "change-me")
+    monkeypatch.setenv("CARDROOM_POOL_MIN", "x")
+    export = tmp_path / "export.jsonl"
+    export.write_text("not an export\n")
+    assert main(["verify", str(export)]) == 1
+    assert "RESULT: FAILED" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("level", ["trace", "debug", "info", "warning", "error", "critical"])

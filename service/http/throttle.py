@@ -61,11 +61,9 @@ def policies(settings: Settings) -> Policies:
 
 
 def trusted_networks(entries: Sequence[str]) -> tuple[Network, ...]:
-    """``CARDROOM_TRUSTED_PROXIES``: addresses or networks (``10.0.0.0/8``)."""
-    try:
-        return tuple(ipaddress.ip_network(entry.strip(), strict=False) for entry in entries)
-    except ValueError as exc:
-        raise ValueError(f"CARDROOM_TRUSTED_PROXIES: {exc}") from None
+    """``CARDROOM_TRUSTED_PROXIES``: addresses or networks (``10.0.0.0/8``), which
+    :func:`~service.settings.from_env` has checked."""
+    return tuple(ipaddress.ip_network(entry.strip(), strict=False) for entry in entries)
 
 
 def parsed_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

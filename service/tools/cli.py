@@ -12,6 +12,7 @@ from types import FrameType
 from typing import Any
 
 import msgspec
+import psycopg
 
 from service import logs
 from service.settings import (
@@ -77,7 +78,7 @@ def serve(args: argparse.Namespace) -> int:
     # (main() prints the SettingsError, which names the variable to set; exit 2).
     container = container_evidence()
     wanted = embedded_servers(settings, container)
-    check_operator_token(generated_token, container, wanted)
+    check_operator_token(generated_token, container, wanted, settings)
     embedded = None
     if wanted.postgres or wanted.redis:
         from service.tools.embedded import Embedded
@@ -122,7 +123,12 @@ def serve(args: argparse.Namespace) -> int:
                     workers=args.workers,
                     **options,
                 )
-                Supervisor(config, directory).run()
+                try:
+                    supervisor = Supervisor(config, directory)  # binds the port
+                except OSError as exc:  # as uvicorn itself says it with one worker
+                    log.error("cannot listen on %s:%s: %s", args.host, args.port, exc.strerror)
+                    return 3
+                supervisor.run()
         else:
             from service.http.app import create_app
 
@@ -137,11 +143,7 @@ def serve(args: argparse.Namespace) -> int:
 def migrate_command(args: argparse.Namespace) -> int:
     from service.write.migrate import migrate
 
-    settings = from_env()
-    if not settings.database_url:
-        print("CARDROOM_DATABASE_URL is not set", file=sys.stderr)
-        return 2
-    applied = migrate(settings.database_url)
+    applied = migrate(_database_url())
     print("applied: " + ", ".join(applied) if applied else "up to date")
     return 0
 
@@ -154,8 +156,7 @@ def relay_command(args: argparse.Namespace) -> int:
 
     settings = from_env()
     if not settings.database_url or not settings.redis_url:
-        print("the relay needs CARDROOM_DATABASE_URL and CARDROOM_REDIS_URL", file=sys.stderr)
-        return 2
+        raise SettingsError("the relay needs CARDROOM_DATABASE_URL and CARDROOM_REDIS_URL")
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _exit_on_signal)
     asyncio.run(run_standalone(settings))
@@ -181,19 +182,20 @@ def retention_command(args: argparse.Namespace) -> int:
     from service.workers.retention import run_standalone
 
     settings = from_env()
-    if not settings.database_url:
-        raise SystemExit("CARDROOM_DATABASE_URL is not set")
+    _database_url(settings)  # refused when it is not set
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _exit_on_signal)
     asyncio.run(run_standalone(settings))
     return 0
 
 
-def _database_url() -> str:
-    settings = from_env()
-    if not settings.database_url:
-        raise SystemExit("CARDROOM_DATABASE_URL is not set")
-    return settings.database_url
+def _database_url(settings: Settings | None = None) -> str:
+    """The configured database's URL: a command other than ``serve`` starts no embedded
+    server."""
+    url = (settings or from_env()).database_url
+    if not url:
+        raise SettingsError("CARDROOM_DATABASE_URL is not set")
+    return url
 
 
 def project_command(args: argparse.Namespace) -> int:
@@ -412,8 +414,8 @@ def parser() -> argparse.ArgumentParser:
 
     serve_cmd = commands.add_parser("serve", help="serve the HTTP API")
     serve_cmd.add_argument("--host", default="127.0.0.1")
-    serve_cmd.add_argument("--port", type=int, default=8000)
-    serve_cmd.add_argument("--workers", type=int, default=1, help="worker processes")
+    serve_cmd.add_argument("--port", type=port, default=8000, help="0: any free port")
+    serve_cmd.add_argument("--workers", type=workers, default=1, help="worker processes")
     serve_cmd.set_defaults(run=serve)
 
     migrate_cmd = commands.add_parser("migrate", help="apply pending database migrations")
@@ -539,7 +541,7 @@ def parser() -> argparse.ArgumentParser:
     bot_cmd.add_argument("--seats", type=int, default=4, help="with --play-all: seats per table")
     bot_cmd.add_argument("--tables", type=int, default=1, help="with --play-all: tables at once")
     bot_cmd.add_argument("--options", default="{}", help="with --play-all: options as JSON")
-    bot_cmd.set_defaults(run=bot_command)
+    bot_cmd.set_defaults(run=bot_command, offline=True)
 
     verify_cmd = commands.add_parser(
         "verify",
@@ -553,23 +555,47 @@ def parser() -> argparse.ArgumentParser:
         type=chain_hash,
         help="the table's last chain hash, published apart from the file, to anchor it",
     )
-    verify_cmd.set_defaults(run=verify_command)
+    verify_cmd.set_defaults(run=verify_command, offline=True)
 
     openapi_cmd = commands.add_parser("openapi", help="write the OpenAPI and AsyncAPI documents")
     openapi_cmd.add_argument("--output", default="api_spec/openapi.json", help="a path, or -")
     openapi_cmd.add_argument("--asyncapi", default="api_spec/asyncapi.json")
-    openapi_cmd.set_defaults(run=openapi_command)
+    openapi_cmd.set_defaults(run=openapi_command, offline=True)
     return root
+
+
+def port(text: str) -> int:
+    if not (text.isdigit() and int(text) <= 65_535):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (0 to 65535)")
+    return int(text)
+
+
+def workers(text: str) -> int:
+    if not (text.isdigit() and int(text) >= 1):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of workers (1 or more)")
+    return int(text)
+
+
+# The commands that read no setting of the service: a client of the API (bot), and
+# verify and openapi, which need only files. They log as the service does by default.
+OFFLINE = Settings(database_url=None, redis_url=None, operator_token="")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        logs.configure(from_env())
+        logs.configure(OFFLINE if getattr(args, "offline", False) else from_env())
         code: int = args.run(args)
     except (SettingsError, ValueError) as exc:  # a setting the service cannot run with
         print(f"cardroom: {exc}", file=sys.stderr)
         return 2
+    except psycopg.OperationalError as exc:  # the database is not there, or not answering
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(
+            f"cardroom: the database (CARDROOM_DATABASE_URL) does not answer: {reason}",
+            file=sys.stderr,
+        )
+        return 1
     return code
 
 

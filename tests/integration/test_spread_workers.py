@@ -14,6 +14,8 @@ import asyncio
 import os
 import signal
 import socket
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -148,6 +150,28 @@ def test_a_port_already_taken_fails_at_start(reuse_port: bool) -> None:
     held = hold_port("127.0.0.1", 0)  # a free port: held, and given to no connection
     with held, pytest.raises(ConnectionRefusedError):
         socket.create_connection(held.getsockname()[:2], timeout=2).close()
+
+
+def test_serve_with_workers_on_a_port_already_taken_says_so_in_one_line() -> None:
+    """As one worker does (uvicorn logs it and exits 3), not with a traceback."""
+    env = {
+        **os.environ,
+        "CARDROOM_DATABASE_URL": services.fresh_database("taken_"),
+        "CARDROOM_REDIS_URL": services.redis_url(),
+        "CARDROOM_OPERATOR_TOKEN": "a-token-of-the-test",
+        "CARDROOM_LOG_FORMAT": "text",
+    }
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        command = [sys.executable, "-m", "service.tools.cli", "serve", "--port", port]
+        result = subprocess.run(
+            [*command, "--workers", "2"], env=env, capture_output=True, text=True, timeout=60
+        )
+    assert result.returncode == 3
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_workers_end_when_their_supervisor_is_killed() -> None:
