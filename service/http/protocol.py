@@ -144,17 +144,29 @@ _UNREADABLE = _wire(
     *_closing_problem("malformed-request", "the request is not HTTP/1.1 this server can read")
 )
 # RFC 9110 section 9.1: a method the server does not recognise "SHOULD" get a 501. The
-# parser knows a fixed list of methods and fails on any other; a request line that begins
-# with a token (RFC 9110 section 5.6.2) names a method, anything else is not HTTP at all (a
-# TLS handshake sent to this port, say) and stays a 400.
+# parser knows a fixed list of methods and fails on any other. A request line of the
+# right shape (RFC 9112 section 3: a method token, a target, the version), or the start
+# of one, names a method; anything else is not HTTP at all (a TLS handshake sent to this
+# port, a line of words) and stays a 400.
 _UNKNOWN_METHOD = _wire(
     *_closing_problem(
         "method-not-implemented",
         "the method is not one this server knows (methods are case-sensitive)",
     )
 )
-_METHOD_START = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+(?: |$)")
-_METHOD_BYTES = 24  # of a request line kept to tell the two apart
+_TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_REQUEST_LINE = re.compile(_TOKEN + rb" [!-~]+ HTTP/[0-9]\.[0-9]\r?")
+_REQUEST_LINE_START = re.compile(_TOKEN + rb"(?: [!-~]*(?: [!-~]*)?)?")
+_LINE_KEPT = 256  # bytes of a request line kept to tell the two apart
+
+
+def _names_a_method(start: bytes) -> bool:
+    """Whether ``start``, a request line's first bytes, is a request line or the start
+    of one."""
+    line, ended, _ = start.partition(b"\n")
+    if ended:
+        return _REQUEST_LINE.fullmatch(line) is not None
+    return _REQUEST_LINE_START.fullmatch(line) is not None
 
 
 def _refused(request_id: bytes, scope: Any = None, status: int = 431) -> None:
@@ -401,7 +413,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.line_bytes = 0
         self.line_ended = False
         self.line_counted = True
-        self.line_start = b""  # the request line's first bytes, up to _METHOD_BYTES
+        self.line_start = b""  # the request line's first bytes, up to _LINE_KEPT
 
     def _head_fits(self, data: bytes) -> bool:
         """Whether the head still fits once ``data`` is read (up to the head's end)."""
@@ -410,8 +422,8 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             # Empty lines before a request line are skipped by the parser, and not counted.
             start = len(data) - len(data.lstrip(_BLANK))
         if not self.line_ended:
-            if len(self.line_start) < _METHOD_BYTES:
-                self.line_start += data[start : start + _METHOD_BYTES - len(self.line_start)]
+            if len(self.line_start) < _LINE_KEPT:
+                self.line_start += data[start : start + _LINE_KEPT - len(self.line_start)]
             line_end = data.find(b"\n", start)
             self.line_ended = line_end >= 0
             self.line_bytes += (line_end + 1 if self.line_ended else len(data)) - start
@@ -629,7 +641,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         status, refusal = 400, _UNREADABLE
         # Called while uvicorn handles the parser's error, which says why it failed.
         if isinstance(sys.exception(), httptools.HttpParserInvalidMethodError) and (
-            self.reading_head and _METHOD_START.match(self.line_start)
+            self.reading_head and _names_a_method(self.line_start)
         ):
             status, refusal = 501, _UNKNOWN_METHOD
         answer, request_id = self._answer(status, refusal)

@@ -169,8 +169,18 @@ async def test_an_http_1_1_request_names_exactly_one_host(request_head: bytes, s
         ([b"\r\n", b"B", b"REW /healthz HTTP/1.1\r\n\r\n"], 501, "method-not-implemented"),
         ([b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03"], 400, "malformed-request"),
         ([b"GE(T /healthz HTTP/1.1\r\nhost: a\r\n\r\n"], 400, "malformed-request"),
+        ([b"NOT HTTP AT ALL\r\n\r\n"], 400, "malformed-request"),
+        ([b"BREW /healthz HTTP/1.1"], 501, "method-not-implemented"),
     ],
-    ids=["unknown", "lower-case", "split-reads", "tls-handshake", "not-a-token"],
+    ids=[
+        "unknown",
+        "lower-case",
+        "split-reads",
+        "tls-handshake",
+        "not-a-token",
+        "words",
+        "line-unfinished",
+    ],
 )
 async def test_an_unknown_method_is_answered_501_and_bytes_that_are_no_method_400(
     reads: list[bytes], status: int, code: str
