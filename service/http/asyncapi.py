@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from service.http.docs import mark_instants
 from service.http.document import open_objects
 from service.read.records import EventRecord, TournamentEventRecord
 from service.release import API_VERSION
@@ -111,6 +112,7 @@ def document() -> dict[str, Any]:
     _, components = msgspec.json.schema_components(
         [EventRecord, TournamentEventRecord], ref_template="#/components/schemas/{name}"
     )
+    mark_instants(components, [EventRecord, TournamentEventRecord])
     open_objects(components)  # as the OpenAPI document says them
     _name_discriminators(components)
     schemas = {

@@ -167,6 +167,76 @@ def _holds_struct(kind: msgspec.inspect.Type) -> bool:
     return False
 
 
+# --- instants -------------------------------------------------------------------------
+# msgspec says ``format: date-time`` only of a datetime declared ``tz=True``, a constraint
+# that would also refuse any stored instant without its offset; the service's instants are
+# all UTC, written with ``Z``. The documents say so of every datetime field instead, from
+# the types themselves, and the types decode as they always have.
+
+
+def _mark_instants(kind: msgspec.inspect.Type, schema: dict[str, Any]) -> None:
+    """Add ``format: date-time`` where ``kind`` (msgspec's view of a field's type) holds a
+    datetime, in ``schema``, msgspec's JSON Schema of that type."""
+    if isinstance(kind, msgspec.inspect.Metadata):
+        _mark_instants(kind.type, schema)
+    elif isinstance(kind, msgspec.inspect.DateTimeType) and schema.get("type") == "string":
+        schema["format"] = "date-time"
+    elif isinstance(kind, msgspec.inspect.ListType) and isinstance(schema.get("items"), dict):
+        _mark_instants(kind.item_type, schema["items"])
+    elif isinstance(kind, msgspec.inspect.UnionType) and "anyOf" in schema:
+        instants = [t for t in kind.types if isinstance(t, msgspec.inspect.DateTimeType)]
+        others = [t for t in kind.types if not isinstance(t, msgspec.inspect.NoneType)]
+        if instants and len(others) == 1:  # a datetime or null: its one string choice
+            for choice in schema["anyOf"]:
+                _mark_instants(instants[0], choice)
+        elif not instants:
+            for t in others:
+                if isinstance(t, msgspec.inspect.ListType):
+                    for choice in schema["anyOf"]:
+                        if choice.get("type") == "array":
+                            _mark_instants(t, choice)
+
+
+def field_schema(kind: Any) -> dict[str, Any]:
+    """msgspec's JSON Schema of a field's type, its instants said to be date-times."""
+    schema: dict[str, Any] = msgspec.json.schema(kind)
+    _mark_instants(msgspec.inspect.type_info(kind), schema)
+    return schema
+
+
+def _structs(kind: msgspec.inspect.Type, found: dict[str, msgspec.inspect.StructType]) -> None:
+    if isinstance(kind, msgspec.inspect.StructType):
+        if kind.cls.__name__ in found:
+            return
+        found[kind.cls.__name__] = kind
+        for field in kind.fields:
+            _structs(field.type, found)
+    elif isinstance(kind, msgspec.inspect.Metadata):
+        _structs(kind.type, found)
+    elif isinstance(kind, msgspec.inspect.UnionType):
+        for t in kind.types:
+            _structs(t, found)
+    elif isinstance(kind, msgspec.inspect.ListType | msgspec.inspect.TupleType):
+        items = getattr(kind, "item_type", None)
+        if items is not None:
+            _structs(items, found)
+    elif isinstance(kind, msgspec.inspect.DictType):
+        _structs(kind.value_type, found)
+
+
+def mark_instants(components: dict[str, Any], roots: Sequence[Any]) -> None:
+    """The datetime fields of ``components`` (``msgspec.json.schema_components`` of
+    ``roots``) said to be date-times."""
+    found: dict[str, msgspec.inspect.StructType] = {}
+    for info in msgspec.inspect.multi_type_info(roots):
+        _structs(info, found)
+    for name, struct in found.items():
+        properties = components.get(name, {}).get("properties", {})
+        for field in struct.fields:
+            if field.encode_name in properties:
+                _mark_instants(field.type, properties[field.encode_name])
+
+
 class StrictStructSchemaPlugin(StructSchemaPlugin):
     """Struct schemas as precise as msgspec validates them.
 
@@ -189,7 +259,7 @@ class StrictStructSchemaPlugin(StructSchemaPlugin):
         for field in info.fields:
             if field.encode_name in properties and not _holds_struct(field.type):
                 # A plain JSON Schema dict serialises as it is.
-                properties[field.encode_name] = cast(Schema, msgspec.json.schema(hints[field.name]))
+                properties[field.encode_name] = cast(Schema, field_schema(hints[field.name]))
         return schema
 
 

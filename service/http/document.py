@@ -25,6 +25,7 @@ from litestar.openapi.spec import (
 )
 
 from domain import RULES_ENGINE_VERSION
+from service.http.docs import mark_instants
 from service.http.examples import JSONExample
 from service.http.examples import attach as attach_examples
 from service.http.problems import PROBLEM_JSON
@@ -48,6 +49,13 @@ is `docs/design.md`.
 Every `GET` operation also answers `HEAD` with the same status and headers (`ETag`,
 `Content-Length`, a 304 for a current `If-None-Match`) and no body; a stream answers with
 its headers at once.
+
+## Instants
+
+Every instant (`at`, `deadline`, `since`, `created_at`, ...) is an RFC 3339 `date-time`
+in UTC, written with `Z`. Its fraction of a second has six digits, or none when it is
+zero (`2026-03-01T19:30:28.154000Z`, `2026-03-01T19:30:28Z`): parse it as RFC 3339, not
+with a fixed pattern.
 
 ## Request ids
 
@@ -378,6 +386,7 @@ def _stream_records(openapi: Any) -> None:
     _, found = msgspec.json.schema_components(
         [TournamentEventRecord], ref_template="#/components/schemas/{name}"
     )
+    mark_instants(found, [TournamentEventRecord])
     schemas = openapi.components.schemas
     missing = found.keys() - schemas.keys() - {"TournamentEventRecord"}
     assert not missing, f"not components of the document: {sorted(missing)}"

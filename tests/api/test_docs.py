@@ -102,3 +102,39 @@ async def test_the_docs_policy_admits_every_asset_the_page_loads(client: Any) ->
         assert asset.startswith("/"), asset
         directive = directives.get(PurePosixPath(asset).suffix, "img-src")
         assert "'self'" in csp[directive], (asset, csp)
+
+
+INSTANT_NAMES = {"at", "since", "deadline"}
+
+
+def _instant_fields(schemas: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Every property named as an instant is (``*_at``, ``at``, ``since``, ``deadline``),
+    in ``schemas``, with its schema."""
+    return [
+        (f"{name}.{prop}", shape)
+        for name, schema in schemas.items()
+        for prop, shape in schema.get("properties", {}).items()
+        if prop in INSTANT_NAMES or prop.endswith("_at")
+    ]
+
+
+def _strings(shape: dict[str, Any]) -> list[dict[str, Any]]:
+    """The string choices of a property: itself, its items, its ``anyOf``'s."""
+    if "items" in shape:
+        return _strings(shape["items"])
+    if "anyOf" in shape:
+        return [s for choice in shape["anyOf"] for s in _strings(choice)]
+    return [shape] if shape.get("type") == "string" else []
+
+
+@pytest.mark.parametrize("document", ["openapi.json", "asyncapi.json"])
+def test_every_instant_is_typed_date_time(document: str) -> None:
+    """A generated client parses them as instants, and a validator checks them (msgspec
+    says ``date-time`` only of a datetime declared with ``tz=True``: they were strings)."""
+    schemas = json.loads((COMMITTED.parent / document).read_text())["components"]["schemas"]
+    fields = _instant_fields(schemas)
+    assert len(fields) >= (20 if document == "openapi.json" else 5)
+    for where, shape in fields:
+        strings = _strings(shape)
+        assert strings, f"{where}: no string choice"
+        assert all(s.get("format") == "date-time" for s in strings), f"{where}: {shape}"
