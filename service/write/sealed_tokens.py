@@ -9,8 +9,10 @@ table's seat, or an entry's member). Every token has a place of its own, so no p
 used twice. The key itself is stored only as a digest (:func:`stored_key`), the record
 found by it: the database alone gives no token back, the client's key does.
 
-A key is only as good as it is hard to guess, and a seat's taker need not prove anything
-else: a seat's key must have :data:`MIN_KEY` characters to count at all.
+A key is only as good as it is hard to guess: an unsalted digest of a short key is
+searched in moments. A seat's taker need not prove anything else, so a seat's key must
+have :data:`MIN_KEY` characters to count at all; the tournament gates take any key the
+API allows (1 to 200 characters), and docs/design.md says what a short one exposes.
 """
 
 from __future__ import annotations
