@@ -1,6 +1,7 @@
 """Settings from the environment (DESIGN 9). Nothing else in the service reads
-``os.environ``; only ``cardroom bench`` takes two defaults of its own from it
-(``CARDROOM_BENCH_DATABASE_URL``, ``CARDROOM_BENCH_REPLICA_URL``)."""
+``os.environ``; only two tools take defaults of their own from it: ``cardroom bench``
+(``CARDROOM_BENCH_DATABASE_URL``, ``CARDROOM_BENCH_REPLICA_URL``) and ``cardroom bot``
+(``CARDROOM_SEAT_TOKEN``)."""
 
 from __future__ import annotations
 

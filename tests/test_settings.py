@@ -20,7 +20,7 @@ from service.settings import (
     from_env,
     operator_token_generated,
 )
-from service.tools.cli import main
+from service.tools.cli import main, parser
 
 DB = "postgresql://db/cardroom"
 REDIS = "redis://redis:6379/0"
@@ -290,6 +290,17 @@ def test_verify_reads_no_setting_of_the_service(
     export.write_text("not an export\n")
     assert main(["verify", str(export)]) == 1
     assert "RESULT: FAILED" in capsys.readouterr().out
+
+
+def test_bot_takes_a_seat_token_from_the_environment_not_only_from_its_arguments(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A command's arguments are readable by every user of the machine (``ps``)."""
+    monkeypatch.setenv("CARDROOM_SEAT_TOKEN", "a-seat-token")
+    args = parser().parse_args(["bot", "--table", "t", "--seat", "0"])
+    assert args.token == "a-seat-token"
+    given = parser().parse_args(["bot", "--table", "t", "--seat", "0", "--token", "other"])
+    assert given.token == "other"
 
 
 @pytest.mark.parametrize("level", ["trace", "debug", "info", "warning", "error", "critical"])

@@ -531,7 +531,12 @@ def parser() -> argparse.ArgumentParser:
     bot_cmd.add_argument("--table", help="the table to play at")
     bot_cmd.add_argument("--seat", type=int, help="the seat to take (or to play, with --token)")
     bot_cmd.add_argument("--name", help="the player's name (default: bot SEAT)")
-    bot_cmd.add_argument("--token", help="the seat's token, when it is already taken")
+    bot_cmd.add_argument(
+        "--token",
+        default=os.environ.get("CARDROOM_SEAT_TOKEN") or None,
+        help="the seat's token, when it is already taken (or CARDROOM_SEAT_TOKEN: an"
+        " argument is seen by every user of the machine, in ps)",
+    )
     bot_cmd.add_argument("--seed", type=int, help="seed of the random choices")
     bot_cmd.add_argument("--delay", type=float, default=0.0, help="seconds before each command")
     bot_cmd.add_argument(
