@@ -40,5 +40,9 @@ async def test_a_start_that_fails_midway_closes_what_it_opened(
         async with serving(Litestar()):
             pass
     assert len(pools) == 1 and pools[0].closed
-    await asyncio.sleep(0.1)  # what was cancelled unwinds
-    assert asyncio.all_tasks() - before == {asyncio.current_task()} - before
+    for _ in range(100):  # what was cancelled unwinds (5 s at most, on a busy machine)
+        left = asyncio.all_tasks() - before - {asyncio.current_task()}
+        if not left:
+            break
+        await asyncio.sleep(0.05)
+    assert not left, left
