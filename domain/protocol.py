@@ -52,13 +52,17 @@ class SeatInfo(msgspec.Struct, frozen=True):
     vacant: bool = False  # its player left: anybody may take the seat over
 
 
-class ClockView(msgspec.Struct, frozen=True, kw_only=True):
-    """A clocked table's settings and each seat's bank left, in seconds."""
+class ClockView(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A clocked table's settings and each seat's bank left, in seconds; while the table
+    is paused, ``paused_left``: for each seat whose turn the pause stopped, the seconds
+    it has left (its turn's time and its bank together, as it gets them back on resume),
+    else ``null``; absent unless paused."""
 
     action_seconds: int
     bank_seconds: int
     on_timeout: Literal["autoplay", "forfeit"]
     bank: list[float]
+    paused_left: list[float | None] | None = None
 
 
 class Result(msgspec.Struct, frozen=True, kw_only=True):

@@ -155,12 +155,31 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
 
     def deadline(self, seat: int) -> datetime | None:
         """When ``seat``'s turn expires; ``None`` off the clock or while paused."""
-        if self.clock is None or self.paused_at is not None or seat >= len(self.since):
+        if self.paused_at is not None:
+            return None
+        return self._expiry(seat)
+
+    def _expiry(self, seat: int) -> datetime | None:
+        """When ``seat``'s turn expires, the clocks running; ``None`` off the clock."""
+        if self.clock is None or seat >= len(self.since):
             return None
         since = self.since[seat]
         if since is None:
             return None
         return since + timedelta(seconds=self.clock.action_seconds, milliseconds=self.banks[seat])
+
+    def paused_left(self) -> list[float | None] | None:
+        """While paused, the seconds each seat's stopped turn has left (``None`` for a
+        seat not on the clock): what a resume gives back."""
+        if self.paused_at is None or self.clock is None:
+            return None
+        paused_at = self.paused_at
+        return [
+            None
+            if (end := self._expiry(seat)) is None
+            else max(0.0, (end - paused_at).total_seconds())
+            for seat in range(len(self.names))
+        ]
 
     @property
     def turn_deadline(self) -> datetime | None:
@@ -635,6 +654,7 @@ def _clock_view(table: Table[Any]) -> ClockView | None:
         bank_seconds=table.clock.bank_seconds,
         on_timeout=table.clock.on_timeout,
         bank=[ms / 1000 for ms in table.banks],
+        paused_left=table.paused_left() if table.status == "playing" else None,
     )
 
 

@@ -233,6 +233,10 @@ async def test_pause_holds_commands_and_stops_the_clock_until_resume(client: Any
     assert paused["paused"] and paused["deadline"] is None
     mine = ok(await client.get(f"/tables/{table_id}", headers=bearer(tokens[seat])))
     assert mine["legal_actions"] == []
+    # The frozen clock, from the view alone: at most the turn's time and the whole bank.
+    full = CLOCK["action_seconds"] + CLOCK["bank_seconds"]
+    left = mine["clock"]["paused_left"]
+    assert 0 < left[seat] <= full and [v for i, v in enumerate(left) if i != seat] == [None] * 3
     command = await client.post(
         f"/tables/{table_id}/actions", json={"type": "pass"}, headers=bearer(tokens[seat])
     )

@@ -278,6 +278,25 @@ def test_pause_stops_the_clocks_and_resume_moves_them_on() -> None:
     assert again.value.code is RuleCode.NOT_PAUSED
 
 
+def test_a_paused_view_says_what_the_stopped_turn_has_left() -> None:
+    """An app restarted during a pause draws the frozen clock from the view alone: the
+    deadline is null while paused, and the bank is the turn's start's."""
+    playout = clocked()
+    seat = seat_to_act(playout)
+    running = tables.view(playout.table, "spectator").clock
+    assert running is not None and running.paused_left is None
+    playout.apply(liveness.pause(playout.table, T0 + timedelta(seconds=10)))
+    paused = tables.view(playout.table, seat).clock
+    assert paused is not None and paused.paused_left is not None
+    assert paused.paused_left[seat] == 70.0  # 20 s of turn and 60 of bank, 10 spent
+    assert [v for i, v in enumerate(paused.paused_left) if i != seat] == [None] * 3
+    playout.apply(liveness.resume(playout.table, T0 + timedelta(seconds=300)))
+    resumed = tables.view(playout.table, "spectator")
+    assert resumed.clock is not None and resumed.clock.paused_left is None
+    assert resumed.deadline == T0 + timedelta(seconds=300 + 70), "what the pause said"
+    assert "paused_left" not in msgspec.to_builtins(resumed.clock), "absent unless paused"
+
+
 def test_a_table_aborted_while_paused_cannot_be_resumed() -> None:
     playout = clocked()
     playout.apply(liveness.pause(playout.table, T0 + timedelta(seconds=10)))
