@@ -96,9 +96,20 @@ def between_deals(state: S, seats: int, deal_phase: StrEnum) -> S:
     return replace(state, phase=deal_phase, dealer=left_of(dealer, seats), turn=None)
 
 
-def game_won(state: S, winners: Sequence[int], finished: StrEnum) -> S:
-    """The fold of ``game_won``: the game is ``finished`` and nobody acts any more."""
-    return replace(state, phase=finished, winners=tuple(winners), turn=None)
+def game_won(state: S, winners: Sequence[int], seats: int, finished: StrEnum) -> S:
+    """The fold of ``game_won``: the game is ``finished`` and nobody acts any more. It
+    always follows the scoring of the game's last deal, which passed the deal on to a
+    deal never dealt: the dealer is again the last deal's, whose auction and tricks the
+    finished game still shows."""
+    dealer = cast(Dealt, state).dealer
+    assert dealer is not None
+    return replace(
+        state,
+        phase=finished,
+        winners=tuple(winners),
+        turn=None,
+        dealer=left_of(dealer, seats, -1),
+    )
 
 
 def fold_alike(state: S, event: Event, draw_order: str, seats: int, phases: type[StrEnum]) -> S:
@@ -115,7 +126,7 @@ def fold_alike(state: S, event: Event, draw_order: str, seats: int, phases: type
         case TrickWon(seat=winner):
             return trick_taken(state, winner)
         case GameWon(winners=winners):
-            return game_won(state, winners, phases("finished"))
+            return game_won(state, winners, seats, phases("finished"))
     return state
 
 

@@ -12,6 +12,7 @@ import random
 from collections import Counter
 from typing import Any
 
+import msgspec
 import pytest
 from msgspec.structs import replace
 
@@ -33,6 +34,7 @@ from domain.commands import (
     ReserveChoice,
 )
 from domain.errors import RuleCode, RuleError
+from domain.events import CardsDealt
 from service.tools import cli
 from service.tools.bench import bots
 from tests.support.playout import Playout, to_command
@@ -264,3 +266,26 @@ def test_the_computer_never_reads_what_its_seat_cannot_see(spec: TableSpec) -> N
             assert computer.choose(disguised, seat) == computer.choose(playout.table, seat)
             checked += 1
     assert checked >= 30
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"),
+    [
+        ("forty-five", 4),
+        ("pitch", 4),
+        ("pinochle", 4),
+        ("pinochle-three", 3),
+        ("pinochle-widow", 3),
+        ("pinochle-four", 4),
+        ("reserve-bridge", 2),
+    ],
+)
+def test_a_finished_game_shows_the_dealer_of_its_last_deal(game: str, seats: int) -> None:
+    """The finished view still shows the last deal (its auction, its tricks): its dealer
+    is that deal's, not the next one's, a deal never dealt (RULES 0.4 passes the deal on
+    after every deal)."""
+    playout, _ = play(game, seats, 2, set(range(seats)), {})
+    assert playout.table.status == "finished"
+    [*_, last] = [e for e in playout.events if isinstance(e, CardsDealt)]
+    for audience in ("spectator", 0):
+        assert msgspec.to_builtins(tables.view(playout.table, audience))["dealer"] == last.dealer
