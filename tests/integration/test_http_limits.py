@@ -344,18 +344,7 @@ async def test_a_request_line_past_16_kib_alone_is_refused_with_414_and_closed(
 ) -> None:
     """RFC 9112 section 3: a request target longer than the server reads gets a 414; a
     head the headers make too long stays a 431."""
-    reader, writer = await asyncio.open_connection(*address(base))
-    try:
-        writer.write(long_target(MAX_HEAD_BYTES + 1))
-        status, headers, body = await asyncio.wait_for(read_response(reader), 10)
-        assert await closed_by_server(reader, TIMEOUT / 2)
-    finally:
-        writer.close()
-    assert (status, headers["connection"]) == (414, "close")
-    assert headers["content-type"] == "application/problem+json"
-    assert re.fullmatch("[0-9a-f]{16}", headers["x-request-id"])
-    problem = json.loads(body)
-    assert (problem["status"], problem["code"]) == (414, "uri-too-long")
+    await refused_and_closed(base, long_target(MAX_HEAD_BYTES + 1), 414, "uri-too-long")
     reader, writer = await asyncio.open_connection(*address(base))
     try:
         writer.write(long_target(MAX_HEAD_BYTES - 5))  # fits alone; its Host line does not
@@ -771,14 +760,22 @@ def test_a_trusted_proxy_on_a_dual_stack_socket_is_known_by_its_ipv4_address(
 async def test_an_unknown_method_is_answered_501_by_the_server_and_closed(base: str) -> None:
     """RFC 9110 section 9.1: an unrecognised method gets a 501 problem, not the parser's
     plain 400."""
+    request = b"BREW /healthz HTTP/1.1\r\nhost: cardroom\r\n\r\n"
+    await refused_and_closed(base, request, 501, "method-not-implemented")
+
+
+async def refused_and_closed(base: str, request: bytes, status: int, code: str) -> None:
+    """``request`` sent on a connection of its own is answered with a ``status`` problem
+    of ``code``, with its own request id, and the server closes the connection."""
     reader, writer = await asyncio.open_connection(*address(base))
     try:
-        writer.write(b"BREW /healthz HTTP/1.1\r\nhost: cardroom\r\n\r\n")
-        status, headers, body = await asyncio.wait_for(read_response(reader), 10)
+        writer.write(request)
+        answered, headers, body = await asyncio.wait_for(read_response(reader), 10)
         assert await closed_by_server(reader, TIMEOUT / 2)
     finally:
         writer.close()
-    assert (status, headers["connection"]) == (501, "close")
+    assert (answered, headers["connection"]) == (status, "close")
     assert headers["content-type"] == "application/problem+json"
     assert re.fullmatch("[0-9a-f]{16}", headers["x-request-id"])
-    assert json.loads(body)["code"] == "method-not-implemented"
+    problem = json.loads(body)
+    assert (problem["status"], problem["code"]) == (status, code)
