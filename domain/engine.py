@@ -11,6 +11,8 @@ from functools import cache
 
 _ENGINE = re.compile(r"[0-9]+(?:\.[0-9]+){0,2}")
 
+HELD_PAUSE = "1.1.0"  # the engine from which a pause holds the clocks (domain/__init__.py)
+
 
 @cache  # a handful of versions, parsed again on every command and snapshot otherwise
 def engine_of(version: str) -> tuple[int, int, int] | None:

@@ -22,6 +22,7 @@ from msgspec.structs import replace
 
 from domain import table as tables
 from domain.commands import Leave, PlayerCommand, Resign, Return
+from domain.engine import HELD_PAUSE
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     ClockExpired,
@@ -41,7 +42,6 @@ from domain.events import (
 from domain.table import Table
 
 ABSENT_AFTER = 2  # expiries in a row that mark a seat absent
-HELD_PAUSE = "1.1.0"  # the engine from which a pause holds the clocks (domain/__init__.py)
 # The engine from which the time given back after an outage is at least ``at_least``.
 GIVEN_BACK_AT_LEAST = "1.2.0"
 # The engine from which seats whose time runs out at the same instant all forfeit.

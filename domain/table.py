@@ -20,7 +20,7 @@ from msgspec.structs import replace
 from domain import RULES_ENGINE_VERSION
 from domain.cards import same_cards
 from domain.commands import LegalAction, PlayerCommand, SupplyDeck
-from domain.engine import engine_since
+from domain.engine import HELD_PAUSE, engine_since
 from domain.errors import RuleCode, RuleError
 from domain.events import (
     ChanceEvent,
@@ -170,16 +170,23 @@ class Table(msgspec.Struct, Generic[S], frozen=True, kw_only=True):
 
     def paused_left(self) -> list[float | None] | None:
         """While paused, the seconds each seat's stopped turn has left (``None`` for a
-        seat not on the clock): what a resume gives back."""
+        seat not on the clock): what a resume gives back. Under engine 1.0.0 the pause
+        charged the running turns and stopped them, and a resume starts the seats to act
+        on a whole turn: theirs is the turn's time and the bank."""
         if self.paused_at is None or self.clock is None:
             return None
-        paused_at = self.paused_at
-        return [
-            None
-            if (end := self._expiry(seat)) is None
-            else max(0.0, (end - paused_at).total_seconds())
-            for seat in range(len(self.names))
-        ]
+        paused_at, clock = self.paused_at, self.clock
+        anew = () if self.engine_since(HELD_PAUSE) else to_act(self)
+
+        def left(seat: int) -> float | None:
+            end = self._expiry(seat)
+            if end is not None:
+                return max(0.0, (end - paused_at).total_seconds())
+            if seat in anew:
+                return clock.action_seconds + self.banks[seat] / 1000
+            return None
+
+        return [left(seat) for seat in range(len(self.names))]
 
     @property
     def turn_deadline(self) -> datetime | None:
@@ -365,8 +372,10 @@ def evolve(table: Table[S], event: Event) -> Table[S]:
             return replace(table, paused_at=at)
         case TableResumed():
             return replace(table, paused_at=None)
-        case GameResigned() | GameForfeited() | GameTimed() | TableAborted():
+        case GameResigned() | GameForfeited() | TableAborted():
             return replace(table, result=result_of(event, len(table.names)))
+        case GameTimed():  # the game folds it too: it ends between deals
+            table = replace(table, result=result_of(event, len(table.names)))
         case TableExpired():
             return replace(table, expired=True)
         case TimeCalled():

@@ -22,6 +22,7 @@ from domain.events import (
     DealerDrawn,
     DealThrownIn,
     Event,
+    GameTimed,
     GameWon,
     HandScored,
     Passed,
@@ -81,10 +82,13 @@ def call_made(state: S, call: Call, turn: int | None) -> S:
 
 
 class Dealt(Protocol):
-    """What :func:`between_deals` reads of a game's state."""
+    """What :func:`between_deals` and :func:`last_deals_dealer` read of a game's state."""
 
     @property
     def dealer(self) -> int | None: ...
+
+    @property
+    def deal(self) -> int: ...
 
 
 def between_deals(state: S, seats: int, deal_phase: StrEnum) -> S:
@@ -97,19 +101,19 @@ def between_deals(state: S, seats: int, deal_phase: StrEnum) -> S:
 
 
 def game_won(state: S, winners: Sequence[int], seats: int, finished: StrEnum) -> S:
-    """The fold of ``game_won``: the game is ``finished`` and nobody acts any more. It
-    always follows the scoring of the game's last deal, which passed the deal on to a
-    deal never dealt: the dealer is again the last deal's, whose auction and tricks the
-    finished game still shows."""
-    dealer = cast(Dealt, state).dealer
-    assert dealer is not None
-    return replace(
-        state,
-        phase=finished,
-        winners=tuple(winners),
-        turn=None,
-        dealer=left_of(dealer, seats, -1),
-    )
+    """The fold of ``game_won``: the game is ``finished`` and nobody acts any more."""
+    ended = replace(state, phase=finished, winners=tuple(winners), turn=None)
+    return last_deals_dealer(ended, seats)
+
+
+def last_deals_dealer(state: S, seats: int) -> S:
+    """A game that ends between deals (won, or on time) ends after the scoring of its
+    last deal, which passed the deal on to a deal never dealt: the dealer is again the
+    last deal's, whose auction and tricks the ended game still shows."""
+    dealt = cast(Dealt, state)
+    if dealt.dealer is None or not dealt.deal:
+        return state
+    return replace(state, dealer=left_of(dealt.dealer, seats, -1))
 
 
 def fold_alike(state: S, event: Event, draw_order: str, seats: int, phases: type[StrEnum]) -> S:
@@ -127,6 +131,8 @@ def fold_alike(state: S, event: Event, draw_order: str, seats: int, phases: type
             return trick_taken(state, winner)
         case GameWon(winners=winners):
             return game_won(state, winners, seats, phases("finished"))
+        case GameTimed():
+            return last_deals_dealer(state, seats)
     return state
 
 

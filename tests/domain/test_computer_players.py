@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
 import pytest
 from msgspec.structs import replace
 
-from domain import computer
+from domain import computer, liveness
 from domain import table as tables
 from domain.commands import (
     Bury,
@@ -34,7 +35,7 @@ from domain.commands import (
     ReserveChoice,
 )
 from domain.errors import RuleCode, RuleError
-from domain.events import CardsDealt
+from domain.events import CardsDealt, GameTimed
 from service.tools import cli
 from service.tools.bench import bots
 from tests.support.playout import Playout, to_command
@@ -268,6 +269,9 @@ def test_the_computer_never_reads_what_its_seat_cannot_see(spec: TableSpec) -> N
     assert checked >= 30
 
 
+T0 = datetime(2026, 12, 2, 20, 0, tzinfo=UTC)
+
+
 @pytest.mark.parametrize(
     ("game", "seats"),
     [
@@ -286,6 +290,26 @@ def test_a_finished_game_shows_the_dealer_of_its_last_deal(game: str, seats: int
     after every deal)."""
     playout, _ = play(game, seats, 2, set(range(seats)), {})
     assert playout.table.status == "finished"
+    assert_last_dealer_shown(playout)
+
+
+def assert_last_dealer_shown(playout: Playout) -> None:
     [*_, last] = [e for e in playout.events if isinstance(e, CardsDealt)]
     for audience in ("spectator", 0):
         assert msgspec.to_builtins(tables.view(playout.table, audience))["dealer"] == last.dealer
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"), [("forty-five", 4), ("pitch", 4), ("pinochle", 4), ("reserve-bridge", 2)]
+)
+def test_a_game_ended_on_time_shows_the_dealer_of_its_last_deal(game: str, seats: int) -> None:
+    """A timed round's table ends between deals too (``game_timed``), after the scoring
+    that passed the deal on."""
+    created = tables.create("t", game, seats, {}, ends_at=T0, tournament="a-tournament")
+    playout = Playout(created, seed=3)
+    playout.seat_everyone()
+    playout.apply(liveness.call_time(playout.table, T0 + timedelta(seconds=1)))
+    for _ in playout.steps():
+        pass
+    assert isinstance(playout.events[-1], GameTimed)
+    assert_last_dealer_shown(playout)

@@ -297,6 +297,27 @@ def test_a_paused_view_says_what_the_stopped_turn_has_left() -> None:
     assert "paused_left" not in msgspec.to_builtins(resumed.clock), "absent unless paused"
 
 
+def test_under_engine_1_0_0_a_paused_view_says_the_whole_turn_a_resume_gives() -> None:
+    """Engine 1.0.0's pause charged the running turn and stopped it; a resume starts
+    the seat to act on a whole turn: its time and the bank left."""
+    created = tables.create("t", "forty-five", 4, {}, clock=CLOCK)
+    playout = Playout(msgspec.structs.replace(created, rules_version="1.0.0"), seed=7)
+    playout.seat_everyone()
+    playout.apply(liveness.set_clock(playout.table, T0, None))
+    seat = seat_to_act(playout)
+    at = T0 + timedelta(seconds=10)
+    playout.apply(liveness.pause(playout.table, at))
+    playout.apply(liveness.set_clock(playout.table, at, None))  # the service's clock step
+    clock = tables.view(playout.table, "spectator").clock
+    assert clock is not None and clock.paused_left is not None
+    resume_at = T0 + timedelta(seconds=300)
+    playout.apply(liveness.resume(playout.table, resume_at))
+    playout.apply(liveness.set_clock(playout.table, resume_at, None))
+    deadline = playout.table.deadline(seat)
+    assert deadline is not None
+    assert clock.paused_left[seat] == (deadline - resume_at).total_seconds() == 80.0
+
+
 def test_a_table_aborted_while_paused_cannot_be_resumed() -> None:
     playout = clocked()
     playout.apply(liveness.pause(playout.table, T0 + timedelta(seconds=10)))
