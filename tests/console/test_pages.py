@@ -340,6 +340,26 @@ def test_operator_buttons_ask_before_they_act(browser: WebDriver, console: Conso
     no_errors(browser)
 
 
+def test_a_paused_table_shows_the_time_its_stopped_turn_has_left(
+    browser: WebDriver, console: Console
+) -> None:
+    """The view's ``clock.paused_left``, standing still beside the seat to act: the
+    countdown is shown only while the clock runs."""
+    clock = {"action_seconds": 20, "bank_seconds": 60}
+    table, _ = console.table("pitch", 2, "frozen-clock", clock=clock)
+    paused = console.api.post(f"/tables/{table}/pause", headers=console.op())
+    assert paused.status_code == 200, paused.text
+    view = console.view(table)
+    left = view["clock"]["paused_left"][view["to_act"][0]]
+    shown = int(left + 0.5)  # as Math.round rounds it
+    expected = f"{shown // 60}:{shown % 60:02d} paused"
+    browser.get(f"{console.base}/console/tables/{table}")
+    rendered(browser, view["version"])
+    clocks = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".felt .tag.clock"))
+    assert [c.text for c in clocks] == [expected]
+    no_errors(browser)
+
+
 def test_the_tables_list_fits_a_320_pixel_screen(browser: WebDriver, console: Console) -> None:
     """WCAG 1.4.10 (reflow): no sideways scrolling at 320 CSS pixels. The tournament
     filter, 36 characters wide, stuck out of the list's page."""

@@ -32,10 +32,15 @@ export function namer(view) {
   return (seat) => names[seat] || `Seat ${seat + 1}`;
 }
 
+/** Seconds as m:ss. @param {number} seconds */
+function minutes(seconds) {
+  const left = Math.max(0, Math.round(seconds));
+  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+}
+
 /** Seconds left until an RFC 3339 instant, as m:ss. @param {string} deadline */
 export function countdown(deadline) {
-  const left = Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
-  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  return minutes((Date.parse(deadline) - Date.now()) / 1000);
 }
 
 /** @param {any} value */
@@ -138,6 +143,9 @@ function seatBox(view, seat, at) {
   if (info.vacant) tags.push(h("span", { class: "tag" }, "Vacant"));
   if (view.you === seat) tags.push(h("span", { class: "tag you" }, "You"));
   if (acting && view.deadline) tags.push(h("span", { class: "tag clock", "data-deadline": view.deadline }, countdown(view.deadline)));
+  // Paused: the time the stopped turn gets back on resume, standing still.
+  const frozen = view.paused && view.clock && view.clock.paused_left ? view.clock.paused_left[seat] : null;
+  if (frozen != null) tags.push(h("span", { class: "tag clock", title: "time left, stopped by the pause" }, `${minutes(frozen)} paused`));
 
   const parts = [];
   const hand = view.hands ? view.hands[seat] : null;
