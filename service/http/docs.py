@@ -189,12 +189,6 @@ def _mark_instants(kind: msgspec.inspect.Type, schema: dict[str, Any]) -> None:
         if instants and len(others) == 1:  # a datetime or null: its one string choice
             for choice in schema["anyOf"]:
                 _mark_instants(instants[0], choice)
-        elif not instants:
-            for t in others:
-                if isinstance(t, msgspec.inspect.ListType):
-                    for choice in schema["anyOf"]:
-                        if choice.get("type") == "array":
-                            _mark_instants(t, choice)
 
 
 def field_schema(kind: Any) -> dict[str, Any]:
