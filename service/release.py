@@ -15,6 +15,6 @@ import hashlib
 
 from domain import RULES_ENGINE_VERSION
 
-API_VERSION = "1.20.0"  # docs/changelog.md says what each version changed
+API_VERSION = "1.20.1"  # docs/changelog.md says what each version changed
 
 VIEW_RELEASE = hashlib.sha256(f"{API_VERSION}/{RULES_ENGINE_VERSION}".encode()).hexdigest()[:6]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import msgspec
@@ -43,7 +44,23 @@ def render(report: Report) -> str:
         lines.append("RESULT: OK — the export is intact and every event follows from the rules")
     else:
         lines.append(f"RESULT: FAILED at {_where(report)}")
-    return "\n".join(lines) + "\n"
+    return _text(lines)
+
+
+def _text(lines: list[str]) -> str:
+    """The report's lines, each shown as one line whatever the file put in it. An export
+    is a file nobody need trust, and a name in it may hold a newline or a terminal's
+    control sequence: a forged "RESULT: OK" line, or the real verdict made invisible
+    (``ESC [8m``). Such characters are written as escapes (``\\n``, ``\\x1b``, ``\\u202e``)."""
+    return "".join(_shown(line) + "\n" for line in lines)
+
+
+def _shown(line: str) -> str:
+    if line.isprintable():
+        return line
+    return "".join(
+        c if c.isprintable() or unicodedata.category(c) == "Zs" else ascii(c)[1:-1] for c in line
+    )
 
 
 def _json(value: Any) -> str:
@@ -138,7 +155,7 @@ def render_tournament(report: TournamentReport) -> str:
         )
     else:
         lines.append(f"RESULT: FAILED at {_tournament_where(failure)}")
-    return "\n".join(lines) + "\n"
+    return _text(lines)
 
 
 def _tournament_where(failure: TournamentFailure) -> str:

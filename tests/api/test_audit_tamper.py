@@ -354,3 +354,17 @@ def test_a_deal_in_play_must_deal_as_the_rules_do(turned_up: bytes) -> None:
     swapped[version]["data"]["hands"][0][0] = hands[0][1] if hands[0][1] != hands[0][0] else "9C"
     found = failure(rechain(swapped))
     assert found.version == version and "not exactly the pack" in found.message
+
+
+def test_text_from_the_file_cannot_forge_the_report_on_a_terminal(finished: bytes) -> None:
+    """A name is the file's text: a newline in it made a line of its own (a forged
+    "RESULT: OK") and an escape sequence reached the terminal (``ESC [8m`` hides what
+    follows, the real verdict included)."""
+    lines = lines_of(finished)
+    lines[0]["players"][0]["name"] = "X\n\nRESULT: OK \u2014 intact\x1b[8m\u202e"
+    text = render(verify_lines(document_of(lines).splitlines()))
+    assert [line for line in text.splitlines() if "RESULT" in line][-1] == (
+        "RESULT: FAILED at the header"
+    )
+    assert "\x1b" not in text and "\u202e" not in text
+    assert "0: X\\n\\nRESULT: OK \u2014 intact\\x1b[8m\\u202e  1:" in text

@@ -92,6 +92,16 @@ async def test_a_tournament_of_pairing_rules_this_verifier_does_not_know_is_not_
     assert "newer than this verifier's" in report.failure.message
 
 
+async def test_the_tournaments_name_cannot_forge_the_report_on_a_terminal(
+    client: Any, swiss: tuple[dict[str, Any], dict[str, Any], list[str]]
+) -> None:
+    lines = lines_of(await tournament_export(client, swiss[0]))
+    lines[0]["name"] = "Spring\nRESULT: OK\x1b[8m"
+    text = render_tournament(verify_tournament_lines(document_of(lines).splitlines()))
+    assert "RESULT: OK" not in text.splitlines() and "\x1b" not in text
+    assert "(Spring\\nRESULT: OK\\x1b[8m)" in text
+
+
 def _forged(lines: list[dict[str, Any]]) -> Any:
     """The report on ``lines`` once chained again, which must fail at an event."""
     report = verify_tournament_lines(rechain_tournament(document_of(lines)).splitlines())
