@@ -499,7 +499,11 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
         503: UPGRADE,
     },
     "pauseTable": {403: ["operator-only"], 409: ["table-paused", "not-allowed-now"], 503: UPGRADE},
-    "resumeTable": {403: ["operator-only"], 409: ["not-paused"], 503: UPGRADE},
+    "resumeTable": {
+        403: ["operator-only"],
+        409: ["not-paused"],
+        503: [*UPGRADE, "clocks-recovering"],
+    },
     "createTournamentTable": {
         403: ["operator-only"],
         404: ["tournament-not-found"],

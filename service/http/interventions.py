@@ -142,7 +142,8 @@ class InterventionController(Controller):
         summary="Stop the clocks and hold every command (operator, or the director)",
         description=(
             "Until `resume`, commands are refused with 409 `table-paused` and no clock"
-            " runs; a turn in progress keeps the time it had left."
+            " runs; a turn in progress keeps the time it had left. Paused while no"
+            " timekeeper runs, the running turns first get that outage back."
         ),
         **_ANSWERS_THE_TABLE,
     )
@@ -156,6 +157,10 @@ class InterventionController(Controller):
         "/{table_id:uuid}/resume",
         operation_id="resumeTable",
         summary="Restart a paused table's clocks (operator, or the director)",
+        description=(
+            "Each running turn goes on with the time it had left. While no timekeeper"
+            " runs, 503 `clocks-recovering`: no clock would be kept."
+        ),
         **_ANSWERS_THE_TABLE,
     )
     async def resume_table(self, target: NamedDependency[Target]) -> Response[TableView]:

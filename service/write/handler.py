@@ -183,7 +183,7 @@ class TableService:
         # Tables created under a newer rules engine than this process's (met during a
         # rolling update): it decides nothing there, and its workers look past them.
         self.newer_tables: set[str] = set()
-        # The timekeeper's heartbeat as last read here (see _recovering).
+        # The timekeeper's heartbeat as last read here (see clocks_down_since).
         self._beat: _Beat | None = None
 
     def _remember(self, loaded: Loaded) -> Loaded:
@@ -501,7 +501,7 @@ class TableService:
         # A player whose turn ran while no timekeeper did (the service down) waits for
         # that time to be given back: decided now, the move would be charged the outage,
         # or refused as out of time (DESIGN 10).
-        if player and table.deadline(seat) is not None and await self._recovering(at):
+        if player and table.deadline(seat) is not None and await self.clocks_down_since(at):
             raise ClocksRecovering(
                 "the service is back from an outage and is giving the clocks the time it"
                 " was down; read the table again in a second (its version moves) and send"
@@ -523,10 +523,11 @@ class TableService:
         await self._commit(loaded, settled, at=at, idempotency=gate.record(answer))
         return answer
 
-    async def _recovering(self, at: datetime) -> bool:
-        """Whether no timekeeper has run for longer than a handover takes: an outage,
-        whose time the next timekeeper gives back to every running turn. A deadline that
-        passed meanwhile is not the player's to lose yet (DESIGN 10).
+    async def clocks_down_since(self, at: datetime) -> datetime | None:
+        """The last heartbeat of the timekeepers if none has run since for longer than a
+        handover takes: an outage, whose time the next timekeeper gives back to every
+        running turn (None while one keeps the clocks). A deadline that passed meanwhile
+        is not the player's to lose yet (DESIGN 10).
 
         The heartbeat is the timekeeper's host's time, a few seconds off this host's
         maybe. A heartbeat that looks old is taken for an outage when it has not moved for
@@ -540,17 +541,19 @@ class TableService:
         phones all sending theirs again at once, were refused as out of time.
         While it looks fresh, nothing is asked."""
         if self._beat is not None and at - self._beat.alive_at <= GRACE:
-            return False
+            return None
         alive_at = await self.store.timekeeper_alive_at()
         if alive_at is None:
-            return False
+            return None
         previous = self._beat
         old = at - alive_at > GRACE
         if previous is not None and alive_at == previous.alive_at:
-            return old and (not previous.moving or at - previous.seen > UNCHANGED)
-        moving = previous is not None and at - previous.seen <= GRACE
-        self._beat = _Beat(alive_at, seen=at, moving=moving)
-        return old and not moving
+            down = old and (not previous.moving or at - previous.seen > UNCHANGED)
+        else:
+            moving = previous is not None and at - previous.seen <= GRACE
+            self._beat = _Beat(alive_at, seen=at, moving=moving)
+            down = old and not moving
+        return alive_at if down else None
 
     async def play_computers(self, table_id: str, limit: int = 50) -> int:
         """Let the computer act for every seat of its that the table waits on, one command at

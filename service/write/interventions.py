@@ -10,8 +10,9 @@ that a move got ahead of finds nothing due any more.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 
@@ -19,12 +20,21 @@ from domain import computer, liveness
 from domain import table as tables
 from domain.events import ClockExpired, Event
 from domain.table import Table
-from service.refusals import PreconditionFailed
-from service.write.handler import Batch, Plan, TableService, etag, stale
+from service.refusals import ClocksRecovering, CommandConflict, PreconditionFailed
+from service.write.handler import (
+    GIVEN_BACK_AT_LEAST,
+    RETRIES,
+    Batch,
+    Plan,
+    TableService,
+    etag,
+    stale,
+)
 
 OPERATOR = "operator"
 CLOCK = "clock"
 RETENTION = "retention"
+_T = TypeVar("_T")
 
 
 def as_of(if_match: list[str] | None, table: Table[Any]) -> None:
@@ -74,12 +84,40 @@ async def abort(
 async def pause(
     service: TableService, table_id: str, if_match: list[str] | None = None
 ) -> Table[Any]:
-    return await _operate(service, table_id, {"type": "pause"}, liveness.pause, if_match)
+    """Hold the clocks where they stand. During an outage (no timekeeper has run for
+    longer than a handover takes) the running turns are first given the outage back, in
+    the same commit and recorded as the timekeeper records it: the pause would otherwise
+    hold each turn with the outage charged, and the returning timekeeper gives no time
+    back to a paused table (DESIGN 10: downtime is charged to nobody)."""
+
+    async def attempt() -> Table[Any]:
+        down_since = await service.clocks_down_since(service.clock())
+        outage = None if down_since is None else await _outage(service, table_id, down_since)
+
+        def plan(table: Table[Any], at: datetime) -> Plan:
+            as_of(if_match, table)
+            given = [] if outage is None else outage.given(table, at)
+            paused = liveness.pause(_folded(table, [e for b in given for e in b.events]), at)
+            return Plan([*given, Batch(paused, OPERATOR, {"type": "pause"})])
+
+        written = await service.write(table_id, plan)
+        assert written is not None
+        return written[0]
+
+    return await _looked_up_again(attempt)
 
 
 async def resume(
     service: TableService, table_id: str, if_match: list[str] | None = None
 ) -> Table[Any]:
+    """Restart the clocks where they stood; refused during an outage, when no timekeeper
+    would keep them and no move on the clock is taken (``clocks-recovering``)."""
+    if await service.clocks_down_since(service.clock()) is not None:
+        raise ClocksRecovering(
+            "no timekeeper has run for a while: the clocks restart once one runs again;"
+            " send the resume again then"
+        )
+
     def decide(table: Table[Any], at: datetime) -> list[Event]:
         # Every table, whatever its engine: a 1.0.0 table's rules took a resume after
         # an abort (re-run as they were), but none is taken any more.
@@ -147,19 +185,68 @@ async def extend(
     service: TableService, table_id: str, down_since: datetime, at_least: timedelta
 ) -> Table[Any] | None:
     """Give the table's running turns back the time since ``down_since`` that no
-    timekeeper ran (DESIGN 10), and at least ``at_least`` from now (engine 1.2.0 on)."""
+    timekeeper ran (DESIGN 10), and at least ``at_least`` from now (engine 1.2.0 on).
+    Once is all a table gets: ``None`` when it had it already."""
 
-    def plan(table: Table[Any], at: datetime) -> Plan | None:
-        command: dict[str, Any] = {"type": "extend_clocks", "down_since": down_since.isoformat()}
+    async def attempt() -> Table[Any] | None:
+        outage = await _outage(service, table_id, down_since)
+        if outage is None:
+            return None
+
+        def plan(table: Table[Any], at: datetime) -> Plan | None:
+            given = outage.given(table, at, at_least)
+            return Plan(given) if given else None
+
+        written = await service.write(table_id, plan)
+        return None if written is None else written[0]
+
+    return await _looked_up_again(attempt)
+
+
+class _Moved(Exception):
+    """The table moved on from the version an outage was looked up at."""
+
+
+class _Outage(NamedTuple):
+    """An outage the table had not got back when it was at ``version``."""
+
+    since: datetime
+    version: int
+
+    def given(
+        self, table: Table[Any], at: datetime, at_least: timedelta = GIVEN_BACK_AT_LEAST
+    ) -> list[Batch]:
+        """The outage given back, only to the version it was looked up at."""
+        if table.version != self.version:
+            raise _Moved
+        events = liveness.extend(table, at, self.since, at_least)
+        if not events:
+            return []
+        command: dict[str, Any] = {"type": "extend_clocks", "down_since": self.since.isoformat()}
         if table.engine_since(liveness.GIVEN_BACK_AT_LEAST):  # older engines ignore it
             command["at_least_ms"] = int(at_least.total_seconds() * 1000)
-        events = liveness.extend(table, at, down_since, at_least)
-        return Plan([Batch(events, CLOCK, command)]) if events else None
+        return [Batch(events, CLOCK, command)]
 
+
+async def _outage(service: TableService, table_id: str, down_since: datetime) -> _Outage | None:
+    """The outage since ``down_since``, unless the table got it back already: a recovery
+    cut short gave some tables theirs (the next finds the same gap), and two can run at
+    once (a stalled leader waking beside the next). Looked up after the table's version
+    is read: a table given it meanwhile has moved on from that version, and is looked up
+    again (:func:`_looked_up_again`)."""
+    version = (await service.load(table_id)).table.version
     if await service.store.given_back(table_id, down_since):
-        return None  # a recovery cut short gave it back before: once is all it gets
-    written = await service.write(table_id, plan)
-    return None if written is None else written[0]
+        return None
+    return _Outage(down_since, version)
+
+
+async def _looked_up_again(attempt: Callable[[], Awaitable[_T]]) -> _T:
+    for _ in range(RETRIES):
+        try:
+            return await attempt()
+        except _Moved:
+            continue
+    raise CommandConflict("the table kept changing; try again")
 
 
 async def expire_waiting(service: TableService, table_id: str) -> Table[Any] | None:

@@ -111,9 +111,12 @@ def test_every_operation_on_the_database_documents_503_with_retry_after() -> Non
             assert response["headers"]["Retry-After"]["schema"]["type"] == "integer", where
             content = response["content"]["application/problem+json"]
             codes = {example["value"]["code"] for example in content["examples"].values()}
-            # A move past its deadline may also wait for an outage's time to come back.
+            # A move past its deadline may also wait for an outage's time to come back,
+            # and a resume for a timekeeper to keep the clocks.
             recovering = (
-                {"clocks-recovering"} if operation["operationId"] == "postAction" else set()
+                {"clocks-recovering"}
+                if operation["operationId"] in {"postAction", "resumeTable"}
+                else set()
             )
             # A command at an existing table, or a round's pairing, may reach a process of
             # an older release.

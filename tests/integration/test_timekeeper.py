@@ -306,6 +306,78 @@ async def test_a_pause_keeps_the_time_the_turn_had_left(pool: Any, clock: FakeCl
     await assert_export_verifies(service, table_id)
 
 
+async def test_a_pause_during_an_outage_charges_the_turn_nothing(
+    pool: Any, clock: FakeClock
+) -> None:
+    """An operator who sees the clocks stopped firing pauses the table: the pause held
+    the turn with the outage charged, and the returning timekeeper gives a paused table
+    nothing back, so on resume its deadline had passed (a forfeit, or the computer's
+    move and a strike). The pause gives the outage back first."""
+    service = service_on(pool, clock)
+    table_id = await clocked_table(service)  # 20 s a turn, a 10 s bank
+    keeper = Timekeeper(service, None, clock)
+    clock.advance(5)
+    await keeper.beat()  # the last heartbeat: 5 s into the turn
+    before = await deadline_of(service, table_id)
+    clock.advance(40)  # no timekeeper runs; the deadline passes meanwhile
+    paused = await interventions.pause(service, table_id)
+    seat = tables.to_act(paused)[0]
+    assert tables.view(paused, "operator").clock.paused_left[seat] == 25
+    back = Timekeeper(service_on(pool, clock), None, clock)
+    await back.recover()
+    await back.beat()
+    clock.advance(60)
+    await back.beat()
+    await interventions.resume(service, table_id)
+    assert await back.step() == 0, "the seat keeps the 25 s it had left"
+    after = await deadline_of(service, table_id)
+    assert after - clock() == timedelta(seconds=25)
+    assert after - before == timedelta(seconds=100)
+    await assert_export_verifies(service, table_id)
+
+
+async def test_a_resume_during_an_outage_waits_for_a_timekeeper(
+    pool: Any, clock: FakeClock
+) -> None:
+    """Resumed while no timekeeper runs, the turn ran on uncharged by no one: no move
+    on the clock is taken then (``clocks-recovering``), and the returning timekeeper
+    finds the outage given back already by the pause."""
+    service = service_on(pool, clock)
+    table_id = await clocked_table(service)
+    keeper = Timekeeper(service, None, clock)
+    clock.advance(5)
+    await keeper.beat()
+    clock.advance(40)
+    paused = await interventions.pause(service, table_id)
+    with pytest.raises(ClocksRecovering):
+        await interventions.resume(service, table_id)
+    assert (await service.load(table_id)).table.version == paused.version
+    await keeper.recover()
+    await keeper.beat()
+    await interventions.resume(service, table_id)
+    assert await deadline_of(service, table_id) - clock() == timedelta(seconds=25)
+
+
+async def test_two_recoveries_at_once_give_a_table_the_outage_once(
+    pool: Any, clock: FakeClock
+) -> None:
+    """A leader stalled across the outage wakes beside the new one, and both recover:
+    each looked whether the time was given back before the other had given it, and the
+    one whose commit lost decided again on the extended table, and extended it again."""
+    service = service_on(pool, clock)
+    table_id = await clocked_table(service)
+    keeper = Timekeeper(service, None, clock)
+    clock.advance(5)
+    await keeper.beat()
+    before = await deadline_of(service, table_id)
+    clock.advance(30)
+    stalled = Timekeeper(service_on(pool, clock), None, clock)
+    await asyncio.gather(keeper.recover(), stalled.recover())
+    assert await deadline_of(service, table_id) - before == timedelta(seconds=30)
+    assert await deadline_of(service, table_id) - clock() == timedelta(seconds=25)
+    await assert_export_verifies(service, table_id)
+
+
 @pytest.mark.parametrize("engine", ["1.0.0", RULES_ENGINE_VERSION])
 async def test_a_table_aborted_while_paused_stays_aborted(
     pool: Any, clock: FakeClock, engine: str
