@@ -7,11 +7,11 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from service.http.schemas import Name
+from service.http.schemas import Name, NamingBody
 from service.read.models import Tournament, TournamentSummary
 
 
-class NewEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class NewEntry(NamingBody, frozen=True, forbid_unknown_fields=True):
     """One player (``name``), or a fixed partnership (``names``, two); ``computer: true``
     enters the computer, which plays every table it is paired to (both seats of its side
     in a partnership event, under the one ``name`` it is given, "Computer" by default)."""

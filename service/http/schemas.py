@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 import uuid
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
@@ -53,6 +54,28 @@ _NOT_IN_TEXT = (
 )
 TEXT = rf"^[^\s{_NOT_IN_TEXT}{_SELECTORS}]([^{_NOT_IN_TEXT}]*[^\s{_NOT_IN_TEXT}])?$(?!\n)"
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=TEXT)]
+
+
+def same_text(name: str) -> str:
+    """A name as stored and compared: the same name typed on two keyboards, composed
+    ("é") or decomposed ("e" and a combining acute), is one name, one player in the
+    standings and at the ``player`` filter (Unicode NFC)."""
+    return unicodedata.normalize("NFC", name)
+
+
+class NamingBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A body that names players (``name``, ``names`` or ``players``): each name is
+    taken in its composed form (:func:`same_text`) as the body is decoded."""
+
+    def __post_init__(self) -> None:
+        for field in ("name", "names", "players"):
+            value = getattr(self, field, None)
+            if isinstance(value, str):
+                msgspec.structs.force_setattr(self, field, same_text(value))
+            elif isinstance(value, list):
+                msgspec.structs.force_setattr(self, field, [same_text(v) for v in value])
+
+
 SeatNumber = Annotated[int, msgspec.Meta(ge=0, le=6)]
 
 
@@ -262,7 +285,7 @@ class TournamentTableDeck(msgspec.Struct, frozen=True, forbid_unknown_fields=Tru
     ]
 
 
-class TournamentTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class TournamentTable(NamingBody, frozen=True, forbid_unknown_fields=True):
     """A tournament table with its players named, seat 0 first (operator only)."""
 
     players: Annotated[list[Name], msgspec.Meta(min_length=2, max_length=7)]
@@ -364,7 +387,7 @@ else:
     CreateTournament = Union[tuple(TOURNAMENT_TYPES.values())]  # noqa: UP007
 
 
-class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class TakeSeat(NamingBody, frozen=True, forbid_unknown_fields=True):
     """The player's name (``Player <seat + 1>`` when left out), or ``computer: true`` to
     seat the computer (named "Computer" unless named; on a tournament table only the
     operator may seat it)."""
@@ -373,7 +396,7 @@ class TakeSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     computer: bool = False
 
 
-class ReplaceSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class ReplaceSeat(NamingBody, frozen=True, forbid_unknown_fields=True):
     """The new player's name, or ``computer: true`` to give the seat to the computer."""
 
     name: Name | None = None

@@ -38,6 +38,7 @@ from service.http.schemas import (
     TablePage,
     TakeSeat,
     clock_settings,
+    same_text,
 )
 from service.read.models import ReadSide, Tournament
 from service.read.records import ActionResult, EventRecord, TableView
@@ -548,7 +549,7 @@ class TableController(Controller):
             status=status,
             # Ids are stored lower-case; the pattern takes either case, as UUIDs are read.
             tournament=None if tournament is None else tournament.lower(),
-            player=player,
+            player=None if player is None else same_text(player),
             cursor=cursor,
             limit=limit,
             # An entry's token is a player's: only a director's opens his event's tables.

@@ -6,18 +6,23 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import shutil
 import subprocess
 import unicodedata
 from typing import Any
+from urllib.parse import quote
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from service.http.asyncapi import document as asyncapi_document
-from service.http.schemas import TEXT
+from service.http.round_schemas import NewEntry
+from service.http.schemas import TEXT, ReplaceSeat, TakeSeat, TournamentTable
 from service.http.spec import spec
+from tests.support.api import new_table, ok
 from tests.support.refusals import JSON, Target, assert_problem, send
 
 
@@ -67,6 +72,44 @@ async def test_a_query_that_is_not_utf8_is_refused(client: Any, player: str) -> 
 async def test_a_query_in_utf8_is_read_as_sent(client: Any) -> None:
     response = await client.get("/tables?player=Ren%C3%A9e")
     assert response.status_code == 200, response.text
+
+
+async def test_a_name_composed_or_decomposed_is_one_name(client: Any) -> None:
+    """Typed on two keyboards, one name arrives composed ("é") or decomposed ("e" and a
+    combining acute): it was two players in the standings and at the ``player`` filter,
+    and two seats the console could not tell apart. Each is taken composed (NFC)."""
+    suffix = secrets.token_hex(4)
+    composed, decomposed = f"Jos\u00e9 {suffix}", f"Jose\u0301 {suffix}"
+    first, second = await new_table(client, "pitch", 2), await new_table(client, "pitch", 2)
+    for table, name in ((first, composed), (second, decomposed)):
+        ok(await client.post(f"/tables/{table['id']}/seats/0", json={"name": name}), 201)
+    for name in (composed, decomposed):
+        listed = ok(await client.get(f"/tables?player={quote(name)}"))["tables"]
+        assert {t["id"] for t in listed} == {first["id"], second["id"]}, name
+    assert ok(await client.get(f"/tables/{second['id']}"))["seats"][0]["name"] == composed
+
+
+@pytest.mark.parametrize(
+    ("body", "fields"),
+    [
+        (TakeSeat, {"name": "Jose\u0301"}),
+        (ReplaceSeat, {"name": "Jose\u0301"}),
+        (NewEntry, {"name": "Jose\u0301"}),
+        (NewEntry, {"names": ["Jose\u0301", "Zoe\u0308"]}),
+        (TournamentTable, {"players": ["Jose\u0301", "Zoe\u0308"]}),
+    ],
+)
+def test_every_body_that_names_players_takes_the_names_composed(
+    body: type[msgspec.Struct], fields: dict[str, Any]
+) -> None:
+    decoded = msgspec.json.decode(json.dumps(fields), type=body)
+    for field, value in fields.items():
+        expected = (
+            unicodedata.normalize("NFC", value)
+            if isinstance(value, str)
+            else [unicodedata.normalize("NFC", v) for v in value]
+        )
+        assert getattr(decoded, field) == expected != value
 
 
 def published_patterns(node: Any) -> set[str]:
