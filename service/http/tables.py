@@ -69,7 +69,13 @@ def after_version(description: str) -> QueryParameter:
     )
 
 
-After = Annotated[int, after_version("Events after this version.")]
+After = Annotated[
+    int,
+    after_version(
+        "Events after this version. One the table has not reached answers no events; the"
+        " page's `version` says where the table is (the stream answers 404 instead)."
+    ),
+]
 SeatPath = Annotated[
     int,
     PathParameter(

@@ -12,6 +12,9 @@ async def test_a_whole_game_over_http(client) -> None:
     assert final["status"] == "finished"
     page = ok(await client.get(f"/tables/{table['id']}/events"))
     assert page["version"] == final["version"]
+    # Past the table's version: no events, and the version a client behind it resumes at.
+    beyond = ok(await client.get(f"/tables/{table['id']}/events?after={final['version'] + 5}"))
+    assert beyond == {"table": table["id"], "version": final["version"], "events": []}
 
 
 async def test_options_lists_every_method_of_the_path(client) -> None:
