@@ -18,7 +18,6 @@ from domain.cards import same_cards
 from domain.errors import RuleCode, RuleError
 from domain.registry import GAMES
 from domain.tournament import stream
-from domain.tournament.errors import TournamentCode, TournamentError
 from domain.tournament.model import Format
 from domain.tournament.standings import Placing
 from domain.tournament.stream import Tournament as TournamentStream
@@ -174,10 +173,8 @@ class TournamentController(Controller):
             str(tournament_id), "a tournament's tables are opened by its director"
         )
         tournament = await read_side.tournament(str(tournament_id))
-        if tournament.status == "finished":
-            raise TournamentError(
-                TournamentCode.TOURNAMENT_FINISHED, "a finished tournament opens no tables"
-            )
+        # A finished tournament opens no table: its stream refuses it as the table's first
+        # commit is made, after a retry of an earlier request has had its first answer.
         # The table's own decks and dealer, else the tournament's (duplicate deals).
         decks = [deal.deck for deal in data.deals] if data.deals else None
         if decks is None:

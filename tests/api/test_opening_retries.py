@@ -80,6 +80,34 @@ async def test_a_tournament_table_opened_again_is_opened_once(
     assert ok(await client.get(f"/tournaments/{event['id']}"))["tables"] == [opened["id"]]
 
 
+async def test_a_tournament_table_retried_once_the_event_finished_gets_its_first_answer(
+    client: Any, database_url: str
+) -> None:
+    """The director's tablet lost the answer, the one place the seat tokens are handed
+    out; the table has ended and the event finished since. The retry was refused 409
+    ``tournament-finished`` (checked before the key was): the tokens were lost for good."""
+    event = await open_event(client, "pitch")
+    director = keyed(bearer(event["director_token"]))
+    path = f"/tournaments/{event['id']}/tables"
+    body = {"players": ["Ann", "Bob"]}
+    opened = ok(await client.post(path, json=body, headers=director), 201)
+    ok(
+        await client.post(
+            f"/tables/{opened['table']['id']}/abort",
+            json={"reason": "hall closes"},
+            headers=OPERATOR,
+        )
+    )
+    ok(await client.post(f"/tournaments/{event['id']}/finish", headers=director))
+    before = await stored(database_url, event["id"])
+    assert ok(await client.post(path, json=body, headers=director), 201) == opened
+    assert await stored(database_url, event["id"]) == before
+    # A new request (another key) is refused as before.
+    refused = await client.post(path, json=body, headers=keyed(bearer(event["director_token"])))
+    assert_problem(refused, 409, "tournament-finished")
+    assert await stored(database_url, event["id"]) == before
+
+
 async def test_a_tournament_opened_again_is_the_same_with_the_same_directors_token(
     client: Any, database_url: str
 ) -> None:
