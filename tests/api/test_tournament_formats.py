@@ -13,11 +13,13 @@ from itertools import combinations
 from typing import Any
 
 import pytest
+from litestar import Litestar
 
 from service.audit.render import render_tournament
 from service.audit.tournament_verify import verify_tournament_lines
 from tests.support.api import OPERATOR, bearer, ok
 from tests.support.audit import document_of, lines_of, rechain_tournament
+from tests.support.deadlines import expire_at_deadline
 from tests.support.refusals import assert_problem
 from tests.support.tournaments import (
     assert_verifies,
@@ -406,8 +408,8 @@ async def test_a_late_entry_an_aborted_table_and_a_resignation_count_as_the_rule
     await assert_verifies(client, event)
 
 
-async def test_a_forfeit_on_time_counts_as_a_loss(client: Any) -> None:
-    clock = {"action_seconds": 1, "bank_seconds": 0}
+async def test_a_forfeit_on_time_counts_as_a_loss(client: Any, app: Litestar) -> None:
+    clock = {"action_seconds": 20, "bank_seconds": 0}
     event = await open_event(client, format="swiss", rounds=1, clock=clock, on_timeout="forfeit")
     ann = await enter(client, event, name="Ann")
     bob = await enter(client, event, name="Bob")
@@ -416,6 +418,7 @@ async def test_a_forfeit_on_time_counts_as_a_loss(client: Any) -> None:
     table = paired["tables"][0]
     view = ok(await client.get(f"/tables/{table['table']}"))
     idle = table["seats"][view["to_act"][0]]  # nobody acts: the first to act runs out
+    await expire_at_deadline(app.state.service.store, table["table"])
     await finished(client, event["id"])
     ended = ok(await client.get(f"/tables/{table['table']}"))
     assert ended["result"]["reason"] == "forfeit"

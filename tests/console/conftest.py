@@ -29,6 +29,7 @@ class Console(NamedTuple):
     operator: str
     api: httpx.Client
     tournament: dict[str, Any]
+    database: str  # the server's: a test fires a table's clock there (tests.support.deadlines)
 
     def op(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.operator}"}
@@ -143,7 +144,7 @@ def console() -> Iterator[Console]:
         dot = added.json()["entry"]
         gone = api.post(f"/tournaments/{event['id']}/entries/{dot}/withdraw", headers=director)
         assert gone.status_code == 200, gone.text
-        yield Console(server.base, server.operator, api, event)
+        yield Console(server.base, server.operator, api, event, database)
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@ what is said aloud, which cards stand out, where the focus goes and what stays i
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from typing import Any
 
@@ -13,6 +14,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from tests.console.conftest import Console, seat_page
 from tests.support.browser import DESKTOP, rendered, wait_for
+from tests.support.deadlines import expire_on
 
 SHEET = ".box[aria-label='Score sheet']"
 SUITS = "SHCD"
@@ -222,10 +224,11 @@ def test_a_seat_marked_absent_comes_back_with_one_click(
 ) -> None:
     """A player whose turns ran out is marked absent and the computer plays his turns at
     once, so his page never had a move to offer: nothing on it sent ``return``, and he
-    had lost his seat for the rest of the game. Here Ann's turns run out on a clock of
-    two seconds while Bob plays his at once; her page says she is away and offers to
-    come back (Bob then stops: the table waits for him, so it cannot finish meanwhile)."""
-    clock = {"action_seconds": 2, "bank_seconds": 0}
+    had lost his seat for the rest of the game. Here Ann's turns run out (the test fires
+    her clock at its deadline) while Bob plays his at once; her page says she is away and
+    offers to come back (Bob then stops: the table waits for him, so it cannot finish
+    meanwhile)."""
+    clock = {"action_seconds": 20, "bank_seconds": 0}
     created = console.api.post("/tables", json={"game": "pitch", "seats": 2, "clock": clock})
     assert created.status_code == 201, created.text
     table = created.json()["id"]
@@ -238,11 +241,15 @@ def test_a_seat_marked_absent_comes_back_with_one_click(
 
     def ann_absent(driver: WebDriver) -> bool:
         view = console.view(table)
+        if view["seats"][0]["absent"]:
+            return True
         if view["to_act"] == [1]:
             console.act(table, tokens)
-        return bool(view["seats"][0]["absent"])
+        elif view["to_act"] == [0]:
+            asyncio.run(expire_on(console.database, table))
+        return False
 
-    wait_for(browser, ann_absent, seconds=30)
+    wait_for(browser, ann_absent)
     back = "button[data-seat-command='return']"
     # (Drawn between the absence and the computer's move, a version where the seat is
     # to act says "Your turn": the computer's move follows at once.)
