@@ -453,7 +453,9 @@ def take_seat(table: Table[Any], seat: int, name: str, *, computer: bool = False
         raise RuleError(RuleCode.NO_SUCH_SEAT, f"this table has seats 0 to {len(table.names) - 1}")
     if table.status == "expired":
         raise RuleError(RuleCode.TABLE_EXPIRED, "nobody filled this table in time", seat=seat)
-    if table.status in ("finished", "aborted"):
+    if table.status == "aborted":
+        raise RuleError(RuleCode.TABLE_ABORTED, "the operator aborted this table", seat=seat)
+    if table.status == "finished":
         raise RuleError(RuleCode.GAME_OVER, "the game is over", seat=seat)
     if table.names[seat] is not None and seat not in table.vacant:
         raise RuleError(RuleCode.SEAT_TAKEN, f"seat {seat} is taken", seat=seat)

@@ -24,13 +24,14 @@ from litestar.openapi.spec import (
 )
 
 from domain.commands import PlayerCommand
+from domain.errors import RuleCode
 from domain.registry import GAMES
 from domain.shuffle import shuffle
 from service import settings
 from service.http import games
 from service.http import sample as s
 from service.http import tournament_examples as t
-from service.http.problems import CATALOGUE, problem
+from service.http.problems import CATALOGUE, RULE_PROBLEMS, problem
 from service.ratelimit import parse_policy
 from service.release import VIEW_RELEASE
 
@@ -460,6 +461,20 @@ def token_holders() -> dict[str, tuple[str, Any]]:
 # A command at an existing table may meet a process of an older release during an upgrade.
 UPGRADE = ["database-unavailable", "upgrade-in-progress"]
 
+# A table that ended: each way has its own code, answered to any command or intervention.
+ENDED = ["game-over", "table-aborted", "table-expired"]
+# A seat's command may break any rule of play or meet the table's state: every code is
+# listed, since a client branches on them (the catalogue says what each means).
+COMMAND_REFUSALS = [
+    *(
+        code.value
+        for code in RuleCode
+        if RULE_PROBLEMS[code.value].status == 409
+        and code not in (RuleCode.SEAT_TAKEN, RuleCode.NOT_PAUSED)
+    ),
+    "version-conflict",
+]
+
 # Problem codes each operation may answer with, where a status has more than one cause.
 PROBLEMS: dict[str, dict[int, list[str]]] = {
     "createTable": {
@@ -470,21 +485,12 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
     },
     "takeSeat": {
         404: ["table-not-found", "no-such-seat"],
-        409: ["seat-taken", "table-expired"],
+        409: ["seat-taken", *ENDED],
         503: UPGRADE,
     },
     "postAction": {
         403: ["wrong-seat"],
-        409: [
-            "not-your-turn",
-            "must-follow-suit",
-            "bid-too-low",
-            "version-conflict",
-            "table-paused",
-            "clock-expired",
-            "no-sides",
-            "table-expired",
-        ],
+        409: COMMAND_REFUSALS,
         503: [*UPGRADE, "clocks-recovering"],
     },
     "replaceSeat": {
@@ -498,10 +504,14 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
         409: ["table-aborted", "game-over", "table-expired"],
         503: UPGRADE,
     },
-    "pauseTable": {403: ["operator-only"], 409: ["table-paused", "not-allowed-now"], 503: UPGRADE},
+    "pauseTable": {
+        403: ["operator-only"],
+        409: ["table-paused", "not-allowed-now", *ENDED],
+        503: UPGRADE,
+    },
     "resumeTable": {
         403: ["operator-only"],
-        409: ["not-paused"],
+        409: ["not-paused", *ENDED],
         503: [*UPGRADE, "clocks-recovering"],
     },
     "createTournamentTable": {

@@ -15,7 +15,7 @@ from referencing.jsonschema import DRAFT202012
 from domain.commands import PlayerCommand
 from service.http.examples import COMMANDS
 from service.http.spec import spec
-from tests.support.api import OPERATOR, bearer, ok
+from tests.support.api import OPERATOR, bearer, new_table, ok, seat_all
 
 SPEC = spec()
 OPERATIONS = {op["operationId"]: op for item in SPEC["paths"].values() for op in item.values()}
@@ -121,3 +121,55 @@ async def test_the_service_accepts_every_request_example(client: Any) -> None:
     for body in request_examples("createTournamentTable").values():
         path = f"/tournaments/{tournament['id']}/tables"
         ok(await client.post(path, json=body, headers=OPERATOR), 201)
+
+
+def assert_documented(response: Any, operation: str) -> str:
+    """The refusal's code, one the operation documents for its status: a client generated
+    from the document branches on those."""
+    assert 400 <= response.status_code < 500, response.text
+    code: str = response.json()["code"]
+    content = OPERATIONS[operation]["responses"][str(response.status_code)]["content"]
+    listed = {v["code"] for v in examples(content["application/problem+json"]).values()}
+    assert code in listed, (operation, response.status_code, code, sorted(listed))
+    return code
+
+
+async def test_the_refusals_of_commands_and_interventions_are_documented(client: Any) -> None:
+    """``game-over`` and ``table-aborted`` (how a client learns its game ended),
+    ``bid-not-allowed`` and ``not-allowed-now`` were answered to commands whose operations
+    listed none of them; a seat of an aborted table was ``game-over``, where every other
+    operation says ``table-aborted``."""
+    ended, aborted = await new_table(client, "pitch", 2), await new_table(client, "pitch", 2)
+    waiting = await new_table(client, "pitch", 2)
+    ended_tokens = await seat_all(client, ended["id"], 2)
+    aborted_tokens = await seat_all(client, aborted["id"], 2)
+    waiting_token = ok(
+        await client.post(f"/tables/{waiting['id']}/seats/0", json={"name": "Ann"}), 201
+    )["token"]
+    playing = ok(await client.get(f"/tables/{ended['id']}"))
+    to_act = bearer(ended_tokens[playing["to_act"][0]])
+    actions = f"/tables/{ended['id']}/actions"
+    bid = await client.post(actions, json={"type": "bid", "amount": 1}, headers=to_act)
+    assert assert_documented(bid, "postAction") == "bid-not-allowed"
+    play = await client.post(actions, json={"type": "play", "card": "AS"}, headers=to_act)
+    assert assert_documented(play, "postAction") == "not-allowed-now"
+    early = await client.post(
+        f"/tables/{waiting['id']}/actions", json={"type": "pass"}, headers=bearer(waiting_token)
+    )
+    assert assert_documented(early, "postAction") == "not-allowed-now"
+    ok(await client.post(actions, json={"type": "resign"}, headers=to_act))
+    stop = {"reason": "the hall closes"}
+    ok(await client.post(f"/tables/{aborted['id']}/abort", json=stop, headers=OPERATOR))
+    for table, tokens, code in (
+        (ended, ended_tokens, "game-over"),
+        (aborted, aborted_tokens, "table-aborted"),
+    ):
+        path = f"/tables/{table['id']}"
+        for token, command in zip(tokens, ({"type": "pass"}, {"type": "leave"}), strict=True):
+            move = await client.post(f"{path}/actions", json=command, headers=bearer(token))
+            assert assert_documented(move, "postAction") == code
+        for intervention in ("pause", "resume"):
+            refused = await client.post(f"{path}/{intervention}", headers=OPERATOR)
+            assert assert_documented(refused, f"{intervention}Table") == code
+        taken = await client.post(f"{path}/seats/0", json={"name": "Late"})
+        assert assert_documented(taken, "takeSeat") == code
