@@ -53,14 +53,18 @@ _NOT_IN_TEXT = (
     r"\ufeff\uffa0\ufff0-\ufffb"
 )
 TEXT = rf"^[^\s{_NOT_IN_TEXT}{_SELECTORS}]([^{_NOT_IN_TEXT}]*[^\s{_NOT_IN_TEXT}])?$(?!\n)"
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=TEXT)]
+NAME_LENGTH = 40
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=NAME_LENGTH, pattern=TEXT)]
 
 
 def same_text(name: str) -> str:
     """A name as stored and compared: the same name typed on two keyboards, composed
     ("é") or decomposed ("e" and a combining acute), is one name, one player in the
-    standings and at the ``player`` filter (Unicode NFC)."""
-    return unicodedata.normalize("NFC", name)
+    standings and at the ``player`` filter (Unicode NFC). A few characters grow under
+    NFC (Devanagari's letters with nukta, some musical symbols): a name they would take
+    past its length is kept as sent, so that every stored name is one the API takes."""
+    composed = unicodedata.normalize("NFC", name)
+    return composed if len(composed) <= NAME_LENGTH else name
 
 
 class NamingBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

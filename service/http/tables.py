@@ -555,7 +555,8 @@ class TableController(Controller):
             status=status,
             # Ids are stored lower-case; the pattern takes either case, as UUIDs are read.
             tournament=None if tournament is None else tournament.lower(),
-            player=None if player is None else same_text(player),
+            # Either form: a name is stored composed, but was stored as sent before 1.20.1.
+            player=None if player is None else sorted({player, same_text(player)}),
             cursor=cursor,
             limit=limit,
             # An entry's token is a player's: only a director's opens his event's tables.

@@ -100,22 +100,26 @@ class ReadSide:
         game: str | None,
         status: str | None,
         tournament: str | None,
-        player: str | None,
+        player: list[str] | None,
         cursor: str | None,
         limit: int,
         sees_closed: str | None = None,
     ) -> tuple[list[TableSummary], str | None]:
         """Newest first; the cursor of the next page, or None on the last one. Tables a
         tournament closes to spectators are left out but for ``sees_closed``: ``"*"``
-        (the operator) or the id of the tournament whose director asks."""
+        (the operator) or the id of the tournament whose director asks. ``player``: the
+        forms of one name, any of which a table's player has."""
         filters = {"game": game, "status": status, "tournament": tournament}
         extra: list[tuple[str, Any]] = []
         relation = "tables"
-        if player is not None:
+        if player is not None and len(player) == 1:
             # Driven by the name's own rows (migration 0017), newest first: a page stops
             # at its end, however rare or common the name.
             relation = "table_players JOIN tables ON tables.seq = table_players.seq"
-            extra.append(("table_players.player = %s", player))
+            extra.append(("table_players.player = %s", player[0]))
+        elif player is not None:  # rare, a name sent decomposed: a table with both forms
+            # is listed once.
+            extra.append(("seq IN (SELECT seq FROM table_players WHERE player = ANY(%s))", player))
         if sees_closed != "*":
             extra.append((_OPEN_TO_SPECTATORS, sees_closed))
         columns = "id::text, game, status, version, players, tournament, created_at"

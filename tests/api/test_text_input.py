@@ -17,6 +17,7 @@ import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from litestar import Litestar
 
 from service.http.asyncapi import document as asyncapi_document
 from service.http.round_schemas import NewEntry
@@ -87,6 +88,38 @@ async def test_a_name_composed_or_decomposed_is_one_name(client: Any) -> None:
         listed = ok(await client.get(f"/tables?player={quote(name)}"))["tables"]
         assert {t["id"] for t in listed} == {first["id"], second["id"]}, name
     assert ok(await client.get(f"/tables/{second['id']}"))["seats"][0]["name"] == composed
+
+
+async def test_a_name_stored_as_sent_before_is_found_by_either_form(
+    client: Any, app: Litestar
+) -> None:
+    """Names were stored as sent before they were taken composed: the filter, which took
+    the query composed only, no longer found a name stored decomposed by the spelling
+    that found it before. A table holding both forms is listed once."""
+    decomposed = f"Jose\u0301 {secrets.token_hex(4)}"
+    composed = unicodedata.normalize("NFC", decomposed)
+    table = await new_table(client, "pitch", 2)
+    await app.state.service.take_seat(table["id"], 0, decomposed)  # as an older release did
+
+    async def listed(name: str) -> list[str]:
+        return [t["id"] for t in ok(await client.get(f"/tables?player={quote(name)}"))["tables"]]
+
+    assert await listed(decomposed) == [table["id"]]
+    ok(await client.post(f"/tables/{table['id']}/seats/1", json={"name": composed}), 201)
+    assert await listed(decomposed) == await listed(composed) == [table["id"]]
+
+
+async def test_a_name_that_would_grow_past_its_length_composed_is_kept_as_sent(
+    client: Any,
+) -> None:
+    """U+1D160 is three code points composed (NFC): forty of them made a stored name of
+    120, which the filter, like every body, refuses."""
+    name = "\U0001d160" * 40
+    table = await new_table(client, "pitch", 2)
+    ok(await client.post(f"/tables/{table['id']}/seats/0", json={"name": name}), 201)
+    assert ok(await client.get(f"/tables/{table['id']}"))["seats"][0]["name"] == name
+    listed = ok(await client.get(f"/tables?player={quote(name)}"))["tables"]
+    assert [t["id"] for t in listed] == [table["id"]]
 
 
 @pytest.mark.parametrize(
