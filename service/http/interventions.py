@@ -158,8 +158,8 @@ class InterventionController(Controller):
         operation_id="resumeTable",
         summary="Restart a paused table's clocks (operator, or the director)",
         description=(
-            "Each running turn goes on with the time it had left. While no timekeeper"
-            " runs, 503 `clocks-recovering`: no clock would be kept."
+            "Each running turn goes on with the time it had left. A table on the clock"
+            " while no timekeeper runs: 503 `clocks-recovering`, no clock would be kept."
         ),
         **_ANSWERS_THE_TABLE,
     )

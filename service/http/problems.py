@@ -187,7 +187,8 @@ SERVICE_PROBLEMS: dict[str, ProblemType] = {
         "The service is back from an outage and is giving every running turn the time it"
         " was down: a move in a turn on the clock waits for that. After `Retry-After` seconds"
         " read the table again (giving the time back moves its version) and send the move."
-        " An operator's resume waits for it too: no clock runs until a timekeeper does.",
+        " An operator's resume of a table on the clock waits for it too: no clock runs until"
+        " a timekeeper does.",
     ),
 }
 

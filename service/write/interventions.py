@@ -110,9 +110,11 @@ async def pause(
 async def resume(
     service: TableService, table_id: str, if_match: list[str] | None = None
 ) -> Table[Any]:
-    """Restart the clocks where they stood; refused during an outage, when no timekeeper
-    would keep them and no move on the clock is taken (``clocks-recovering``)."""
-    if await service.clocks_down_since(service.clock()) is not None:
+    """Restart the clocks where they stood; a table on the clock is refused during an
+    outage, when no timekeeper would keep them and no move on the clock is taken
+    (``clocks-recovering``)."""
+    clocked = (await service.load(table_id)).table.clock is not None
+    if clocked and await service.clocks_down_since(service.clock()) is not None:
         raise ClocksRecovering(
             "no timekeeper has run for a while: the clocks restart once one runs again;"
             " send the resume again then"

@@ -358,6 +358,18 @@ async def test_a_resume_during_an_outage_waits_for_a_timekeeper(
     assert await deadline_of(service, table_id) - clock() == timedelta(seconds=25)
 
 
+async def test_a_table_with_no_clock_resumes_during_an_outage(pool: Any, clock: FakeClock) -> None:
+    """No clock runs at it, so none waits for a timekeeper: its moves are taken during
+    an outage, and a resume refused for it kept it paused until one ran."""
+    service = service_on(pool, clock)
+    created = tables.create(new_table_id(), "pitch", 2, {})
+    table, _ = await service.create(created, {}, "operator", players=["P0", "P1"])
+    await Timekeeper(service, None, clock).beat()
+    await interventions.pause(service, table.id)
+    clock.advance(40)  # no timekeeper runs
+    assert not (await interventions.resume(service, table.id)).paused_at
+
+
 async def test_two_recoveries_at_once_give_a_table_the_outage_once(
     pool: Any, clock: FakeClock
 ) -> None:
