@@ -101,7 +101,8 @@ def between_deals(state: S, seats: int, deal_phase: StrEnum) -> S:
 
 
 def game_won(state: S, winners: Sequence[int], seats: int, finished: StrEnum) -> S:
-    """The fold of ``game_won``: the game is ``finished`` and nobody acts any more."""
+    """The fold of ``game_won``, and of ``game_timed`` (won by the side ahead when time
+    was up, by nobody when level): the game is ``finished`` and nobody acts any more."""
     ended = replace(state, phase=finished, winners=tuple(winners), turn=None)
     return last_deals_dealer(ended, seats)
 
@@ -131,8 +132,8 @@ def fold_alike(state: S, event: Event, draw_order: str, seats: int, phases: type
             return trick_taken(state, winner)
         case GameWon(winners=winners):
             return game_won(state, winners, seats, phases("finished"))
-        case GameTimed():
-            return last_deals_dealer(state, seats)
+        case GameTimed(winners=winners):
+            return game_won(state, winners, seats, phases("finished"))
     return state
 
 

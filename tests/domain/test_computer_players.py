@@ -304,12 +304,16 @@ def assert_last_dealer_shown(playout: Playout) -> None:
 )
 def test_a_game_ended_on_time_shows_the_dealer_of_its_last_deal(game: str, seats: int) -> None:
     """A timed round's table ends between deals too (``game_timed``), after the scoring
-    that passed the deal on."""
+    that passed the deal on; the game's view says it ended, won by the side ahead (its
+    phase stayed at the next deal, and ``winners`` empty)."""
     created = tables.create("t", game, seats, {}, ends_at=T0, tournament="a-tournament")
     playout = Playout(created, seed=3)
     playout.seat_everyone()
     playout.apply(liveness.call_time(playout.table, T0 + timedelta(seconds=1)))
     for _ in playout.steps():
         pass
-    assert isinstance(playout.events[-1], GameTimed)
+    timed = playout.events[-1]
+    assert isinstance(timed, GameTimed)
     assert_last_dealer_shown(playout)
+    view = msgspec.to_builtins(tables.view(playout.table, "spectator"))
+    assert (view["phase"], view["winners"]) == ("finished", timed.winners)

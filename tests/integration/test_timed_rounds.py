@@ -85,6 +85,9 @@ async def test_time_is_called_once_and_the_game_ends_when_the_deal_is_over(
         await play(service, table_id, 1)
     ended = (await service.load(table_id)).table
     assert ended.result is not None and ended.result.reason == "time"
+    # The game's own view agrees: it ended, won by the side ahead (nobody when level).
+    view = tables.view(ended, "spectator")
+    assert (view.phase, view.winners) == ("finished", ended.result.winners)
     decode = event_decoder("reserve-bridge").decode
     events = [decode(s.data) for s in await service.store.read_stream(table_id, 0, 10_000)]
     called = next(i for i, e in enumerate(events) if isinstance(e, TimeCalled))
