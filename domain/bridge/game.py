@@ -192,8 +192,11 @@ def _trick_view(
 
 
 def _sheet(state: State) -> BridgeSheetView:
+    # A column for each partie won and the one in play; a rubber won has none in play,
+    # but one ended on time may have a part-score in it.
     columns = sum(state.parties) + (state.phase is not Phase.FINISHED)
-    below = [[0] * SEATS for _ in range(max(columns, 1))]
+    columns = max([columns, 1, *(e.partie + 1 for e in state.sheet if e.line == "below")])
+    below = [[0] * SEATS for _ in range(columns)]
     above = [0] * SEATS
     for entry in state.sheet:
         if entry.line == "below":

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
+import msgspec
 import pytest
 
+from domain import liveness
+from domain import table as tables
 from domain.bridge.events import PartieWon, RubberWon
 from domain.bridge.scoring import achieved, score_deal
 from domain.bridge.state import (
@@ -14,9 +19,11 @@ from domain.bridge.state import (
     State,
 )
 from domain.common.structs import CompletedTrick
-from domain.events import Event, GameWon, HandScored, ScoreItem
+from domain.events import Event, GameTimed, GameWon, HandScored, ScoreItem
+from tests.support.playout import Playout, to_command
 
 B, A = 0, 1
+T0 = datetime(2026, 12, 2, 20, 0, tzinfo=UTC)
 
 
 def end_of_deal(
@@ -201,3 +208,34 @@ def test_the_table_goes_to_the_higher_total_not_to_the_rubber() -> None:
     events = rubber_events((0, 1), (below(A, 20), above(B, 900)))
     assert events[-1] == GameWon(winners=[B], scores=[900, 20 + 20 + 150])
     assert events[-2] == RubberWon(seat=A, parties=[0, 2], totals=[900, 190], difference=710)
+
+
+def test_a_rubber_ended_on_time_shows_the_part_score_of_its_open_partie() -> None:
+    """Time called with one partie won and a part-score below the line in the next: the
+    view's sheet had a column only for each partie won (a finished rubber has no open
+    one), and the view raised for every audience; the table's last card could not be
+    played."""
+    created = tables.create("t", "reserve-bridge", 2, {}, ends_at=T0, tournament="a-tournament")
+    playout = Playout(created, seed=0)
+    playout.seat_everyone()
+
+    def part_score_in_open_partie(state: State) -> bool:
+        open_partie = sum(state.parties)
+        return open_partie >= 1 and any(
+            e.line == "below" and e.partie == open_partie for e in state.sheet
+        )
+
+    while not part_score_in_open_partie(playout.table.state):
+        seat = playout.choose_seat()
+        playout.act(
+            seat, to_command(playout.pick(tables.legal_actions(playout.table, seat)), playout.rng)
+        )
+    playout.apply(liveness.call_time(playout.table, T0 + timedelta(seconds=1)))
+    for _ in playout.steps():
+        pass
+    assert isinstance(playout.events[-1], GameTimed)
+    open_partie = sum(playout.table.state.parties)
+    for audience in ("spectator", 0, "operator"):
+        sheet = msgspec.to_builtins(tables.view(playout.table, audience))["sheet"]
+        assert len(sheet["below"]) == open_partie + 1
+        assert sum(sheet["below"][open_partie]) > 0
