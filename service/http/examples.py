@@ -484,6 +484,7 @@ PROBLEMS: dict[str, dict[int, list[str]]] = {
         409: ["tournament-finished"],
     },
     "takeSeat": {
+        403: ["operator-only"],
         404: ["table-not-found", "no-such-seat"],
         409: ["seat-taken", *ENDED],
         503: UPGRADE,

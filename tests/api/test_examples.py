@@ -173,3 +173,14 @@ async def test_the_refusals_of_commands_and_interventions_are_documented(client:
             assert assert_documented(refused, f"{intervention}Table") == code
         taken = await client.post(f"{path}/seats/0", json={"name": "Late"})
         assert assert_documented(taken, "takeSeat") == code
+    # The computer counts in a tournament's standings: only its director seats it.
+    event = ok(
+        await client.post("/tournaments", json={"game": "pitch", "name": "Eve"}, headers=OPERATOR),
+        201,
+    )
+    body = {"game": "pitch", "seats": 2, "tournament": event["id"]}
+    table = ok(await client.post("/tables", json=body, headers=OPERATOR), 201)
+    computer = await client.post(
+        f"/tables/{table['id']}/seats/0", json={"computer": True}, headers=bearer(waiting_token)
+    )
+    assert assert_documented(computer, "takeSeat") == "operator-only"
