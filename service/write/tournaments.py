@@ -290,6 +290,7 @@ class TournamentService:
         gate = SealingGate(self.tables.store, tournament_id, actor, idempotency_key, command)
         if (first := await gate.replay()) is not None:
             return await self._as_paired(tournament_id, first.version)
+        await self._record_ended(tournament_id)
         seed = (await self.store.secrets(tournament_id)).seed
         at = self.clock()
 
@@ -399,6 +400,7 @@ class TournamentService:
         play are counted as of the version the finish is decided on: a table opened
         after the count (its ``table_opened`` moved the version) is counted again, so a
         finish never passes a table just opened and still in play."""
+        await self._record_ended(tournament_id)
         seed = (await self.store.secrets(tournament_id)).seed
         for attempt in range(ATTEMPTS):
             counted_at = (await self.load(tournament_id)).version
@@ -476,6 +478,25 @@ class TournamentService:
             bye=entry in current.byes,
         )
         return Seated(sits_out, read)
+
+    async def _record_ended(self, tournament_id: str) -> None:
+        """Record each table of the round in play that has ended and is not recorded yet,
+        as the rounds worker does when it next looks: a director who pairs the next round,
+        or finishes, the moment the last table ends is not told the round is still being
+        played."""
+        tournament = await self.load(tournament_id)
+        current = tournament.rounds[-1] if tournament.rounds else None
+        if current is None or current.complete:
+            return
+        for paired in current.tables:
+            if paired.table in current.results:
+                continue
+            table = await self._table(paired.table)
+            if table is not None and table.status in ("finished", "aborted"):
+                try:
+                    await self.score_table(tournament_id, paired.table)
+                except UpgradeInProgress:
+                    return  # a newer release's process records it
 
     async def _table(self, table_id: str) -> Table[Any] | None:
         """The table as committed now; None while it is not created yet."""
