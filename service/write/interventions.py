@@ -113,8 +113,10 @@ async def resume(
     """Restart the clocks where they stood; a table on the clock is refused during an
     outage, when no timekeeper would keep them and no move on the clock is taken
     (``clocks-recovering``)."""
-    clocked = (await service.load(table_id)).table.clock is not None
-    if clocked and await service.clocks_down_since(service.clock()) is not None:
+    # Asked first: while the heartbeat is fresh this process knows it without a read,
+    # and the table need not be loaded twice.
+    down = await service.clocks_down_since(service.clock()) is not None
+    if down and (await service.load(table_id)).table.clock is not None:
         raise ClocksRecovering(
             "no timekeeper has run for a while: the clocks restart once one runs again;"
             " send the resume again then"
